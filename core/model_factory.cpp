@@ -1,0 +1,27 @@
+#include "core/model_factory.h"
+
+#include "core/builtin_model.h"
+#include "core/errors.h"
+#include "core/params_json.h"
+
+namespace attnlab {
+
+std::shared_ptr<const Model> makeModel(const Params& p) {
+  if (!p.modelDir.empty())
+    throw InputError("cannot open model folder '" + p.modelDir + "': checkpoint loading is not available yet");
+  return std::make_shared<BuiltinModel>(p.model, p.lowercase);
+}
+
+nlohmann::json describeModel(const Params& p, const Model& m) {
+  const ModelInfo info = m.info();
+  nlohmann::json j = info.kind == "builtin" ? toJson(p.model) : nlohmann::json::object();
+  j["kind"] = info.kind;
+  j["name"] = info.name;
+  j["layers"] = info.layers;
+  j["heads"] = info.heads;
+  j["d_model"] = info.dModel;
+  j["d_head"] = info.dHead;
+  return j;
+}
+
+}  // namespace attnlab

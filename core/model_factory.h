@@ -1,0 +1,18 @@
+#pragma once
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "core/model.h"
+#include "core/params.h"
+
+namespace attnlab {
+
+/// The model the parameters name: the built-in transformer when model_dir is empty. Throws
+/// InputError with a message naming the problem (invalid config, unreadable checkpoint).
+std::shared_ptr<const Model> makeModel(const Params& p);
+
+/// The "config" object written into a dump for this model.
+nlohmann::json describeModel(const Params& p, const Model& m);
+
+}  // namespace attnlab

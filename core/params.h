@@ -1,0 +1,25 @@
+#pragma once
+// The one parameter struct of DESIGN.md: the GUI edits it, a session file stores it, the command
+// line reads it. Serialised by params_json.h.
+#include <string>
+
+#include "core/model_config.h"
+
+namespace attnlab {
+
+/// What the views show: the selected layer/head and the current view.
+struct ViewSelection {
+  int layer = 0;
+  int head = 0;
+  std::string view = "heatmap";
+};
+
+struct Params {
+  std::string sentence = "the cat walks on the street";
+  bool lowercase = true;
+  std::string modelDir;  ///< empty: the built-in model; else a checkpoint folder on disk
+  ModelConfig model;
+  ViewSelection selection;
+};
+
+}  // namespace attnlab

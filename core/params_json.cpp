@@ -1,0 +1,144 @@
+#include "core/params_json.h"
+
+#include <cmath>
+#include <limits>
+
+#include "core/errors.h"
+
+namespace attnlab {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw InputError("params: " + path + " " + what);
+}
+
+const json* field(const json& obj, const char* key) {
+  const auto it = obj.find(key);
+  return it == obj.end() ? nullptr : &*it;
+}
+
+void readInt(const json& obj, const char* key, const std::string& prefix, int& out) {
+  const json* f = field(obj, key);
+  if (!f) return;
+  if (!f->is_number_integer() && !(f->is_number_float() && std::floor(f->get<double>()) == f->get<double>()))
+    fail(prefix + key, "must be an integer");
+  const double v = f->get<double>();
+  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) fail(prefix + key, "is out of range");
+  out = static_cast<int>(v);
+}
+
+void readU64(const json& obj, const char* key, const std::string& prefix, uint64_t& out) {
+  const json* f = field(obj, key);
+  if (!f) return;
+  if (f->is_number_unsigned()) {
+    out = f->get<uint64_t>();
+  } else if (f->is_number_integer() && f->get<int64_t>() >= 0) {
+    out = static_cast<uint64_t>(f->get<int64_t>());
+  } else {
+    fail(prefix + key, "must be a non-negative integer");
+  }
+}
+
+void readBool(const json& obj, const char* key, const std::string& prefix, bool& out) {
+  const json* f = field(obj, key);
+  if (!f) return;
+  if (!f->is_boolean()) fail(prefix + key, "must be true or false");
+  out = f->get<bool>();
+}
+
+void readString(const json& obj, const char* key, const std::string& prefix, std::string& out) {
+  const json* f = field(obj, key);
+  if (!f) return;
+  if (!f->is_string()) fail(prefix + key, "must be a string");
+  out = f->get<std::string>();
+}
+
+template <typename E, typename Parse>
+void readEnum(const json& obj, const char* key, const std::string& prefix, E& out, Parse parse) {
+  std::string s;
+  if (!field(obj, key)) return;
+  readString(obj, key, prefix, s);
+  try {
+    out = parse(s);
+  } catch (const InputError& e) {
+    fail(prefix + key, std::string(": ") + e.what());
+  }
+}
+
+}  // namespace
+
+json toJson(const ModelConfig& c) {
+  return json{{"d_model", c.dModel},
+              {"heads", c.heads},
+              {"layers", c.layers},
+              {"seed", c.seed},
+              {"mode", toString(c.mode)},
+              {"position", toString(c.position)},
+              {"scale", c.scale},
+              {"causal", c.causal},
+              {"skip", c.skip},
+              {"mlp", c.mlp},
+              {"norm", toString(c.norm)},
+              {"activation", toString(c.activation)},
+              {"max_tokens", c.maxTokens}};
+}
+
+json toJson(const Params& p) {
+  return json{{"schema", kParamsSchema},
+              {"sentence", p.sentence},
+              {"lowercase", p.lowercase},
+              {"model_dir", p.modelDir},
+              {"model", toJson(p.model)},
+              {"selection", {{"layer", p.selection.layer}, {"head", p.selection.head}, {"view", p.selection.view}}}};
+}
+
+Params paramsFromJson(const json& j, const Params& base) {
+  if (!j.is_object()) throw InputError("params: expected a JSON object at the top level");
+  Params p = base;
+  if (const json* s = field(j, "schema")) {
+    if (!s->is_string()) fail("schema", "must be a string");
+    const std::string schema = s->get<std::string>();
+    if (schema.rfind("attnlab.params/", 0) != 0) fail("schema", "is '" + schema + "', not attnlab.params/N");
+    if (schema != kParamsSchema)
+      fail("schema", "is '" + schema + "', newer than this program understands (" + kParamsSchema + ")");
+  }
+  readString(j, "sentence", "", p.sentence);
+  readBool(j, "lowercase", "", p.lowercase);
+  readString(j, "model_dir", "", p.modelDir);
+  if (const json* m = field(j, "model")) {
+    if (!m->is_object()) fail("model", "must be an object");
+    ModelConfig& c = p.model;
+    readInt(*m, "d_model", "model.", c.dModel);
+    readInt(*m, "heads", "model.", c.heads);
+    readInt(*m, "layers", "model.", c.layers);
+    readU64(*m, "seed", "model.", c.seed);
+    readEnum(*m, "mode", "model.", c.mode, parseMode);
+    readEnum(*m, "position", "model.", c.position, parsePosition);
+    readBool(*m, "scale", "model.", c.scale);
+    readBool(*m, "causal", "model.", c.causal);
+    readBool(*m, "skip", "model.", c.skip);
+    readBool(*m, "mlp", "model.", c.mlp);
+    readEnum(*m, "norm", "model.", c.norm, parseNorm);
+    readEnum(*m, "activation", "model.", c.activation, parseActivation);
+    readInt(*m, "max_tokens", "model.", c.maxTokens);
+  }
+  if (const json* s = field(j, "selection")) {
+    if (!s->is_object()) fail("selection", "must be an object");
+    readInt(*s, "layer", "selection.", p.selection.layer);
+    readInt(*s, "head", "selection.", p.selection.head);
+    readString(*s, "view", "selection.", p.selection.view);
+  }
+  return p;
+}
+
+json parseJsonText(const std::string& text, const std::string& what) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw InputError(what + " is not valid JSON (byte " + std::to_string(e.byte) + ")");
+  }
+}
+
+}  // namespace attnlab

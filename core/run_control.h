@@ -1,0 +1,21 @@
+#pragma once
+#include <atomic>
+#include <functional>
+
+#include "core/errors.h"
+
+namespace attnlab {
+
+/// What a long computation checks between steps: a cancel flag owned by the caller and an optional
+/// progress callback (fraction in [0, 1]). Both may be absent.
+struct RunControl {
+  const std::atomic<bool>* cancel = nullptr;
+  std::function<void(double)> progress;
+
+  void checkpoint(double fraction) const {
+    if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled();
+    if (progress) progress(fraction);
+  }
+};
+
+}  // namespace attnlab
