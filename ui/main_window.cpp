@@ -56,6 +56,10 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent)
       panel_->setParams(p);
       controller_->setParamsNow(p);
     });
+    connect(v, &TraceView::paramsRequested, this, [this](const Params& p) {
+      panel_->setParams(p);
+      controller_->setParams(p);
+    });
     if (name == "heatmap" || name == "model") {
       attentionSplit_->addWidget(v);
     } else {

@@ -1,7 +1,8 @@
 #pragma once
 // Base of every view: it takes a ComputeResult and draws it; it never computes a forward pass.
-// Views that change the selection (a click on a head) emit selectionRequested; the window turns that
-// into a parameter edit, so the selection stays part of the one parameter struct.
+// Views that change the selection (a click on a head) emit selectionRequested; views with controls of
+// their own (sliders, toggles) edit a copy of result->params and emit paramsRequested. The window
+// turns both into parameter edits, so everything stays in the one parameter struct.
 #include <QWidget>
 
 #include "ui/compute_result.h"
@@ -22,6 +23,7 @@ class TraceView : public QWidget {
 
  signals:
   void selectionRequested(int layer, int head);
+  void paramsRequested(const attnlab::Params& params);
 };
 
 }  // namespace attnlab::ui
