@@ -52,7 +52,7 @@ const std::vector<Option>& paramOptions() {
       {"position", true, "none|learned|sinusoidal: position information (default sinusoidal)"},
       {"norm", true, "pre|post|none: LayerNorm placement in block mode (default pre)"},
       {"activation", true, "gelu|relu: MLP activation (default gelu)"},
-      {"scale", false, "divide scores by sqrt(d_head) (default on)"},
+      {"scale-scores", false, "divide scores by sqrt(d_head) (default on)"},
       {"no-scale", false, "do not scale scores"},
       {"causal", false, "causal mask (query i sees keys j <= i)"},
       {"no-causal", false, "no causal mask"},
@@ -136,7 +136,7 @@ Params paramsFromArgs(const Args& a) {
     if (a.flags.count(on)) field = true;
     if (a.flags.count(off)) field = false;
   };
-  toggle("scale", "no-scale", m.scale);
+  toggle("scale-scores", "no-scale", m.scale);
   toggle("causal", "no-causal", m.causal);
   toggle("skip", "no-skip", m.skip);
   toggle("mlp", "no-mlp", m.mlp);

@@ -68,6 +68,7 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent)
   }
   attentionSplit_->setStretchFactor(0, 3);
   attentionSplit_->setStretchFactor(1, 2);
+  attentionSplit_->setSizes({640, 420});
   tabs_->insertTab(0, attentionSplit_, tr("Attention"));
   tabs_->setCurrentIndex(0);
   connect(tabs_, &QTabWidget::currentChanged, this, &MainWindow::presentToVisibleViews);
@@ -90,6 +91,7 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent)
   addDockWidget(Qt::LeftDockWidgetArea, dock);
 
   status_ = new QLabel;
+  status_->setObjectName("status");
   progress_ = new QProgressBar;
   progress_->setRange(0, 100);
   progress_->setMaximumWidth(160);

@@ -29,6 +29,8 @@ class MatrixPlot : public QCustomPlot {
   void setFontScale(double scale);
 
   const Mat& matrix() const { return data_; }
+  /// Small, so that grids of plots fit any window or figure size; labels thin out to fit.
+  QSize minimumSizeHint() const override { return {90, 70}; }
   int rows() const { return static_cast<int>(data_.rows()); }
   int cols() const { return static_cast<int>(data_.cols()); }
 

@@ -54,6 +54,14 @@ ParamPanel::ParamPanel(QWidget* parent) : QWidget(parent) {
   layer_ = spin(0, 0, tr("The layer shown in the heatmap and head views."));
   head_ = spin(0, 0, tr("The head shown in the heatmap and Q/K/V views."));
 
+  // Object names let tests and accessibility tools find each control.
+  const std::pair<QWidget*, const char*> names[] = {
+      {mode_, "mode"},     {dModel_, "dModel"}, {heads_, "heads"},   {layers_, "layers"},
+      {seed_, "seed"},     {position_, "position"}, {scale_, "scale"}, {causal_, "causal"},
+      {skip_, "skip"},     {mlp_, "mlp"},       {norm_, "norm"},     {activation_, "activation"},
+      {lowercase_, "lowercase"}, {layer_, "layer"}, {head_, "head"}};
+  for (const auto& [w, name] : names) w->setObjectName(name);
+
   auto* model = new QGroupBox(tr("Model"));
   auto* form = new QFormLayout(model);
   form->addRow(tr("Mode"), mode_);
