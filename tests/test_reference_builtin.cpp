@@ -143,6 +143,10 @@ class TestReferenceBuiltin : public QObject {
     QFETCH(int, index);
     const json& c = reference_.at("cases").at(static_cast<std::size_t>(index));
     const ModelConfig cfg = paramsFromJson(json{{"model", c.at("config")}}).model;
+    // paramsFromJson ignores unknown fields: a misspelt one would silently run the default instead.
+    const json parsedBack = toJson(cfg);
+    for (const auto& [key, value] : c.at("config").items())
+      QVERIFY2(parsedBack.contains(key) && parsedBack.at(key) == value, key.c_str());
     std::vector<BuiltinLayerWeights> weights;
     for (const json& w : c.at("weights")) weights.push_back(weightsFromJson(w));
     const BuiltinModel model(cfg, weights);
