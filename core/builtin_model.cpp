@@ -113,6 +113,16 @@ Trace BuiltinModel::forward(const TokenizedText& text, const RunControl& control
 }
 
 Trace BuiltinModel::forwardEmbeddings(const Mat& x, const RunControl& control) const {
+  // Checked here too, not only in forward(): a wrong width would reach Eigen products of mismatched
+  // shapes, which are undefined behaviour with EIGEN_NO_DEBUG.
+  const int n = static_cast<int>(x.rows());
+  if (n == 0) throw InputError("the input has no tokens (X has 0 rows)");
+  if (n > config_.maxTokens)
+    throw InputError("the input has " + std::to_string(n) + " tokens; the built-in model takes at most " +
+                     std::to_string(config_.maxTokens));
+  if (x.cols() != config_.dModel)
+    throw InputError("the input rows have " + std::to_string(x.cols()) + " components, but d_model is " +
+                     std::to_string(config_.dModel));
   Trace trace;
   trace.embeddings = x;
   trace.causal = structure_.causal;

@@ -31,7 +31,8 @@ class BuiltinModel : public Model {
   TokenizedText tokenize(const std::string& text) const override;
   Trace forward(const TokenizedText& text, const RunControl& control = {}) const override;
 
-  /// Forward from given input rows X [n, d] (skips tokenization and embedding).
+  /// Forward from given input rows X [n, d] (skips tokenization and embedding). Throws InputError
+  /// when n is 0 or above max tokens, or when the rows are not d_model wide.
   Trace forwardEmbeddings(const Mat& x, const RunControl& control = {}) const;
 
   const ModelConfig& config() const { return config_; }
