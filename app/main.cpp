@@ -60,5 +60,12 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName("attnlab");
   ui::MainWindow window;
   window.show();
+  // For the start-up benchmark (bench/startup.sh): exit once the first result is drawn.
+  if (std::getenv("ATTNLAB_QUIT_AFTER_FIRST_RESULT")) {
+    QObject::connect(window.controller(), &ui::LiveController::resultReady, &app, [&window] {
+      window.repaint();
+      QApplication::quit();
+    }, Qt::QueuedConnection);
+  }
   return app.exec();
 }

@@ -7,6 +7,7 @@
 #include "core/embedding.h"
 #include "core/errors.h"
 #include "core/rng.h"
+#include "core/threading.h"
 
 namespace attnlab {
 namespace {
@@ -106,10 +107,24 @@ Trace BuiltinModel::forward(const TokenizedText& text, const RunControl& control
   std::vector<std::string> words;
   words.reserve(n);
   for (const Token& tok : text.tokens) words.push_back(tok.text);
-  Trace trace = forwardEmbeddings(embedTokens(words, config_.dModel, config_.position, config_.seed), control);
+  Trace trace = forwardEmbeddings(embed(words), control);
   trace.tokens = std::move(words);
   trace.tokenIds = text.ids;
   return trace;
+}
+
+Mat BuiltinModel::embed(const std::vector<std::string>& words) const {
+  const int n = static_cast<int>(words.size()), d = config_.dModel;
+  std::lock_guard<std::mutex> lock(embedMutex_);
+  if (positionCache_.rows() < n) positionCache_ = positionEncoding(std::max(n, 64), d, config_.position, config_.seed);
+  if (wordCache_.size() > 65536) wordCache_.clear();  // bound the memory of a long session
+  Mat x = positionCache_.topRows(n);
+  for (int i = 0; i < n; ++i) {
+    auto it = wordCache_.find(words[i]);
+    if (it == wordCache_.end()) it = wordCache_.emplace(words[i], wordEmbedding(words[i], d, config_.seed)).first;
+    x.row(i) += it->second.transpose();
+  }
+  return x;
 }
 
 Trace BuiltinModel::forwardEmbeddings(const Mat& x, const RunControl& control) const {
@@ -123,6 +138,7 @@ Trace BuiltinModel::forwardEmbeddings(const Mat& x, const RunControl& control) c
   if (x.cols() != config_.dModel)
     throw InputError("the input rows have " + std::to_string(x.cols()) + " components, but d_model is " +
                      std::to_string(config_.dModel));
+  useThreadsForProductSize(static_cast<double>(x.rows()), config_.dModel, 4.0 * config_.dModel);
   Trace trace;
   trace.embeddings = x;
   trace.causal = structure_.causal;
