@@ -43,8 +43,8 @@ template <typename M, typename V>
 M layerNorm(const M& x, const V& gamma, const V& beta, double eps) {
   using S = typename M::Scalar;
   using Col = Eigen::Matrix<S, Eigen::Dynamic, 1>;
-  const Col mean = x.rowwise().mean();                  // [n]
-  M centred = x.colwise() - mean;                       // [n, d]
+  const Col mean = x.rowwise().mean();                        // [n]
+  M centred = x.colwise() - mean;                             // [n, d]
   const Col var = centred.array().square().rowwise().mean();  // [n]
   const Col inv = (var.array() + static_cast<S>(eps)).rsqrt();
   centred = (centred.array().colwise() * inv.array()).matrix();

@@ -104,7 +104,8 @@ void LiveController::start() {
     RunControl control;
     control.cancel = flag.get();
     control.progress = [this](double f) {
-      QMetaObject::invokeMethod(this, [this, f] { emit progress(f); }, Qt::QueuedConnection);
+      QMetaObject::invokeMethod(
+          this, [this, f] { emit progress(f); }, Qt::QueuedConnection);
     };
     std::shared_ptr<const Model> model;
     try {

@@ -65,12 +65,13 @@ void QkvView::showResult(const ResultPtr& result) {
   const QStringList tokens = result->tokenLabels();
   const QStringList dims = indexLabels(static_cast<int>(head.q.cols()), "");
   const QString where = tr("L%1 H%2").arg(l).arg(h);
-  showPanels({{tr("%1 queries Q  [n × d_head]").arg(where), head.q, tokens, dims},
-              {tr("%1 keys K  [n × d_head]").arg(where), head.k, tokens, dims},
-              {tr("%1 values V  [n × d_head]").arg(where), head.v, tokens, dims},
-              {tr("%1 scores Q·Kᵀ%2 (before softmax)").arg(where, result->trace().causal ? tr(", mask not applied") : ""),
-               head.scores, tokens, tokens}},
-             2);
+  showPanels(
+      {{tr("%1 queries Q  [n × d_head]").arg(where), head.q, tokens, dims},
+       {tr("%1 keys K  [n × d_head]").arg(where), head.k, tokens, dims},
+       {tr("%1 values V  [n × d_head]").arg(where), head.v, tokens, dims},
+       {tr("%1 scores Q·Kᵀ%2 (before softmax)").arg(where, result->trace().causal ? tr(", mask not applied") : ""),
+        head.scores, tokens, tokens}},
+      2);
 }
 
 }  // namespace attnlab::ui
