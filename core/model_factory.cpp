@@ -6,10 +6,10 @@
 
 namespace attnlab {
 
-std::shared_ptr<const Model> makeModel(const Params& p) {
+std::shared_ptr<const Model> makeModel(const Params& p, const RunControl& control) {
   if (!p.modelDir.empty())
     throw InputError("cannot open model folder '" + p.modelDir + "': checkpoint loading is not available yet");
-  return std::make_shared<BuiltinModel>(p.model, p.lowercase);
+  return std::make_shared<BuiltinModel>(p.model, p.lowercase, control);
 }
 
 nlohmann::json describeModel(const Params& p, const Model& m) {
