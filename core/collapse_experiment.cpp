@@ -83,11 +83,13 @@ CollapseCurve aggregateRuns(StackConfig c, const std::vector<StackRun>& runs) {
 std::string readCurve(const CollapseCurve& curve, int depth) {
   const std::string name = displayName(curve.config);
   if (curve.median.empty()) return name + ": the inputs are outside the double range";
+  const std::string stop = curve.stoppedAt < 0 ? std::string()
+                                               : "values left the double range (" + curve.stopReason + ") at layer " +
+                                                     std::to_string(curve.stoppedAt);
   for (int l = 0; l <= curve.validDepth(); ++l)
-    if (curve.median[l] < kCollapseThreshold) return name + ": rank 1 after " + layers(l);
-  if (curve.stoppedAt >= 0)
-    return name + ": values left the double range (" + curve.stopReason + ") at layer " +
-           std::to_string(curve.stoppedAt) + ", residual " + formatNumber(curve.median.back()) + " before";
+    if (curve.median[l] < kCollapseThreshold)
+      return name + ": rank 1 after " + layers(l) + (stop.empty() ? "" : "; " + stop);
+  if (!stop.empty()) return name + ": " + stop + ", residual " + formatNumber(curve.median.back()) + " before";
   return name + ": still " + formatNumber(curve.median.back()) + " after " + layers(depth) + ", no collapse";
 }
 

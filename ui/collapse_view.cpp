@@ -69,10 +69,10 @@ CollapseView::CollapseView(QWidget* parent) : TraceView(parent) {
   curves_ = newPlot(tr("Relative residual ‖res(X_l)‖ / ‖X_l‖"));
   makeLogAxis(curves_->yAxis);
   curves_->xAxis->setLabel(tr("layer l"));
-  curves_->yAxis->setLabel(tr("relative residual (log)"));
+  curves_->yAxis->setLabel(tr("relative residual (log; exact 0 drawn at 10⁻¹⁸)"));
   curves_->legend->setVisible(true);
   curves_->legend->setBrush(QColor(255, 255, 255, 215));
-  curves_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignLeft);
+  curves_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignRight | Qt::AlignVCenter);
 
   inspectConfig_ = new QComboBox;
   for (StackConfig c : CollapseSettings::allStackConfigs())
