@@ -69,10 +69,13 @@ CollapseView::CollapseView(QWidget* parent) : TraceView(parent) {
   curves_ = newPlot(tr("Relative residual ‖res(X_l)‖ / ‖X_l‖"));
   makeLogAxis(curves_->yAxis);
   curves_->xAxis->setLabel(tr("layer l"));
-  curves_->yAxis->setLabel(tr("relative residual (log; exact 0 drawn at 10⁻¹⁸)"));
+  curves_->yAxis->setLabel(tr("relative residual (log)"));
+  // The legend sits right of the plot: inside it would hide curves wherever they run.
   curves_->legend->setVisible(true);
-  curves_->legend->setBrush(QColor(255, 255, 255, 215));
-  curves_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignRight | Qt::AlignVCenter);
+  curves_->axisRect()->insetLayout()->take(curves_->legend);
+  curves_->plotLayout()->addElement(1, 1, curves_->legend);
+  curves_->plotLayout()->setColumnStretchFactor(1, 0.001);
+  curves_->legend->setBorderPen(Qt::NoPen);
 
   inspectConfig_ = new QComboBox;
   for (StackConfig c : CollapseSettings::allStackConfigs())
@@ -84,7 +87,7 @@ CollapseView::CollapseView(QWidget* parent) : TraceView(parent) {
   cosine_ = new MatrixPlot;
   cosine_->setColorMap(ColorMap::Diverging);
   cosine_->setRangeMode(MatrixPlot::Range::Symmetric);
-  singular_ = newPlot(tr("Singular values of X_l / σ₁"));
+  singular_ = newPlot(tr("Singular values σ_i/σ₁"));
   makeLogAxis(singular_->yAxis);
   singular_->xAxis->setLabel(tr("index i"));
   auto* attentionBox = new QWidget;
@@ -213,6 +216,12 @@ void CollapseView::drawCurves() {
   thresholdLabel->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
   thresholdLabel->setText(tr("rank 1 (< 10⁻⁶)"));
   thresholdLabel->setColor(Qt::gray);
+  auto* floorLabel = new QCPItemText(curves_);
+  floorLabel->position->setType(QCPItemPosition::ptAxisRectRatio);
+  floorLabel->position->setCoords(1, 1);
+  floorLabel->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+  floorLabel->setText(tr("exact 0 is drawn at 10⁻¹⁸"));
+  floorLabel->setColor(Qt::gray);
   const int inspect = std::min(result_ ? result_->params.collapse.inspectDepth : 0, s.depth);
   auto* marker = new QCPItemStraightLine(curves_);
   marker->point1->setCoords(inspect, 1);
@@ -220,16 +229,17 @@ void CollapseView::drawCurves() {
   marker->setPen(QPen(QColor(0x33, 0x33, 0x33), 1.2, Qt::DotLine));
   curves_->xAxis->setRange(0, std::max(1, s.depth));
   curves_->yAxis->setRange(std::max(kLogFloor, lo / 10), hi * 3);
-  setPlotTitle(curves_, tr("Relative residual ‖res(X_l)‖/‖X_l‖ (%1 norm) · median and min–max over %2 %3 · %4 init · "
-                           "n %5, d %6, %7 heads · %8")
-                            .arg(toString(s.norm))
-                            .arg(s.seeds)
-                            .arg(s.input == CollapseInput::Random ? tr("seeds") : tr("weight seeds"))
-                            .arg(toString(s.init))
-                            .arg(collapse_->tokens.size())
-                            .arg(s.dModel)
-                            .arg(s.heads)
-                            .arg(QString::fromStdString(s.variant)));
+  setPlotTitle(curves_,
+               tr("Relative residual ‖res(X_l)‖/‖X_l‖ against depth\n%1 norm · median and min–max over %2 %3 · "
+                  "%4 init · n %5, d %6, %7 heads · %8 attention")
+                   .arg(toString(s.norm))
+                   .arg(s.seeds)
+                   .arg(s.input == CollapseInput::Random ? tr("seeds") : tr("weight seeds"))
+                   .arg(toString(s.init))
+                   .arg(collapse_->tokens.size())
+                   .arg(s.dModel)
+                   .arg(s.heads)
+                   .arg(QString::fromStdString(s.variant)));
   reading_->setText(QString::fromStdString(collapse_->reading));
   curves_->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -238,9 +248,9 @@ void CollapseView::drawInspection() {
   if (!inspection_) return;
   const LayerInspection& in = *inspection_;
   const QStringList tokens = labels(in.tokens);
-  const QString where = tr("%1, X_%2").arg(attnlab::displayName(in.config)).arg(in.depth);
+  const QString where = tr("X_%1").arg(in.depth);
   inspectLabel_->setText(tr("l = %1 · residual %2").arg(in.depth).arg(in.residual, 0, 'g', 3));
-  cosine_->setTitle(tr("Token cosine similarity · %1").arg(where));
+  cosine_->setTitle(tr("Token cosine similarity of %1").arg(where));
   cosine_->setMatrix(in.cosine.cast<float>(), tokens, tokens);
 
   singular_->clearGraphs();
@@ -257,7 +267,7 @@ void CollapseView::drawInspection() {
   singular_->xAxis->setRange(0.5, std::max(1.5, x.size() + 0.5));
   const double low = y.isEmpty() ? 1e-3 : *std::min_element(y.begin(), y.end());
   singular_->yAxis->setRange(std::max(kLogFloor, low / 10), 2);
-  setPlotTitle(singular_, tr("Singular values σ_i/σ₁ · %1").arg(where));
+  setPlotTitle(singular_, tr("Singular values σ_i/σ₁ of %1").arg(where));
   singular_->replot(QCustomPlot::rpQueuedReplot);
   showAttention(in.attention, tokens, in.attentionLayer);
 }
