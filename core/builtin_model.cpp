@@ -7,7 +7,6 @@
 #include "core/embedding.h"
 #include "core/errors.h"
 #include "core/rng.h"
-#include "core/threading.h"
 
 namespace attnlab {
 namespace {
@@ -140,7 +139,6 @@ Trace BuiltinModel::forwardEmbeddings(const Mat& x, const RunControl& control) c
     throw InputError("the input rows have " + std::to_string(x.cols()) + " components, but d_model is " +
                      std::to_string(config_.dModel));
   checkTraceMemory(n, config_.layers, structure_.heads);
-  useThreadsForProductSize(static_cast<double>(x.rows()), config_.dModel, 4.0 * config_.dModel);
   Trace trace;
   trace.embeddings = x;
   trace.causal = structure_.causal;

@@ -1,16 +1,32 @@
 #pragma once
-// How many threads Eigen's matrix products may use. OpenMP pays off only for big products (GPT-2
-// small: [64, 768]·[768, 2304]); for the built-in model's tiny ones, waking a second thread costs
-// more than the product, and on a loaded 2-core machine a spinning OpenMP barrier can turn 0.1 ms into
-// 100 ms. So models pick the count from the size of their largest product before they run.
+// Threads for the big matrix products of real checkpoints. Eigen's own OpenMP splitting is off for
+// the whole core (EIGEN_DONT_PARALLELIZE, see core/CMakeLists.txt): it split even small products, and
+// on a loaded 2-core machine a spinning OpenMP barrier turned a 16 ms deep stack into 769 ms. Large
+// products (GPT-2 small: [64, 768]·[768, 2304]) are split here instead, by column blocks of W, so each
+// thread packs only its own part of the weights.
+#include <omp.h>
+
 #include <Eigen/Core>
+#include <algorithm>
 
 namespace attnlab {
 
-/// Sets Eigen's thread count for products of roughly rows × inner × cols multiply-adds.
-inline void useThreadsForProductSize(double rows, double inner, double cols) {
-  const double madds = rows * inner * cols;
-  Eigen::setNbThreads(madds >= 8.0e6 ? 0 : 1);  // 0: OpenMP's default (all cores)
+/// y = x·w  [rows(x), cols(w)], on all OpenMP threads when the product has ≥ 8·10⁶ multiply-adds.
+template <typename M>
+void parallelProduct(const M& x, const M& w, M& y) {
+  y.resize(x.rows(), w.cols());
+  const double madds = static_cast<double>(x.rows()) * x.cols() * w.cols();
+  const int threads = madds >= 8.0e6 ? std::min<int>(omp_get_max_threads(), static_cast<int>(w.cols() / 64)) : 1;
+  if (threads <= 1) {
+    y.noalias() = x * w;
+    return;
+  }
+  const Eigen::Index cols = w.cols(), block = (cols + threads - 1) / threads;
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int t = 0; t < threads; ++t) {
+    const Eigen::Index c0 = t * block, nc = std::min(block, cols - c0);
+    if (nc > 0) y.middleCols(c0, nc).noalias() = x * w.middleCols(c0, nc);
+  }
 }
 
 }  // namespace attnlab
