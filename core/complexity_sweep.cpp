@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "core/eigen_threads.h"
 #include "core/rng.h"
 
 namespace attnlab {
@@ -39,6 +40,7 @@ std::vector<int> sweepSizes(const SweepLimits& limits) {
 
 ComplexitySweep measureComplexity(const VariantSettings& s, int dHead, const SweepLimits& limits,
                                   const RunControl& control) {
+  const SingleThreadedEigen oneThread;  // one core: reproducible timings, a fair O(n) vs O(n²) picture
   validate(s);
   ComplexitySweep sweep;
   sweep.dHead = dHead;

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/attention_metrics.h"
+#include "core/eigen_threads.h"
 #include "core/errors.h"
 #include "core/rng.h"
 
@@ -21,6 +22,7 @@ VariantMetrics measure(const MatD& attention, const MatD& output, const MatD& re
 
 VariantComparison compareVariants(const MatD& q, const MatD& k, const MatD& v, const VariantSettings& s,
                                   bool modelCausal, const RunControl& control) {
+  const SingleThreadedEigen oneThread;
   validate(s);
   if (q.rows() != k.rows() || k.rows() != v.rows() || q.cols() != k.cols())
     throw InputError("attention variants need Q, K [n, d_head] and V [n, d_v] with the same n");
@@ -47,6 +49,7 @@ VariantComparison compareVariants(const MatD& q, const MatD& k, const MatD& v, c
 
 PerformerCurve performerCurve(const MatD& q, const MatD& k, const VariantSettings& s, bool modelCausal,
                               int maxFeatures, const RunControl& control) {
+  const SingleThreadedEigen oneThread;
   validate(s);
   PerformerCurve curve;
   curve.redraws = s.redraws;
