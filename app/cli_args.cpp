@@ -8,6 +8,7 @@
 
 #include "core/errors.h"
 #include "core/params_json.h"
+#include "app/cli_variants.h"
 
 namespace attnlab::cli {
 
@@ -40,7 +41,8 @@ int Args::intValue(const std::string& name, int fallback, int lo, int hi) const 
 }
 
 const std::vector<Option>& paramOptions() {
-  static const std::vector<Option> options{
+  static const std::vector<Option> options = [] {
+    std::vector<Option> o{
       {"params", true, "FILE.json: every parameter from one file (the GUI's session/params format)"},
       {"sentence", true, "TEXT: the input sentence"},
       {"model", true, "DIR: a Hugging Face checkpoint folder (default: the built-in model)"},
@@ -63,7 +65,10 @@ const std::vector<Option>& paramOptions() {
       {"no-lowercase", false, "keep the sentence's case"},
       {"layer", true, "N: selected layer (0-based)"},
       {"head", true, "N: selected head (0-based)"},
-  };
+    };
+    o.insert(o.end(), variantOptions().begin(), variantOptions().end());
+    return o;
+  }();
   return options;
 }
 
@@ -144,6 +149,7 @@ Params paramsFromArgs(const Args& a) {
   p.selection.layer = a.intValue("layer", p.selection.layer, 0, 1023);
   p.selection.head = a.intValue("head", p.selection.head, 0, 1023);
   validate(m);
+  applyVariantArgs(a, p.variants);
   return p;
 }
 
