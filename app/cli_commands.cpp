@@ -6,7 +6,8 @@ namespace attnlab::cli {
 
 const std::vector<Subcommand>& subcommands() {
   static const std::vector<Subcommand> table{
-      {"dump", "[options] [--out FILE]",
+      {"dump",
+       "[options] [--out FILE]",
        "Writes the forward pass's Trace as JSON (schema attnlab.trace/1): tokens, config, and per layer "
        "and head q, k, v, scores, attention, output, plus residual_out. With --variants, also "
        "\"variants\": {NAME: {attention, output, rank, entropy, sparsity, rel_error, output_mse}} for the "
@@ -16,8 +17,11 @@ const std::vector<Subcommand>& subcommands() {
          "also write \"performer_curve\": Performer's relative error vs m (1..4096) for positive/trig x "
          "iid/orthogonal features, averaged over --redraws R"},
         {"indent", true, "N: pretty-print with N spaces (default: compact)"}},
-       true, false, runDump},
-      {"export", "[options] --view NAME --out FILE.png|.svg|.pdf",
+       true,
+       false,
+       runDump},
+      {"export",
+       "[options] --view NAME --out FILE.png|.svg|.pdf",
        "Renders one view to a file, the format from the extension (or --format).",
        {{"view", true, "NAME: the view to render (see --list-views)"},
         {"out", true, "FILE: the figure to write"},
@@ -26,7 +30,9 @@ const std::vector<Subcommand>& subcommands() {
         {"height", true, "PIXELS: figure height (default 900)"},
         {"scale", true, "FACTOR: PNG resolution multiplier (default 1)"},
         {"list-views", false, "print the view names, one per line, and exit"}},
-       true, true, runExport},
+       true,
+       true,
+       runExport},
   };
   return table;
 }

@@ -12,9 +12,8 @@ int runDump(const Args& args) {
   const PipelineResult r = runPipeline(p);
   checkSelection(p, r.trace);
   nlohmann::json j = traceToJson(r.trace, describeModel(p, *r.model));
-  j["params"] = nlohmann::json::object({{"sentence", p.sentence},
-                                        {"layer", p.selection.layer},
-                                        {"head", p.selection.head}});
+  j["params"] =
+      nlohmann::json::object({{"sentence", p.sentence}, {"layer", p.selection.layer}, {"head", p.selection.head}});
   if (args.has("variants") || args.has("performer-curve")) {
     // The selected head's Q, K, V through every variant, in double (DESIGN.md: analysis precision).
     const HeadTrace& h = r.trace.layers[p.selection.layer].heads[p.selection.head];

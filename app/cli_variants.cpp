@@ -30,7 +30,8 @@ void applyVariantArgs(const Args& a, VariantSettings& s) {
   if (a.has("variants")) s.names = parseVariantList(a.value("variants"));
   s.features = a.intValue("features", s.features, 1, kMaxFeatures);
   if (a.has("feature-kind")) s.featureKind = parseFeatureKind(a.value("feature-kind"));
-  if (a.flags.count("orthogonal") && a.flags.count("iid")) throw InputError("--orthogonal and --iid exclude each other");
+  if (a.flags.count("orthogonal") && a.flags.count("iid"))
+    throw InputError("--orthogonal and --iid exclude each other");
   if (a.flags.count("orthogonal")) s.orthogonal = true;
   if (a.flags.count("iid")) s.orthogonal = false;
   if (a.has("feature-seed")) s.featureSeed = static_cast<uint64_t>(a.intValue("feature-seed", 0, 0, 2147483647));

@@ -6,18 +6,24 @@ LinearAttention::LinearAttention(FeatureMap map, bool stabilize) : map_(map), st
 
 std::string LinearAttention::name() const {
   switch (map_) {
-    case FeatureMap::EluPlusOne: return "linear-elu";
-    case FeatureMap::Exp: return "linear-exp";
-    case FeatureMap::Relu: return "linear-relu";
+    case FeatureMap::EluPlusOne:
+      return "linear-elu";
+    case FeatureMap::Exp:
+      return "linear-exp";
+    case FeatureMap::Relu:
+      return "linear-relu";
   }
   return "linear";
 }
 
 std::string LinearAttention::describe() const {
   switch (map_) {
-    case FeatureMap::EluPlusOne: return "linear, φ = 1 + elu";
-    case FeatureMap::Exp: return "linear, φ = exp";
-    case FeatureMap::Relu: return "linear, φ = relu";
+    case FeatureMap::EluPlusOne:
+      return "linear, φ = 1 + elu";
+    case FeatureMap::Exp:
+      return "linear, φ = exp";
+    case FeatureMap::Relu:
+      return "linear, φ = relu";
   }
   return "linear";
 }
@@ -26,9 +32,10 @@ KernelAttention::Features LinearAttention::features(const MatD& q, const MatD& k
   Features f;
   switch (map_) {
     case FeatureMap::EluPlusOne: {
-      const auto elu1 = [](double x) { return x >= 0 ? 1.0 + x : std::exp(x); };
-      f.q = q.unaryExpr(elu1);
-      f.k = k.unaryExpr(elu1);
+      // 1 + x for x ≥ 0, eˣ below; array select keeps it vectorised (exp of positive x is discarded,
+      // and cannot overflow to NaN: select picks the branch, it does not multiply).
+      f.q = (q.array() >= 0).select(q.array() + 1.0, q.array().min(0.0).exp()).matrix();
+      f.k = (k.array() >= 0).select(k.array() + 1.0, k.array().min(0.0).exp()).matrix();
       break;
     }
     case FeatureMap::Exp: {

@@ -43,8 +43,8 @@ MatD drawFeatures(int d, int m, bool orthogonal, uint64_t seed) {
 
 MatD positiveFeatures(const MatD& x, const MatD& w, bool stabilize, bool perRow, double epsilon) {
   const Eigen::Index m = w.rows();
-  const MatD proj = x * w.transpose();                     // ω_l·x   [n, m]
-  const VecD halfNorm = 0.5 * x.rowwise().squaredNorm();   // ‖x‖²/2  [n]
+  const MatD proj = x * w.transpose();                    // ω_l·x   [n, m]
+  const VecD halfNorm = 0.5 * x.rowwise().squaredNorm();  // ‖x‖²/2  [n]
   MatD wx = proj;
   wx.colwise() -= halfNorm;
   if (stabilize && wx.size() > 0) {
@@ -60,8 +60,8 @@ MatD positiveFeatures(const MatD& x, const MatD& w, bool stabilize, bool perRow,
 
 MatD trigFeatures(const MatD& x, const MatD& w, bool stabilize, bool perRow) {
   const Eigen::Index n = x.rows(), m = w.rows();
-  const MatD wx = x * w.transpose();                        // ω_l·x   [n, m]
-  VecD logAmp = 0.5 * x.rowwise().squaredNorm();            // ‖x‖²/2  [n]
+  const MatD wx = x * w.transpose();              // ω_l·x   [n, m]
+  VecD logAmp = 0.5 * x.rowwise().squaredNorm();  // ‖x‖²/2  [n]
   if (stabilize && n > 0) {
     if (perRow)
       logAmp.setZero();  // a query's own e^{‖q‖²/2} cancels in its row

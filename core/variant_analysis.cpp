@@ -47,8 +47,8 @@ VariantComparison compareVariants(const MatD& q, const MatD& k, const MatD& v, c
   return c;
 }
 
-PerformerCurve performerCurve(const MatD& q, const MatD& k, const VariantSettings& s, bool modelCausal,
-                              int maxFeatures, const RunControl& control) {
+PerformerCurve performerCurve(const MatD& q, const MatD& k, const VariantSettings& s, bool modelCausal, int maxFeatures,
+                              const RunControl& control) {
   const SingleThreadedEigen oneThread;
   validate(s);
   PerformerCurve curve;

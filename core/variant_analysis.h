@@ -29,8 +29,8 @@ struct VariantResult {
 struct VariantComparison {
   AttentionMask mask;
   int topK = 0;
-  MatD reference;        ///< scaled softmax with the same mask  [n, n]
-  MatD referenceOutput;  ///< [n, d_v]
+  MatD reference;                       ///< scaled softmax with the same mask  [n, n]
+  MatD referenceOutput;                 ///< [n, d_v]
   std::vector<VariantResult> variants;  ///< in the settings' order
 };
 

@@ -29,9 +29,9 @@ std::string number(double v) {
 }  // namespace
 
 const std::vector<std::string>& variantNames() {
-  static const std::vector<std::string> names{"softmax",     "softmax-unscaled", "linear-elu",
-                                              "linear-exp",  "linear-relu",      "performer",
-                                              "performer-positive", "performer-trig"};
+  static const std::vector<std::string> names{
+      "softmax",     "softmax-unscaled", "linear-elu",         "linear-exp",
+      "linear-relu", "performer",        "performer-positive", "performer-trig"};
   return names;
 }
 

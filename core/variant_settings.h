@@ -15,17 +15,17 @@ namespace attnlab {
 struct VariantSettings {
   /// Variants to compare, by name (see variantNames()).
   std::vector<std::string> names = {"softmax", "linear-elu", "linear-exp", "linear-relu", "performer"};
-  double temperature = 1.0;  ///< softmax and Performer: scores / T
-  int features = 64;         ///< Performer's m, 1..4096
+  double temperature = 1.0;                         ///< softmax and Performer: scores / T
+  int features = 64;                                ///< Performer's m, 1..4096
   FeatureKind featureKind = FeatureKind::Positive;  ///< kind of the plain "performer" variant
   bool orthogonal = false;
   uint64_t featureSeed = 1;
-  bool stabilize = true;        ///< max subtraction (exact) in Performer and φ = exp
-  double epsilon = 0.0;         ///< Performer's additive ε on positive features (not exact)
-  std::optional<int> window;    ///< local window |i − j| ≤ w on every variant; none when empty
-  bool causal = false;          ///< causal mask on every variant (always on for a causal model)
-  int topK = 2;                 ///< k of the top-k sparsity metric
-  int redraws = 8;              ///< R: feature redraws averaged in the Performer curve
+  bool stabilize = true;      ///< max subtraction (exact) in Performer and φ = exp
+  double epsilon = 0.0;       ///< Performer's additive ε on positive features (not exact)
+  std::optional<int> window;  ///< local window |i − j| ≤ w on every variant; none when empty
+  bool causal = false;        ///< causal mask on every variant (always on for a causal model)
+  int topK = 2;               ///< k of the top-k sparsity metric
+  int redraws = 8;            ///< R: feature redraws averaged in the Performer curve
 };
 
 inline constexpr int kMaxFeatures = 4096;

@@ -36,7 +36,8 @@ double mseTrig(const VecD& x, const VecD& y, int m) {
 /// φ(x)·φ(y) from the core's feature maps, plain (no stabiliser: the raw estimator of e^{x·y}).
 double estimate(const VecD& x, const VecD& y, const MatD& w, FeatureKind kind) {
   const MatD xr = x.transpose(), yr = y.transpose();
-  if (kind == FeatureKind::Positive) return (positiveFeatures(xr, w, false, true) * positiveFeatures(yr, w, false, true).transpose())(0, 0);
+  if (kind == FeatureKind::Positive)
+    return (positiveFeatures(xr, w, false, true) * positiveFeatures(yr, w, false, true).transpose())(0, 0);
   return (trigFeatures(xr, w, false, true) * trigFeatures(yr, w, false, true).transpose())(0, 0);
 }
 
@@ -131,9 +132,11 @@ class TestPerformerStats : public QObject {
     const PerformerCurve c = performerCurve(q, k, s, false, 1024);
     for (const CurveSeries& series : c.series) {
       // Monte Carlo error ~ 1/√m: from m = 4 to m = 1024 it drops by about 16; ask for 8.
-      QVERIFY2(series.meanError.back() < series.meanError[2] / 8,
-               qPrintable(QString("%1 %2: %3 → %4").arg(toString(series.kind)).arg(series.orthogonal)
-                              .arg(series.meanError[2]).arg(series.meanError.back())));
+      QVERIFY2(series.meanError.back() < series.meanError[2] / 8, qPrintable(QString("%1 %2: %3 → %4")
+                                                                                 .arg(toString(series.kind))
+                                                                                 .arg(series.orthogonal)
+                                                                                 .arg(series.meanError[2])
+                                                                                 .arg(series.meanError.back())));
     }
   }
 };

@@ -48,11 +48,13 @@ class TestVariants : public QObject {
     QTest::addColumn<int>("n");
     QTest::addColumn<AttentionMask>("mask");
     QTest::addColumn<double>("tol");
-    const QStringList names{"softmax", "softmax-unscaled", "linear-elu", "linear-exp",
+    const QStringList names{"softmax",     "softmax-unscaled",   "linear-elu",    "linear-exp",
                             "linear-relu", "performer-positive", "performer-trig"};
-    const std::vector<std::pair<const char*, AttentionMask>> masks{
-        {"full", mask(false, -1)},   {"causal", mask(true, -1)},      {"window0", mask(false, 0)},
-        {"window2", mask(false, 2)}, {"causal+window3", mask(true, 3)}};
+    const std::vector<std::pair<const char*, AttentionMask>> masks{{"full", mask(false, -1)},
+                                                                   {"causal", mask(true, -1)},
+                                                                   {"window0", mask(false, 0)},
+                                                                   {"window2", mask(false, 2)},
+                                                                   {"causal+window3", mask(true, 3)}};
     for (const QString& v : names)
       for (const auto& [mname, m] : masks)
         for (int n : {1, 7, 130})  // 130 crosses the causal path's 64-row blocks
@@ -213,15 +215,24 @@ class TestVariants : public QObject {
   void badParametersGiveClearMessages_data() {
     QTest::addColumn<QString>("field");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("m = 0") << "features=0" << "variants.features";
-    QTest::newRow("m too large") << "features=5000" << "between 1 and 4096";
-    QTest::newRow("negative window") << "window=-1" << "variants.window must be ≥ 0";
-    QTest::newRow("NaN temperature") << "temperature=nan" << "variants.temperature must be a positive finite";
-    QTest::newRow("zero temperature") << "temperature=0" << "variants.temperature";
-    QTest::newRow("negative epsilon") << "epsilon=-1" << "variants.epsilon";
-    QTest::newRow("unknown name") << "names=foo" << "unknown variant 'foo'";
-    QTest::newRow("no names") << "names=" << "variants.names is empty";
-    QTest::newRow("top-k 0") << "top_k=0" << "variants.top_k";
+    QTest::newRow("m = 0") << "features=0"
+                           << "variants.features";
+    QTest::newRow("m too large") << "features=5000"
+                                 << "between 1 and 4096";
+    QTest::newRow("negative window") << "window=-1"
+                                     << "variants.window must be ≥ 0";
+    QTest::newRow("NaN temperature") << "temperature=nan"
+                                     << "variants.temperature must be a positive finite";
+    QTest::newRow("zero temperature") << "temperature=0"
+                                      << "variants.temperature";
+    QTest::newRow("negative epsilon") << "epsilon=-1"
+                                      << "variants.epsilon";
+    QTest::newRow("unknown name") << "names=foo"
+                                  << "unknown variant 'foo'";
+    QTest::newRow("no names") << "names="
+                              << "variants.names is empty";
+    QTest::newRow("top-k 0") << "top_k=0"
+                             << "variants.top_k";
   }
   void badParametersGiveClearMessages() {
     QFETCH(QString, field);
@@ -241,7 +252,8 @@ class TestVariants : public QObject {
       QVERIFY2(QString(e.what()).contains(expected), e.what());
     }
     // The comparison refuses the same settings instead of computing garbage.
-    QVERIFY_THROWS_EXCEPTION(InputError, compareVariants(MatD::Ones(2, 2), MatD::Ones(2, 2), MatD::Ones(2, 2), s, false));
+    QVERIFY_THROWS_EXCEPTION(InputError,
+                             compareVariants(MatD::Ones(2, 2), MatD::Ones(2, 2), MatD::Ones(2, 2), s, false));
   }
 
   void variantListParsing() {
@@ -281,11 +293,16 @@ class TestVariants : public QObject {
   void settingsJsonErrorsNameTheField_data() {
     QTest::addColumn<QString>("json");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("m = 0") << R"({"variants": {"features": 0}})" << "params: variants.features";
-    QTest::newRow("window") << R"({"variants": {"window": -2}})" << "params: variants.window";
-    QTest::newRow("kind") << R"({"variants": {"feature_kind": "cos"}})" << "params: variants.feature_kind";
-    QTest::newRow("names type") << R"({"variants": {"names": "softmax"}})" << "params: variants.names";
-    QTest::newRow("temperature type") << R"({"variants": {"temperature": "hot"}})" << "variants.temperature";
+    QTest::newRow("m = 0") << R"({"variants": {"features": 0}})"
+                           << "params: variants.features";
+    QTest::newRow("window") << R"({"variants": {"window": -2}})"
+                            << "params: variants.window";
+    QTest::newRow("kind") << R"({"variants": {"feature_kind": "cos"}})"
+                          << "params: variants.feature_kind";
+    QTest::newRow("names type") << R"({"variants": {"names": "softmax"}})"
+                                << "params: variants.names";
+    QTest::newRow("temperature type") << R"({"variants": {"temperature": "hot"}})"
+                                      << "variants.temperature";
   }
   void settingsJsonErrorsNameTheField() {
     QFETCH(QString, json);

@@ -86,7 +86,8 @@ void ComplexityView::draw() {
     if (!s.efficient) pen.setStyle(Qt::DashLine);
     g->setPen(pen);
     g->setScatterStyle(QCPScatterStyle(s.efficient ? QCPScatterStyle::ssDisc : QCPScatterStyle::ssCircle, 5));
-    g->setName(QString("%1, %2").arg(QString::fromStdString(s.variant), s.efficient ? tr("efficient") : tr("n×n matrix")));
+    g->setName(
+        QString("%1, %2").arg(QString::fromStdString(s.variant), s.efficient ? tr("efficient") : tr("n×n matrix")));
     for (std::size_t i = 0; i < s.n.size(); ++i) {
       const double ms = std::max(s.ms[i], 1e-4);  // below the clock's resolution
       g->addData(s.n[i], ms);

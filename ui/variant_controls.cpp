@@ -78,8 +78,9 @@ void VariantControls::buildRows() {
 
   kind_ = new QComboBox;
   kind_->addItems({"positive", "trig"});
-  grid->addWidget(labelled(tr("features"), kind_, tr("Random features of the 'performer' tile: positive "
-                                                     "exp(ωx − ‖x‖²/2) or trigonometric sin/cos.")),
+  grid->addWidget(labelled(tr("features"), kind_,
+                           tr("Random features of the 'performer' tile: positive "
+                              "exp(ωx − ‖x‖²/2) or trigonometric sin/cos.")),
                   1, 1);
   orthogonal_ = new QCheckBox(tr("orthogonal"));
   orthogonal_->setToolTip(tr("Orthogonal random features (blocks of orthonormal rows with χ_d norms) instead of iid."));
@@ -94,8 +95,9 @@ void VariantControls::buildRows() {
   epsilon_->setDecimals(6);
   epsilon_->setRange(0, 1);
   epsilon_->setSingleStep(1e-4);
-  grid->addWidget(labelled(tr("ε"), epsilon_, tr("Added to every positive feature: avoids zero rows, but is not "
-                                                 "exact — the error it adds shows in the metrics.")),
+  grid->addWidget(labelled(tr("ε"), epsilon_,
+                           tr("Added to every positive feature: avoids zero rows, but is not "
+                              "exact — the error it adds shows in the metrics.")),
                   1, 4);
   stabilize_ = new QCheckBox(tr("max subtraction"));
   stabilize_->setToolTip(tr("Subtract each query's and the keys' maximum before exp: exact, avoids overflow."));
@@ -125,24 +127,27 @@ void VariantControls::buildRows() {
   grid->addWidget(labelled(tr("T"), temperature_, tr("Softmax and Performer temperature: scores / T.")), 2, 2);
   dHead_ = new QSpinBox;
   dHead_->setRange(1, 256);
-  grid->addWidget(labelled(tr("d_head"), dHead_, tr("Head size of the built-in model (d_model = heads × d_head): "
-                                                    "linear attention's rank is at most d_head.")),
+  grid->addWidget(labelled(tr("d_head"), dHead_,
+                           tr("Head size of the built-in model (d_model = heads × d_head): "
+                              "linear attention's rank is at most d_head.")),
                   2, 3);
   topK_ = new QSpinBox;
   topK_->setRange(1, 64);
-  grid->addWidget(labelled(tr("top-k"), topK_, tr("Sparsity metric: the share of each row's mass in its k largest "
-                                                  "weights.")),
+  grid->addWidget(labelled(tr("top-k"), topK_,
+                           tr("Sparsity metric: the share of each row's mass in its k largest "
+                              "weights.")),
                   2, 4);
   redraws_ = new QSpinBox;
   redraws_->setRange(1, 64);
   grid->addWidget(labelled(tr("redraws"), redraws_, tr("Feature redraws R averaged in the error-vs-m curve.")), 2, 5);
 
-  for (QAbstractSpinBox* b : std::initializer_list<QAbstractSpinBox*>{features_, seed_, dHead_, topK_, redraws_,
-                                                                     epsilon_, temperature_})
+  for (QAbstractSpinBox* b :
+       std::initializer_list<QAbstractSpinBox*>{features_, seed_, dHead_, topK_, redraws_, epsilon_, temperature_})
     b->setMaximumWidth(90);
   for (QCheckBox* b : {orthogonal_, stabilize_, windowOn_, causal_})
     connect(b, &QCheckBox::toggled, this, &VariantControls::readWidgets);
-  for (QSpinBox* s : {seed_, dHead_, topK_, redraws_}) connect(s, &QSpinBox::valueChanged, this, &VariantControls::readWidgets);
+  for (QSpinBox* s : {seed_, dHead_, topK_, redraws_})
+    connect(s, &QSpinBox::valueChanged, this, &VariantControls::readWidgets);
   for (QDoubleSpinBox* s : {epsilon_, temperature_})
     connect(s, &QDoubleSpinBox::valueChanged, this, &VariantControls::readWidgets);
   connect(kind_, &QComboBox::currentIndexChanged, this, &VariantControls::readWidgets);
@@ -171,8 +176,10 @@ void VariantControls::setParams(const Params& p) {
   setSpin(redraws_, s.redraws);
   const EffectiveStructure e = resolve(p.model);
   setSpin(dHead_, e.dHead);
-  for (const auto& [box, on] : {std::pair{orthogonal_, s.orthogonal}, {stabilize_, s.stabilize},
-                                {windowOn_, s.window.has_value()}, {causal_, s.causal}}) {
+  for (const auto& [box, on] : {std::pair{orthogonal_, s.orthogonal},
+                                {stabilize_, s.stabilize},
+                                {windowOn_, s.window.has_value()},
+                                {causal_, s.causal}}) {
     const QSignalBlocker b(box);
     box->setChecked(on);
   }

@@ -173,7 +173,8 @@ void VariantsView::drawComparison(const VariantComparison& c, const QStringList&
     tiles_[i]->setTitle(tr("%1\nrank %2").arg(QString::fromStdString(r.name)).arg(r.metrics.rank));
     tiles_[i]->setMatrix(r.attention.cast<float>(), tokens, tokens);
     tiles_[i]->setFixedRange(lo, hi);
-    diffs_[i]->setTitle(tr("|Â − A|, %1\nrel. error %2").arg(QString::fromStdString(r.name), formatMetric(r.metrics.relError)));
+    diffs_[i]->setTitle(
+        tr("|Â − A|, %1\nrel. error %2").arg(QString::fromStdString(r.name), formatMetric(r.metrics.relError)));
     diffs_[i]->setMatrix(diffs[i].cast<float>(), tokens, tokens);
     diffs_[i]->setFixedRange(0, diffHi);
   }
@@ -194,17 +195,18 @@ void VariantsView::drawComparison(const VariantComparison& c, const QStringList&
                 .arg(head.q.cols())
                 .arg(norm, 0, 'f', 2);
   }
-  status_->setText(where + tr("mask: %1. Top row: each variant's attention Â, one colour scale for all; bottom row: "
-                              "|Â − A| against softmax A (rel. error ‖Â − A‖_F/‖A‖_F), on its own scale%2.")
-                               .arg(mask.isEmpty() ? tr("none") : mask)
-                               .arg(clipped ? tr(" (scales clipped to [−1, 1]: some weights lie outside)") : QString()));
+  status_->setText(where +
+                   tr("mask: %1. Top row: each variant's attention Â, one colour scale for all; bottom row: "
+                      "|Â − A| against softmax A (rel. error ‖Â − A‖_F/‖A‖_F), on its own scale%2.")
+                       .arg(mask.isEmpty() ? tr("none") : mask)
+                       .arg(clipped ? tr(" (scales clipped to [−1, 1]: some weights lie outside)") : QString()));
 }
 
 void VariantsView::fillTable(const VariantComparison& c) {
   table_->setRowCount(static_cast<int>(c.variants.size()));
   for (int i = 0; i < static_cast<int>(c.variants.size()); ++i) {
     const VariantResult& r = c.variants[static_cast<std::size_t>(i)];
-    const QStringList cells{QString::fromStdString(r.name), QString::number(r.metrics.rank),
+    const QStringList cells{QString::fromStdString(r.name),       QString::number(r.metrics.rank),
                             formatMetric(r.metrics.entropy),      formatMetric(r.metrics.sparsity),
                             formatMetric(r.metrics.relError),     formatMetric(r.metrics.outputMse),
                             QString::fromStdString(r.description)};
