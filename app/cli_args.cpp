@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "app/cli_variants.h"
 #include "core/errors.h"
 #include "core/params_json.h"
 
@@ -41,30 +42,34 @@ int Args::intValue(const std::string& name, int fallback, int lo, int hi) const 
 }
 
 const std::vector<Option>& paramOptions() {
-  static const std::vector<Option> options{
-      {"params", true, "FILE.json: every parameter from one file (the GUI's session/params format)"},
-      {"sentence", true, "TEXT: the input sentence"},
-      {"model", true, "DIR: a Hugging Face checkpoint folder (default: the built-in model)"},
-      {"d-model", true, "N: model width of the built-in model (default 64)"},
-      {"heads", true, "N: attention heads (default 4)"},
-      {"layers", true, "N: layers (default 2)"},
-      {"seed", true, "N: seed of the built-in model's weights and embeddings (default 42)"},
-      {"mode", true, "basic|qkv|scaled|multihead|causal|block: rung of the teaching ladder (default block)"},
-      {"position", true, "none|learned|sinusoidal: position information (default sinusoidal)"},
-      {"norm", true, "pre|post|none: LayerNorm placement in block mode (default pre)"},
-      {"activation", true, "gelu|relu: MLP activation (default gelu)"},
-      {"scale-scores", false, "divide scores by sqrt(d_head) (default on)"},
-      {"no-scale", false, "do not scale scores"},
-      {"causal", false, "causal mask (query i sees keys j <= i)"},
-      {"no-causal", false, "no causal mask"},
-      {"skip", false, "residual connections in block mode (default on)"},
-      {"no-skip", false, "no residual connections"},
-      {"mlp", false, "MLP sub-block in block mode (default on)"},
-      {"no-mlp", false, "no MLP sub-block"},
-      {"no-lowercase", false, "keep the sentence's case"},
-      {"layer", true, "N: selected layer (0-based)"},
-      {"head", true, "N: selected head (0-based)"},
-  };
+  static const std::vector<Option> options = [] {
+    std::vector<Option> o{
+        {"params", true, "FILE.json: every parameter from one file (the GUI's session/params format)"},
+        {"sentence", true, "TEXT: the input sentence"},
+        {"model", true, "DIR: a Hugging Face checkpoint folder (default: the built-in model)"},
+        {"d-model", true, "N: model width of the built-in model (default 64)"},
+        {"heads", true, "N: attention heads (default 4)"},
+        {"layers", true, "N: layers (default 2)"},
+        {"seed", true, "N: seed of the built-in model's weights and embeddings (default 42)"},
+        {"mode", true, "basic|qkv|scaled|multihead|causal|block: rung of the teaching ladder (default block)"},
+        {"position", true, "none|learned|sinusoidal: position information (default sinusoidal)"},
+        {"norm", true, "pre|post|none: LayerNorm placement in block mode (default pre)"},
+        {"activation", true, "gelu|relu: MLP activation (default gelu)"},
+        {"scale-scores", false, "divide scores by sqrt(d_head) (default on)"},
+        {"no-scale", false, "do not scale scores"},
+        {"causal", false, "causal mask (query i sees keys j <= i)"},
+        {"no-causal", false, "no causal mask"},
+        {"skip", false, "residual connections in block mode (default on)"},
+        {"no-skip", false, "no residual connections"},
+        {"mlp", false, "MLP sub-block in block mode (default on)"},
+        {"no-mlp", false, "no MLP sub-block"},
+        {"no-lowercase", false, "keep the sentence's case"},
+        {"layer", true, "N: selected layer (0-based)"},
+        {"head", true, "N: selected head (0-based)"},
+    };
+    o.insert(o.end(), variantOptions().begin(), variantOptions().end());
+    return o;
+  }();
   return options;
 }
 
@@ -145,6 +150,7 @@ Params paramsFromArgs(const Args& a) {
   p.selection.layer = a.intValue("layer", p.selection.layer, 0, 1023);
   p.selection.head = a.intValue("head", p.selection.head, 0, 1023);
   validate(m);
+  applyVariantArgs(a, p.variants);
   return p;
 }
 

@@ -9,8 +9,13 @@ const std::vector<Subcommand>& subcommands() {
       {"dump",
        "[options] [--out FILE]",
        "Writes the forward pass's Trace as JSON (schema attnlab.trace/1): tokens, config, and per layer "
-       "and head q, k, v, scores, attention, output, plus residual_out.",
+       "and head q, k, v, scores, attention, output, plus residual_out. With --variants, also "
+       "\"variants\": {NAME: {attention, output, rank, entropy, sparsity, rel_error, output_mse}} for the "
+       "selected layer/head (errors against scaled softmax with the same mask).",
        {{"out", true, "FILE: where to write the JSON (default: standard output)"},
+        {"performer-curve", false,
+         "also write \"performer_curve\": Performer's relative error vs m (1..4096) for positive/trig x "
+         "iid/orthogonal features, averaged over --redraws R"},
         {"indent", true, "N: pretty-print with N spaces (default: compact)"}},
        true,
        false,

@@ -1,7 +1,9 @@
 #include "app/cli_commands.h"
 #include "core/model_factory.h"
+#include "core/params_json.h"
 #include "core/pipeline.h"
 #include "core/trace_json.h"
+#include "core/variant_json.h"
 
 namespace attnlab::cli {
 
@@ -12,6 +14,14 @@ int runDump(const Args& args) {
   nlohmann::json j = traceToJson(r.trace, describeModel(p, *r.model));
   j["params"] =
       nlohmann::json::object({{"sentence", p.sentence}, {"layer", p.selection.layer}, {"head", p.selection.head}});
+  if (args.has("variants") || args.has("performer-curve")) {
+    // The selected head's Q, K, V through every variant, in double (DESIGN.md: analysis precision).
+    const HeadTrace& h = r.trace.layers[p.selection.layer].heads[p.selection.head];
+    const MatD q = toDouble(h.q), k = toDouble(h.k), v = toDouble(h.v);
+    j["variant_settings"] = toJson(p.variants);
+    j["variants"] = toJson(compareVariants(q, k, v, p.variants, r.trace.causal));
+    if (args.has("performer-curve")) j["performer_curve"] = toJson(performerCurve(q, k, p.variants, r.trace.causal));
+  }
   const int indent = args.intValue("indent", -1, 0, 16);
   writeText(args.value("out"), j.dump(indent) + "\n");
   return 0;

@@ -4,6 +4,7 @@
 #include "app/cli_commands.h"
 #include "core/errors.h"
 #include "core/pipeline.h"
+#include "ui/background_job.h"
 #include "ui/figure_export.h"
 #include "ui/live_controller.h"
 #include "ui/view_factory.h"

@@ -41,11 +41,6 @@ MatD tokenCosineSimilarity(const MatD& x) {
   return c.cwiseMax(-1.0).cwiseMin(1.0);
 }
 
-VecD singularValues(const MatD& m) {
-  if (m.size() == 0) return VecD();
-  return Eigen::JacobiSVD<MatD>(m).singularValues();
-}
-
 double rank1Residual(const MatD& m) {
   const VecD s = singularValues(m);
   if (s.size() == 0 || !(s(0) > 0)) return 0.0;

@@ -2,6 +2,7 @@
 // Measures of rank collapse, in double precision (DESIGN.md, numerical conventions). Rows are tokens.
 //   res(X) = X − 1·x̄ᵀ with x̄ the mean over tokens: what is left once every token is replaced by the
 //   average token. res(X) = 0 exactly when all rows are equal (the output has collapsed to rank 1).
+#include "core/attention_metrics.h"  // singularValues
 #include "core/collapse_settings.h"
 #include "core/tensor.h"
 
@@ -23,9 +24,6 @@ double relativeResidual(const MatD& x, ResidualNorm norm);
 /// Cosine similarity of every pair of rows  [n, n]; a zero row has similarity 0 with every row
 /// (including itself), so it cannot pass for a collapsed token.
 MatD tokenCosineSimilarity(const MatD& x);
-
-/// Singular values, largest first.
-VecD singularValues(const MatD& m);
 
 /// Distance to the best rank-1 approximation, relative: ‖M − M₁‖_F/‖M‖_F = √(Σ_{i≥2} σ_i²/Σ σ_i²)
 /// (Eckart–Young). 0 for a rank-1 or zero matrix; √((n−1)/n) for the n×n identity.

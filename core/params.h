@@ -5,6 +5,7 @@
 
 #include "core/collapse_settings.h"
 #include "core/model_config.h"
+#include "core/variant_settings.h"
 
 namespace attnlab {
 
@@ -22,6 +23,7 @@ struct Params {
   ModelConfig model;
   ViewSelection selection;
   CollapseSettings collapse;  ///< the rank-collapse explorer (collapse/paths views, `attnlab collapse`)
+  VariantSettings variants;   ///< the attention-variant comparison (variants view, dump --variants)
 };
 
 }  // namespace attnlab

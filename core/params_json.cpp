@@ -55,6 +55,13 @@ void readString(const json& obj, const char* key, const std::string& prefix, std
   out = f->get<std::string>();
 }
 
+void readDouble(const json& obj, const char* key, const std::string& prefix, double& out) {
+  const json* f = field(obj, key);
+  if (!f) return;
+  if (!f->is_number()) fail(prefix + key, "must be a number");
+  out = f->get<double>();
+}
+
 template <typename E, typename Parse>
 void readEnum(const json& obj, const char* key, const std::string& prefix, E& out, Parse parse) {
   std::string s;
@@ -108,6 +115,42 @@ void readCollapse(const json& c, CollapseSettings& s) {
   }
 }
 
+void readVariants(const json& v, VariantSettings& s) {
+  if (!v.is_object()) fail("variants", "must be an object");
+  if (const json* names = field(v, "names")) {
+    if (!names->is_array()) fail("variants.names", "must be an array of variant names");
+    s.names.clear();
+    for (const json& n : *names) {
+      if (!n.is_string()) fail("variants.names", "must be an array of variant names");
+      s.names.push_back(n.get<std::string>());
+    }
+  }
+  readDouble(v, "temperature", "variants.", s.temperature);
+  readInt(v, "features", "variants.", s.features);
+  readEnum(v, "feature_kind", "variants.", s.featureKind, parseFeatureKind);
+  readBool(v, "orthogonal", "variants.", s.orthogonal);
+  readU64(v, "feature_seed", "variants.", s.featureSeed);
+  readBool(v, "stabilize", "variants.", s.stabilize);
+  readDouble(v, "epsilon", "variants.", s.epsilon);
+  if (const json* w = field(v, "window")) {
+    if (w->is_null()) {
+      s.window.reset();
+    } else {
+      int value = 0;
+      readInt(v, "window", "variants.", value);
+      s.window = value;
+    }
+  }
+  readBool(v, "causal", "variants.", s.causal);
+  readInt(v, "top_k", "variants.", s.topK);
+  readInt(v, "redraws", "variants.", s.redraws);
+  try {
+    validate(s);
+  } catch (const InputError& e) {
+    throw InputError(std::string("params: ") + e.what());
+  }
+}
+
 }  // namespace
 
 json toJson(const CollapseSettings& s) {
@@ -129,6 +172,21 @@ json toJson(const CollapseSettings& s) {
               {"inspect_config", toString(s.inspectConfig)}};
 }
 
+json toJson(const VariantSettings& v) {
+  return json{{"names", v.names},
+              {"temperature", v.temperature},
+              {"features", v.features},
+              {"feature_kind", toString(v.featureKind)},
+              {"orthogonal", v.orthogonal},
+              {"feature_seed", v.featureSeed},
+              {"stabilize", v.stabilize},
+              {"epsilon", v.epsilon},
+              {"window", v.window ? json(*v.window) : json(nullptr)},
+              {"causal", v.causal},
+              {"top_k", v.topK},
+              {"redraws", v.redraws}};
+}
+
 json toJson(const ModelConfig& c) {
   return json{{"d_model", c.dModel},      {"heads", c.heads},
               {"layers", c.layers},       {"seed", c.seed},
@@ -146,7 +204,8 @@ json toJson(const Params& p) {
               {"model_dir", p.modelDir},
               {"model", toJson(p.model)},
               {"selection", {{"layer", p.selection.layer}, {"head", p.selection.head}, {"view", p.selection.view}}},
-              {"collapse", toJson(p.collapse)}};
+              {"collapse", toJson(p.collapse)},
+              {"variants", toJson(p.variants)}};
 }
 
 Params paramsFromJson(const json& j, const Params& base) {
@@ -186,6 +245,7 @@ Params paramsFromJson(const json& j, const Params& base) {
     readString(*s, "view", "selection.", p.selection.view);
   }
   if (const json* c = field(j, "collapse")) readCollapse(*c, p.collapse);
+  if (const json* v = field(j, "variants")) readVariants(*v, p.variants);
   return p;
 }
 

@@ -130,7 +130,7 @@ class TestMainWindow : public QObject {
     QTRY_VERIFY(progress.count() > 0);  // reported between layers
     w.controller()->cancel();
     QTRY_VERIFY(!w.controller()->busy());
-    QCOMPARE(results.count(), 0);  // the cancelled run shows nothing...
+    QCOMPARE(results.count(), 0);     // the cancelled run shows nothing...
     QCOMPARE(heatmap(w)->rows(), 6);  // ...and the last result stays on screen
   }
 

@@ -88,6 +88,13 @@ void MatrixPlot::setRangeMode(Range mode) {
   updateColorRange();
 }
 
+void MatrixPlot::setFixedRange(double lo, double hi) {
+  fixedLo_ = lo;
+  fixedHi_ = hi;
+  rangeMode_ = Range::Fixed;
+  updateColorRange();
+}
+
 void MatrixPlot::setColorScaleVisible(bool visible) { scale_->setVisible(visible); }
 
 void MatrixPlot::setFontScale(double scale) {
@@ -112,7 +119,10 @@ void MatrixPlot::updateColorRange() {
   if (data_.size() == 0) return;
   double lo = data_.minCoeff(), hi = data_.maxCoeff();
   if (!std::isfinite(lo) || !std::isfinite(hi)) lo = 0, hi = 1;
-  if (rangeMode_ == Range::UnitInterval) {
+  if (rangeMode_ == Range::Fixed) {
+    lo = fixedLo_;
+    hi = fixedHi_;
+  } else if (rangeMode_ == Range::UnitInterval) {
     lo = 0;
     hi = std::max(hi, 1e-6);
   } else if (rangeMode_ == Range::Symmetric) {

@@ -14,8 +14,9 @@ class MatrixPlot : public QCustomPlot {
   Q_OBJECT
  public:
   /// How the colour range follows the data: attention weights live in [0, 1]; scores and
-  /// differences are signed and get a range symmetric about 0 (for the diverging map).
-  enum class Range { Data, UnitInterval, Symmetric };
+  /// differences are signed and get a range symmetric about 0 (for the diverging map). Fixed: a
+  /// range set by setFixedRange, e.g. one scale shared by several plots.
+  enum class Range { Data, UnitInterval, Symmetric, Fixed };
 
   explicit MatrixPlot(QWidget* parent = nullptr);
 
@@ -24,6 +25,8 @@ class MatrixPlot : public QCustomPlot {
   void setAxisTitles(const QString& rows, const QString& cols);
   void setColorMap(ColorMap map);
   void setRangeMode(Range mode);
+  /// Switches to Range::Fixed with [lo, hi].
+  void setFixedRange(double lo, double hi);
   void setColorScaleVisible(bool visible);
   /// Larger fonts for projection; 1 is the default size.
   void setFontScale(double scale);
@@ -55,6 +58,7 @@ class MatrixPlot : public QCustomPlot {
   Mat data_;
   QStringList rowLabels_, colLabels_;
   Range rangeMode_ = Range::Data;
+  double fixedLo_ = 0, fixedHi_ = 1;
   double fontScale_ = 1.0;
 };
 

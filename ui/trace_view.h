@@ -21,8 +21,9 @@ class TraceView : public QWidget {
   /// Presentation mode: scale fonts (1 = normal).
   virtual void setFontScale(double) {}
   /// Blocks until the analyses the view started on its BackgroundJobs have finished and been drawn
-  /// (`attnlab export`, tests). Views that compute nothing of their own need not override it.
-  virtual void waitForAnalyses() {}
+  /// (`attnlab export`, tests). The default waits for every BackgroundJob child; a finished job's
+  /// result arrives as a queued event whose handler may start another job, hence the rounds.
+  virtual void waitForAnalyses();
 
  signals:
   void selectionRequested(int layer, int head);
