@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/model_config.h"
+#include "core/spectra_settings.h"
 
 namespace attnlab {
 
@@ -20,6 +21,7 @@ struct Params {
   std::string modelDir;  ///< empty: the built-in model; else a checkpoint folder on disk
   ModelConfig model;
   ViewSelection selection;
+  SpectraSettings spectra;  ///< spectra, rank and feature-map analyses
 };
 
 }  // namespace attnlab
