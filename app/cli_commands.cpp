@@ -10,8 +10,25 @@ const std::vector<Subcommand>& subcommands() {
        "Writes the forward pass's Trace as JSON (schema attnlab.trace/1): tokens, config, and per layer "
        "and head q, k, v, scores, attention, output, plus residual_out.",
        {{"out", true, "FILE: where to write the JSON (default: standard output)"},
-        {"indent", true, "N: pretty-print with N spaces (default: compact)"}},
+        {"indent", true, "N: pretty-print with N spaces (default: compact)"},
+        {"spectrum", false,
+         "add \"spectrum\" for the selected head: singular values, numerical and effective rank, eigenvalues "
+         "[[re, im], ...] of the attention matrix, singular values of the scores and of exp(scores)"}},
        true, false, runDump},
+      {"rank-demo", "[--n 100] [--scale C] [--seed S] [--sweep] [--out FILE]",
+       "The 'exp raises rank' demonstration: x ~ N(0,1)^n, rank(x x^T) = 1 against rank(exp(C x x^T)). "
+       "Prints JSON with \"x\", \"rank_outer\", \"rank_exp\", both spectra (\"outer_singular_values\", "
+       "\"exp_singular_values\") and with --sweep \"sweep\": [{\"scale\", \"rank\", \"effective_rank\"}, ...].",
+       {{"n", true, "N: length of x (default 100, 2..4096)"},
+        {"scale", true, "C: the scale c in exp(c x x^T) (default 1, -20..20)"},
+        {"seed", true, "S: seed of x (default 0)"},
+        {"sweep", false, "add rank vs c for c log-spaced over [--sweep-min, --sweep-max]"},
+        {"sweep-min", true, "C: smallest c of the sweep (default 0.01)"},
+        {"sweep-max", true, "C: largest c of the sweep (default 10)"},
+        {"sweep-points", true, "N: number of c values (default 31)"},
+        {"out", true, "FILE: where to write the JSON (default: standard output)"},
+        {"indent", true, "N: pretty-print with N spaces (default: compact)"}},
+       false, false, runRankDemo},
       {"export", "[options] --view NAME --out FILE.png|.svg|.pdf",
        "Renders one view to a file, the format from the extension (or --format).",
        {{"view", true, "NAME: the view to render (see --list-views)"},

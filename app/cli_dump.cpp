@@ -1,6 +1,8 @@
 #include "app/cli_commands.h"
+#include "core/head_spectrum.h"
 #include "core/model_factory.h"
 #include "core/pipeline.h"
+#include "core/spectrum_json.h"
 #include "core/trace_json.h"
 
 namespace attnlab::cli {
@@ -10,9 +12,12 @@ int runDump(const Args& args) {
   const PipelineResult r = runPipeline(p);
   checkSelection(p, r.trace);
   nlohmann::json j = traceToJson(r.trace, describeModel(p, *r.model));
-  j["params"] = nlohmann::json::object({{"sentence", p.sentence},
-                                        {"layer", p.selection.layer},
-                                        {"head", p.selection.head}});
+  j["params"] =
+      nlohmann::json::object({{"sentence", p.sentence}, {"layer", p.selection.layer}, {"head", p.selection.head}});
+  if (args.has("spectrum")) {
+    const HeadTrace& head = r.trace.layers[p.selection.layer].heads[p.selection.head];
+    j["spectrum"] = headSpectrumToJson(headSpectrum(head, r.trace.causal));
+  }
   const int indent = args.intValue("indent", -1, 0, 16);
   writeText(args.value("out"), j.dump(indent) + "\n");
   return 0;

@@ -39,6 +39,8 @@ std::vector<double> sweepScales(const RankDemoSettings& s) {
   std::vector<double> c(s.sweepPoints);
   const double lo = std::log(s.sweepMin), hi = std::log(s.sweepMax);
   for (int i = 0; i < s.sweepPoints; ++i) c[i] = std::exp(lo + (hi - lo) * i / (s.sweepPoints - 1));
+  c.front() = s.sweepMin;  // the ends exactly as given, not exp(log(·)) of them
+  c.back() = s.sweepMax;
   return c;
 }
 
