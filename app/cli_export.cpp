@@ -4,6 +4,7 @@
 #include "app/cli_commands.h"
 #include "core/errors.h"
 #include "core/pipeline.h"
+#include "ui/background_job.h"
 #include "ui/figure_export.h"
 #include "ui/live_controller.h"
 #include "ui/view_factory.h"
@@ -38,6 +39,12 @@ int runExport(const Args& args) {
   view->show();  // lays the view out; offscreen, nothing appears
   view->showResult(result);
   QApplication::processEvents();
+  // Views compute their analyses on BackgroundJobs: wait for them, deliver their results (queued to
+  // this thread), and repeat for jobs a result starts.
+  for (int round = 0; round < 4; ++round) {
+    for (ui::BackgroundJob* job : view->findChildren<ui::BackgroundJob*>()) job->waitForIdle();
+    QApplication::processEvents();
+  }
   const QString error = ui::exportWidget(view.get(), out, format, scale, view->displayName());
   if (!error.isEmpty()) throw InputError(error.toStdString());
   return 0;
