@@ -185,10 +185,10 @@ void FeatureMapView::showComparison(const FeatureMapComparison& c) {
 
   // Each heatmap scales its colours to its own largest weight (printed): diffuse maps look flat.
   const QStringList labels = result_->tokenLabels().size() == c.n ? result_->tokenLabels() : indexLabels(c.n);
-  heatmaps_[0]->setTitle(tr("softmax · rank %1 · max %2").arg(c.softmaxRank).arg(c.softmax.maxCoeff(), 0, 'f', 2));
+  heatmaps_[0]->setTitle(tr("softmax\nrank %1 · max %2").arg(c.softmaxRank).arg(c.softmax.maxCoeff(), 0, 'f', 2));
   heatmaps_[0]->setMatrix(c.softmax.cast<float>(), labels, labels);
   for (std::size_t m = 0; m < c.maps.size(); ++m) {
-    heatmaps_[m + 1]->setTitle(tr("%1 · rank %2 · max %3")
+    heatmaps_[m + 1]->setTitle(tr("%1\nrank %2 · max %3")
                                    .arg(mapLabel(c.maps[m].map))
                                    .arg(c.maps[m].numericalRank)
                                    .arg(c.maps[m].attention.maxCoeff(), 0, 'f', 2));
