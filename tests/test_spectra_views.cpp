@@ -88,9 +88,23 @@ class TestSpectraViews : public QObject {
     v.showResult(r);
     QTest::qWait(100);
     QCOMPARE(v.spectrum().n, 0);  // nothing computed until asked
-    QPushButton* button = v.findChild<QPushButton*>();
+    QPushButton* button = v.findChild<QPushButton*>("computeSpectrum");
     QVERIFY(button && button->isVisible());
     QVERIFY(button->text().contains("Compute"));
+  }
+
+  void eigenvaluesOnDemandAboveAutoLimit() {
+    Params p = smallParams();
+    p.model.layers = 1;
+    p.sentence.clear();
+    for (int i = 0; i < SpectrumView::kAutoEigenTokens + 16; ++i) p.sentence += "w" + std::to_string(i % 50) + " ";
+    SpectrumView v;
+    showSized(v);
+    v.showResult(run(p));
+    QTRY_VERIFY_WITH_TIMEOUT(v.spectrum().n > 0, 60000);  // singular values come by themselves
+    QVERIFY(!v.eigenvaluesShown());
+    QPushButton* button = v.findChild<QPushButton*>("computeEigenvalues");
+    QVERIFY(button && button->isVisible());
   }
 
   void rankTableFillsAndClicksSelect() {

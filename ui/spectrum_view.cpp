@@ -24,7 +24,11 @@ SpectrumView::SpectrumView(QWidget* parent) : TraceView(parent) {
   info_->setWordWrap(true);
   info_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   computeButton_ = new QPushButton(tr("Compute spectrum"));
+  computeButton_->setObjectName("computeSpectrum");
   computeButton_->hide();
+  eigenButton_ = new QPushButton(tr("Compute eigenvalues"));
+  eigenButton_->setObjectName("computeEigenvalues");
+  eigenButton_->hide();
   progress_ = new QProgressBar;
   progress_->setRange(0, 100);
   progress_->setMaximumWidth(220);
@@ -38,6 +42,7 @@ SpectrumView::SpectrumView(QWidget* parent) : TraceView(parent) {
   auto* bottom = new QHBoxLayout;
   bottom->addWidget(info_, 1);
   bottom->addWidget(computeButton_);
+  bottom->addWidget(eigenButton_);
   bottom->addWidget(progress_);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
@@ -45,6 +50,7 @@ SpectrumView::SpectrumView(QWidget* parent) : TraceView(parent) {
   layout->addLayout(bottom);
 
   connect(computeButton_, &QPushButton::clicked, this, &SpectrumView::compute);
+  connect(eigenButton_, &QPushButton::clicked, this, &SpectrumView::computeEigenvalues);
   connect(svdJob_, &BackgroundJob::busyChanged, this, [this](bool b) {
     svdBusy_ = b;
     updateBusy();
@@ -61,6 +67,7 @@ void SpectrumView::showResult(const ResultPtr& result) {
   result_ = result;
   if (!result || !result->ok()) return;
   const int n = result->trace().tokenCount();
+  eigenButton_->hide();
   if (n > kOnDemandTokens) {
     svdJob_->cancel();
     eigJob_->cancel();
@@ -86,6 +93,21 @@ void SpectrumView::compute() {
       [this](const HeadSpectrum& s) { showSingularValues(s); },
       [this](const QString& e) { info_->setText(tr("Spectrum failed: %1").arg(e)); });
   eigenShown_ = false;
+  const int n = r->trace().tokenCount();
+  if (n > kAutoEigenTokens) {
+    eigJob_->cancel();
+    eigPlot_->showMessage(tr("%1 tokens: the eigenvalues take seconds.\nPress “Compute eigenvalues”.").arg(n));
+    eigenButton_->show();
+    return;
+  }
+  computeEigenvalues();
+}
+
+void SpectrumView::computeEigenvalues() {
+  if (!result_ || !result_->ok()) return;
+  const ResultPtr r = result_;
+  const int l = r->layer(), h = r->head();
+  eigenButton_->hide();
   eigJob_->run<std::vector<std::complex<double>>>(
       [r, l, h](const RunControl& c) {
         c.checkpoint(0);
