@@ -29,5 +29,6 @@ int runExport(const Args& args);
 int runCollapse(const Args& args);
 /// The options of `attnlab collapse` (its own table: --norm and --d-model mean the deep stack's here).
 const std::vector<Option>& collapseOptions();
+int runRankDemo(const Args& args);
 
 }  // namespace attnlab::cli

@@ -1,7 +1,9 @@
 #include "app/cli_commands.h"
+#include "core/head_spectrum.h"
 #include "core/model_factory.h"
 #include "core/params_json.h"
 #include "core/pipeline.h"
+#include "core/spectrum_json.h"
 #include "core/trace_json.h"
 #include "core/variant_json.h"
 
@@ -21,6 +23,10 @@ int runDump(const Args& args) {
     j["variant_settings"] = toJson(p.variants);
     j["variants"] = toJson(compareVariants(q, k, v, p.variants, r.trace.causal));
     if (args.has("performer-curve")) j["performer_curve"] = toJson(performerCurve(q, k, p.variants, r.trace.causal));
+  }
+  if (args.has("spectrum")) {
+    const HeadTrace& head = r.trace.layers[p.selection.layer].heads[p.selection.head];
+    j["spectrum"] = headSpectrumToJson(headSpectrum(head, r.trace.causal));
   }
   const int indent = args.intValue("indent", -1, 0, 16);
   writeText(args.value("out"), j.dump(indent) + "\n");

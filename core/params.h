@@ -5,6 +5,7 @@
 
 #include "core/collapse_settings.h"
 #include "core/model_config.h"
+#include "core/spectra_settings.h"
 #include "core/variant_settings.h"
 
 namespace attnlab {
@@ -24,6 +25,7 @@ struct Params {
   ViewSelection selection;
   CollapseSettings collapse;  ///< the rank-collapse explorer (collapse/paths views, `attnlab collapse`)
   VariantSettings variants;   ///< the attention-variant comparison (variants view, dump --variants)
+  SpectraSettings spectra;    ///< spectra, rank and feature-map analyses
 };
 
 }  // namespace attnlab

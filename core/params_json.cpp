@@ -151,6 +151,36 @@ void readVariants(const json& v, VariantSettings& s) {
   }
 }
 
+/// The "spectra" object (issue 4's analyses); validated after reading.
+void readSpectra(const json& s, SpectraSettings& out) {
+  if (!s.is_object()) fail("spectra", "must be an object");
+  if (const json* d = field(s, "rank_demo")) {
+    if (!d->is_object()) fail("spectra.rank_demo", "must be an object");
+    const std::string pre = "spectra.rank_demo.";
+    readInt(*d, "n", pre, out.demo.n);
+    readDouble(*d, "scale", pre, out.demo.scale);
+    readU64(*d, "seed", pre, out.demo.seed);
+    readDouble(*d, "sweep_min", pre, out.demo.sweepMin);
+    readDouble(*d, "sweep_max", pre, out.demo.sweepMax);
+    readInt(*d, "sweep_points", pre, out.demo.sweepPoints);
+  }
+  if (const json* f = field(s, "feature_maps")) {
+    if (!f->is_object()) fail("spectra.feature_maps", "must be an object");
+    const std::string pre = "spectra.feature_maps.";
+    readInt(*f, "performer_features", pre, out.features.performerFeatures);
+    readU64(*f, "performer_seed", pre, out.features.performerSeed);
+    readBool(*f, "orthogonal", pre, out.features.orthogonal);
+  }
+  if (const json* h = field(s, "head_size")) {
+    if (!h->is_object()) fail("spectra.head_size", "must be an object");
+    const std::string pre = "spectra.head_size.";
+    readInt(*h, "n", pre, out.headSize.n);
+    readU64(*h, "seed", pre, out.headSize.seed);
+    readInt(*h, "max_key_size", pre, out.headSize.maxKeySize);
+  }
+  validate(out);
+}
+
 }  // namespace
 
 json toJson(const CollapseSettings& s) {
@@ -187,6 +217,21 @@ json toJson(const VariantSettings& v) {
               {"redraws", v.redraws}};
 }
 
+json toJson(const SpectraSettings& s) {
+  return json{{"rank_demo",
+               {{"n", s.demo.n},
+                {"scale", s.demo.scale},
+                {"seed", s.demo.seed},
+                {"sweep_min", s.demo.sweepMin},
+                {"sweep_max", s.demo.sweepMax},
+                {"sweep_points", s.demo.sweepPoints}}},
+              {"feature_maps",
+               {{"performer_features", s.features.performerFeatures},
+                {"performer_seed", s.features.performerSeed},
+                {"orthogonal", s.features.orthogonal}}},
+              {"head_size", {{"n", s.headSize.n}, {"seed", s.headSize.seed}, {"max_key_size", s.headSize.maxKeySize}}}};
+}
+
 json toJson(const ModelConfig& c) {
   return json{{"d_model", c.dModel},      {"heads", c.heads},
               {"layers", c.layers},       {"seed", c.seed},
@@ -205,7 +250,8 @@ json toJson(const Params& p) {
               {"model", toJson(p.model)},
               {"selection", {{"layer", p.selection.layer}, {"head", p.selection.head}, {"view", p.selection.view}}},
               {"collapse", toJson(p.collapse)},
-              {"variants", toJson(p.variants)}};
+              {"variants", toJson(p.variants)},
+              {"spectra", toJson(p.spectra)}};
 }
 
 Params paramsFromJson(const json& j, const Params& base) {
@@ -246,6 +292,7 @@ Params paramsFromJson(const json& j, const Params& base) {
   }
   if (const json* c = field(j, "collapse")) readCollapse(*c, p.collapse);
   if (const json* v = field(j, "variants")) readVariants(*v, p.variants);
+  if (const json* s = field(j, "spectra")) readSpectra(*s, p.spectra);
   return p;
 }
 

@@ -13,6 +13,7 @@ nlohmann::json toJson(const Params& p);
 nlohmann::json toJson(const ModelConfig& c);
 nlohmann::json toJson(const CollapseSettings& s);
 nlohmann::json toJson(const VariantSettings& v);
+nlohmann::json toJson(const SpectraSettings& s);
 
 /// Reads parameters over `base`: absent fields keep base's values, unknown fields are ignored
 /// (forward compatibility), a field of the wrong type or value throws InputError naming it, e.g.

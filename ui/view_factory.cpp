@@ -2,16 +2,22 @@
 
 #include "ui/collapse_view.h"
 #include "ui/complexity_view.h"
+#include "ui/feature_map_view.h"
+#include "ui/head_size_view.h"
 #include "ui/heatmap_view.h"
 #include "ui/matrix_grid_view.h"
 #include "ui/model_grid_view.h"
 #include "ui/paths_view.h"
+#include "ui/rank_demo_view.h"
+#include "ui/rank_table_view.h"
+#include "ui/spectrum_view.h"
 #include "ui/variants_view.h"
 
 namespace attnlab::ui {
 
 QStringList viewNames() {
-  return {"heatmap", "model", "outputs", "qkv", "variants", "complexity", "collapse", "paths"};
+  return {"heatmap",    "model",     "outputs",      "qkv",       "variants", "complexity", "spectrum",
+          "rank-table", "rank-demo", "feature-maps", "head-size", "collapse", "paths"};
 }
 
 TraceView* createView(const QString& name, QWidget* parent) {
@@ -23,6 +29,11 @@ TraceView* createView(const QString& name, QWidget* parent) {
   if (name == "complexity") return new ComplexityView(parent);
   if (name == "collapse") return new CollapseView(parent);
   if (name == "paths") return new PathsView(parent);
+  if (name == "spectrum") return new SpectrumView(parent);
+  if (name == "rank-table") return new RankTableView(parent);
+  if (name == "rank-demo") return new RankDemoView(parent);
+  if (name == "feature-maps") return new FeatureMapView(parent);
+  if (name == "head-size") return new HeadSizeView(parent);
   return nullptr;
 }
 

@@ -1,0 +1,170 @@
+// The spectra views (issue 4) on real results: their analyses arrive from BackgroundJobs, clicks
+// and controls turn into selection / parameter requests, large inputs wait for "Compute".
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QtTest>
+
+#include "ui/feature_map_view.h"
+#include "ui/head_size_view.h"
+#include "ui/live_controller.h"
+#include "ui/rank_demo_view.h"
+#include "ui/rank_table_view.h"
+#include "ui/spectrum_view.h"
+#include "ui/view_factory.h"
+
+using namespace attnlab;
+using namespace attnlab::ui;
+
+namespace {
+
+Params smallParams() {
+  Params p;
+  p.sentence = "mary gave roses to susan because she loved the flowers in the garden";
+  p.model.dModel = 32;
+  p.model.heads = 4;
+  p.model.layers = 2;
+  p.selection.layer = 1;
+  p.selection.head = 2;
+  return p;
+}
+
+ResultPtr run(const Params& p) {
+  ResultPtr r = LiveController::compute(p, nullptr, {});
+  if (!r->ok()) qWarning() << r->error;
+  return r;
+}
+
+template <typename V>
+void showSized(V& v) {
+  v.resize(1000, 700);
+  v.setAttribute(Qt::WA_DontShowOnScreen);
+  v.show();
+}
+
+}  // namespace
+
+class TestSpectraViews : public QObject {
+  Q_OBJECT
+ private slots:
+  void registeredInFactory_data() {
+    QTest::addColumn<QString>("name");
+    for (const char* n : {"spectrum", "rank-table", "rank-demo", "feature-maps", "head-size"}) QTest::newRow(n) << n;
+  }
+  void registeredInFactory() {
+    QFETCH(QString, name);
+    QVERIFY(viewNames().contains(name));
+    std::unique_ptr<TraceView> v(createView(name));
+    QVERIFY(v);
+    QCOMPARE(v->viewName(), name);
+    QVERIFY(!v->displayName().isEmpty());
+  }
+
+  void spectrumViewShowsRanksAndEigenvalues() {
+    SpectrumView v;
+    showSized(v);
+    const ResultPtr r = run(smallParams());
+    QVERIFY(r->ok());
+    v.showResult(r);
+    QTRY_VERIFY_WITH_TIMEOUT(v.eigenvaluesShown() && v.spectrum().n > 0, 20000);
+    const int n = r->trace().tokenCount(), d = 32 / 4;
+    QCOMPARE(v.spectrum().n, n);
+    QCOMPARE(v.spectrum().dHead, d);
+    QVERIFY(v.spectrum().scores.numericalRank <= d);
+    QVERIFY(v.spectrum().expScores.numericalRank > d);  // exp lifts the rank above d_head
+    QCOMPARE(int(v.spectrum().attention.eigenvalues.size()), n);
+    QVERIFY(std::abs(spectralRadius(v.spectrum().attention.eigenvalues) - 1.0) <= 1e-12);
+    QVERIFY(v.infoText().contains("numerical rank"));
+  }
+
+  void spectrumOnDemandForLongInputs() {
+    Params p = smallParams();
+    p.model.layers = 1;
+    p.sentence.clear();
+    for (int i = 0; i < SpectrumView::kOnDemandTokens + 10; ++i) p.sentence += "w" + std::to_string(i % 50) + " ";
+    SpectrumView v;
+    showSized(v);
+    const ResultPtr r = run(p);
+    QVERIFY(r->ok());
+    v.showResult(r);
+    QTest::qWait(100);
+    QCOMPARE(v.spectrum().n, 0);  // nothing computed until asked
+    QPushButton* button = v.findChild<QPushButton*>("computeSpectrum");
+    QVERIFY(button && button->isVisible());
+    QVERIFY(button->text().contains("Compute"));
+  }
+
+  void eigenvaluesOnDemandAboveAutoLimit() {
+    Params p = smallParams();
+    p.model.layers = 1;
+    p.sentence.clear();
+    for (int i = 0; i < SpectrumView::kAutoEigenTokens + 16; ++i) p.sentence += "w" + std::to_string(i % 50) + " ";
+    SpectrumView v;
+    showSized(v);
+    v.showResult(run(p));
+    QTRY_VERIFY_WITH_TIMEOUT(v.spectrum().n > 0, 60000);  // singular values come by themselves
+    QVERIFY(!v.eigenvaluesShown());
+    QPushButton* button = v.findChild<QPushButton*>("computeEigenvalues");
+    QVERIFY(button && button->isVisible());
+  }
+
+  void rankTableFillsAndClicksSelect() {
+    RankTableView v;
+    showSized(v);
+    const ResultPtr r = run(smallParams());
+    v.showResult(r);
+    QTRY_COMPARE_WITH_TIMEOUT(int(v.grid()->table().cells.size()), 2, 20000);
+    QCOMPARE(int(v.grid()->table().cells[0].size()), 4);
+    QSignalSpy spy(&v, &TraceView::selectionRequested);
+    QTest::mouseClick(v.grid(), Qt::LeftButton, {}, v.grid()->cellRect(1, 3).center());
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(spy[0][0].toInt(), 1);
+    QCOMPARE(spy[0][1].toInt(), 3);
+  }
+
+  void rankDemoComputesAndControlsRequestParams() {
+    RankDemoView v;
+    showSized(v);
+    Params p = smallParams();
+    p.spectra.demo.sweepPoints = 6;
+    v.showResult(run(p));
+    QTRY_VERIFY_WITH_TIMEOUT(v.rankExp() > 0 && v.sweepPointsShown() == 6, 20000);
+    QCOMPARE(v.rankOuter(), 1);
+    QCOMPARE(v.nBox()->value(), 100);
+    QSignalSpy spy(&v, &TraceView::paramsRequested);
+    v.nBox()->setValue(40);
+    QCOMPARE(spy.count(), 1);
+    const Params asked = spy[0][0].value<Params>();
+    QCOMPARE(asked.spectra.demo.n, 40);
+    QCOMPARE(asked.sentence, p.sentence);  // everything else unchanged
+    v.showResult(run(asked));
+    QTRY_VERIFY_WITH_TIMEOUT(v.rankExp() > 0 && v.rankExp() <= 40, 20000);
+  }
+
+  void featureMapsCompareTheSelectedHead() {
+    FeatureMapView v;
+    showSized(v);
+    const ResultPtr r = run(smallParams());
+    v.showResult(r);
+    QTRY_COMPARE_WITH_TIMEOUT(v.comparison().n, r->trace().tokenCount(), 20000);
+    QCOMPARE(int(v.comparison().maps.size()), 4);
+    QCOMPARE(v.comparison().maps[3].features, 4 * 8);  // Performer default m = 4·d_head
+    QSignalSpy spy(&v, &TraceView::paramsRequested);
+    v.featuresBox()->setValue(64);
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(spy[0][0].value<Params>().spectra.features.performerFeatures, 64);
+  }
+
+  void headSizeSweepRuns() {
+    HeadSizeView v;
+    showSized(v);
+    Params p = smallParams();
+    p.spectra.headSize.n = 32;
+    p.spectra.headSize.maxKeySize = 8;
+    v.showResult(run(p));
+    QTRY_COMPARE_WITH_TIMEOUT(int(v.sweep().keySizes.size()), 4, 20000);
+    QCOMPARE(int(v.sweep().curves.size()), 5);
+  }
+};
+
+QTEST_MAIN(TestSpectraViews)
+#include "test_spectra_views.moc"
