@@ -140,8 +140,8 @@ Mat BuiltinModel::attentionBlock(const BuiltinLayerWeights& w, const Mat& x, Lay
   trace.concat.resize(n, d);
   for (int hd = 0; hd < structure_.heads; ++hd) {
     const int c0 = hd * dh;
-    trace.heads.push_back(attendHead(q.middleCols(c0, dh), k.middleCols(c0, dh), v.middleCols(c0, dh), scale,
-                                     structure_.causal));
+    trace.heads.push_back(
+        attendHead(q.middleCols(c0, dh), k.middleCols(c0, dh), v.middleCols(c0, dh), scale, structure_.causal));
     trace.concat.middleCols(c0, dh) = trace.heads.back().output;
   }
   if (!structure_.outputProjection) return trace.concat;

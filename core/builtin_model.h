@@ -10,13 +10,13 @@
 namespace attnlab {
 
 struct BuiltinLayerWeights {
-  Mat wq, wk, wv;  ///< [d, d]; head h uses columns h·d_head … (h+1)·d_head − 1
-  Mat wo;          ///< [d, d]
+  Mat wq, wk, wv;                            ///< [d, d]; head h uses columns h·d_head … (h+1)·d_head − 1
+  Mat wo;                                    ///< [d, d]
   Vec ln1Gamma, ln1Beta, ln2Gamma, ln2Beta;  ///< [d]
-  Mat w1;          ///< [d, 4d]
-  Vec b1;          ///< [4d]
-  Mat w2;          ///< [4d, d]
-  Vec b2;          ///< [d]
+  Mat w1;                                    ///< [d, 4d]
+  Vec b1;                                    ///< [4d]
+  Mat w2;                                    ///< [4d, d]
+  Vec b2;                                    ///< [d]
 };
 
 class BuiltinModel : public Model {

@@ -25,10 +25,10 @@ struct ModelConfig {
   uint64_t seed = 42;
   Mode mode = Mode::Block;
   PositionKind position = PositionKind::Sinusoidal;
-  bool scale = true;   ///< divide scores by √d_head (from the `scaled` rung on)
-  bool causal = false; ///< causal mask; always on at the `causal` rung
-  bool skip = true;    ///< residual connections (block mode)
-  bool mlp = true;     ///< MLP sub-block (block mode)
+  bool scale = true;                        ///< divide scores by √d_head (from the `scaled` rung on)
+  bool causal = false;                      ///< causal mask; always on at the `causal` rung
+  bool skip = true;                         ///< residual connections (block mode)
+  bool mlp = true;                          ///< MLP sub-block (block mode)
   NormPlacement norm = NormPlacement::Pre;  ///< LayerNorm placement (block mode)
   Activation activation = Activation::Gelu;
   int maxTokens = 2048;  ///< refuse longer inputs: the full trace is O(layers·heads·n²)

@@ -70,18 +70,12 @@ void readEnum(const json& obj, const char* key, const std::string& prefix, E& ou
 }  // namespace
 
 json toJson(const ModelConfig& c) {
-  return json{{"d_model", c.dModel},
-              {"heads", c.heads},
-              {"layers", c.layers},
-              {"seed", c.seed},
-              {"mode", toString(c.mode)},
-              {"position", toString(c.position)},
-              {"scale", c.scale},
-              {"causal", c.causal},
-              {"skip", c.skip},
-              {"mlp", c.mlp},
-              {"norm", toString(c.norm)},
-              {"activation", toString(c.activation)},
+  return json{{"d_model", c.dModel},      {"heads", c.heads},
+              {"layers", c.layers},       {"seed", c.seed},
+              {"mode", toString(c.mode)}, {"position", toString(c.position)},
+              {"scale", c.scale},         {"causal", c.causal},
+              {"skip", c.skip},           {"mlp", c.mlp},
+              {"norm", toString(c.norm)}, {"activation", toString(c.activation)},
               {"max_tokens", c.maxTokens}};
 }
 

@@ -6,7 +6,7 @@
 
 namespace attnlab {
 
-using Mat = Eigen::MatrixXf;   ///< activations and weights, [rows, cols]
+using Mat = Eigen::MatrixXf;  ///< activations and weights, [rows, cols]
 using Vec = Eigen::VectorXf;
 using RowVec = Eigen::RowVectorXf;
 using MatD = Eigen::MatrixXd;  ///< analysis precision

@@ -9,14 +9,14 @@
 namespace attnlab {
 
 struct HeadTrace {
-  Mat q, k, v;      ///< [n, d_head]
-  Mat scores;       ///< Q·Kᵀ·scale before any mask  [n, n]
-  Mat attention;    ///< softmax rows (masked entries exactly 0)  [n, n]; rows = queries
-  Mat output;       ///< attention·V  [n, d_head]
+  Mat q, k, v;    ///< [n, d_head]
+  Mat scores;     ///< Q·Kᵀ·scale before any mask  [n, n]
+  Mat attention;  ///< softmax rows (masked entries exactly 0)  [n, n]; rows = queries
+  Mat output;     ///< attention·V  [n, d_head]
 };
 
 struct LayerTrace {
-  Mat residualIn;    ///< the layer's input  [n, d]
+  Mat residualIn;  ///< the layer's input  [n, d]
   std::vector<HeadTrace> heads;
   Mat concat;        ///< heads' outputs side by side  [n, d]
   Mat attentionOut;  ///< after the unifying Wo (= concat without it)  [n, d]

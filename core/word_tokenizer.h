@@ -10,7 +10,7 @@
 namespace attnlab {
 
 struct Token {
-  std::string text;  ///< UTF-8, lower-cased when asked
+  std::string text;                ///< UTF-8, lower-cased when asked
   int byteBegin = 0, byteEnd = 0;  ///< [begin, end) in the input's bytes
   int u16Begin = 0, u16End = 0;    ///< the same span in UTF-16 code units (for Qt text highlighting)
 };
