@@ -40,9 +40,9 @@ bool matricesClose(const Eigen::MatrixBase<A>& a, const Eigen::MatrixBase<B>& b,
 
 }  // namespace attnlab::test
 
-#define ATTNLAB_COMPARE_MATRICES(a, b, tol)                                  \
-  do {                                                                       \
-    std::string why_;                                                        \
-    if (!attnlab::test::matricesClose((a), (b), (tol), &why_))               \
-      QFAIL(qPrintable(QString("%1 ≠ %2: %3").arg(#a, #b, why_.c_str())));   \
+#define ATTNLAB_COMPARE_MATRICES(a, b, tol)                                \
+  do {                                                                     \
+    std::string why_;                                                      \
+    if (!attnlab::test::matricesClose((a), (b), (tol), &why_))             \
+      QFAIL(qPrintable(QString("%1 ≠ %2: %3").arg(#a, #b, why_.c_str()))); \
   } while (0)

@@ -92,7 +92,8 @@ class TestTokenizerBert : public QObject {
 
   void wordPiecesAndUnknown() {
     const WordPieceTokenizer& t = tokenizer("tokenizer.json");
-    QCOMPARE(texts(t.encode("unaffable tokenization", false)), (QStringList{"una", "##ffa", "##ble", "token", "##ization"}));
+    QCOMPARE(texts(t.encode("unaffable tokenization", false)),
+             (QStringList{"una", "##ffa", "##ble", "token", "##ization"}));
     // A word longer than max_input_chars_per_word (100) is one [UNK].
     QCOMPARE(texts(t.encode(std::string(101, 'a'), false)), QStringList{"[UNK]"});
     QCOMPARE(texts(t.encode(std::string(100, 'a'), false)).size() > 1, true);

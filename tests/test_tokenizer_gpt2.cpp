@@ -105,7 +105,8 @@ class TestTokenizerGpt2 : public QObject {
     QTest::newRow("trailing spaces") << "a  " << QStringList{"a", "  "};
     QTest::newRow("newline then word") << "a\nb" << QStringList{"a", "\n", "b"};
     QTest::newRow("numbers and letters") << "abc123def" << QStringList{"abc", "123", "def"};
-    QTest::newRow("nbsp is whitespace") << QString("x\u00a0\u00a0y") << QStringList{"x", QString("\u00a0"), QString("\u00a0"), "y"};
+    QTest::newRow("nbsp is whitespace") << QString("x\u00a0\u00a0y")
+                                        << QStringList{"x", QString("\u00a0"), QString("\u00a0"), "y"};
     QTest::newRow("accented letters") << "café über" << QStringList{"café", " über"};
     QTest::newRow("roman numeral is N") << QString("Ⅻ 12") << QStringList{QString("Ⅻ"), " 12"};
   }
@@ -161,12 +162,23 @@ class TestTokenizerGpt2 : public QObject {
     QTest::addColumn<QString>("vocab");
     QTest::addColumn<QString>("merges");
     QTest::addColumn<QString>("message");
-    QTest::newRow("malformed vocab") << "{\"a\": 0," << "" << "vocab.json: malformed JSON";
-    QTest::newRow("vocab not object") << "[1, 2]" << "" << "vocab.json: the vocabulary is not a JSON object";
-    QTest::newRow("negative id") << "{\"a\": -1}" << "" << "vocab.json: token \"a\" has an invalid id";
-    QTest::newRow("merge out of vocab") << "{\"a\": 0, \"b\": 1}" << "a b" << "merges.txt: line 1: merge \"a b\"";
-    QTest::newRow("merge one token") << "{\"a\": 0}" << "#version: 0.2\nab" << "merges.txt: line 2: expected two tokens";
-    QTest::newRow("deep nesting") << QString(100000, '[') << "" << "vocab.json: JSON nested deeper";
+    QTest::newRow("malformed vocab") << "{\"a\": 0,"
+                                     << ""
+                                     << "vocab.json: malformed JSON";
+    QTest::newRow("vocab not object") << "[1, 2]"
+                                      << ""
+                                      << "vocab.json: the vocabulary is not a JSON object";
+    QTest::newRow("negative id") << "{\"a\": -1}"
+                                 << ""
+                                 << "vocab.json: token \"a\" has an invalid id";
+    QTest::newRow("merge out of vocab") << "{\"a\": 0, \"b\": 1}"
+                                        << "a b"
+                                        << "merges.txt: line 1: merge \"a b\"";
+    QTest::newRow("merge one token") << "{\"a\": 0}"
+                                     << "#version: 0.2\nab"
+                                     << "merges.txt: line 2: expected two tokens";
+    QTest::newRow("deep nesting") << QString(100000, '[') << ""
+                                  << "vocab.json: JSON nested deeper";
   }
   void badFiles() {
     QFETCH(QString, vocab);

@@ -10,7 +10,8 @@ class TestTokenizerWords : public QObject {
   void splitsWordsAndPunctuation_data() {
     QTest::addColumn<QString>("input");
     QTest::addColumn<QStringList>("expected");
-    QTest::newRow("sentence") << "the cat walks on the street" << QStringList{"the", "cat", "walks", "on", "the", "street"};
+    QTest::newRow("sentence") << "the cat walks on the street"
+                              << QStringList{"the", "cat", "walks", "on", "the", "street"};
     QTest::newRow("punctuation") << "Hello, world!" << QStringList{"hello", ",", "world", "!"};
     QTest::newRow("apostrophe") << "don't stop" << QStringList{"don't", "stop"};
     QTest::newRow("hyphen word") << "state-of-the-art" << QStringList{"state-of-the-art"};
