@@ -120,7 +120,7 @@ BpeTokenizer BpeTokenizer::fromFiles(const std::string& vocabJson, const std::st
   return t;
 }
 
-BpeTokenizer BpeTokenizer::fromTokenizerJson(const nlohmann::json& j, const std::string& name) {
+BpeTokenizer BpeTokenizer::fromTokenizerJson(const nlohmann::json& j, const std::string& name) try {
   const nlohmann::json& model = j.at("model");
   BpeTokenizer t;
   t.setVocab(model.at("vocab"), name);
@@ -156,6 +156,9 @@ BpeTokenizer BpeTokenizer::fromTokenizerJson(const nlohmann::json& j, const std:
   t.template_ = parsePostProcessor(j.value("post_processor", nlohmann::json()), name,
                                    [&t](const std::string& s) { return t.lookup(s); });
   return t;
+} catch (const nlohmann::json::exception& e) {
+  // A missing required field or a field of the wrong type in otherwise well-formed JSON.
+  throw InputError(name + ": unexpected content (" + e.what() + ")");
 }
 
 void BpeTokenizer::encodePiece(std::string_view piece, std::size_t srcBase, std::size_t prefixLen, TokenizedText& out,

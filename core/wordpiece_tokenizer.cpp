@@ -64,7 +64,7 @@ WordPieceTokenizer WordPieceTokenizer::fromVocabTxt(const std::string& text, con
   return t;
 }
 
-WordPieceTokenizer WordPieceTokenizer::fromTokenizerJson(const nlohmann::json& j, const std::string& name) {
+WordPieceTokenizer WordPieceTokenizer::fromTokenizerJson(const nlohmann::json& j, const std::string& name) try {
   const nlohmann::json& model = j.at("model");
   WordPieceTokenizer t;
   const nlohmann::json& vocab = model.at("vocab");
@@ -103,6 +103,9 @@ WordPieceTokenizer WordPieceTokenizer::fromTokenizerJson(const nlohmann::json& j
   t.template_ = parsePostProcessor(j.value("post_processor", nlohmann::json()), name,
                                    [&t](const std::string& s) { return t.lookup(s); });
   return t;
+} catch (const nlohmann::json::exception& e) {
+  // A missing required field or a field of the wrong type in otherwise well-formed JSON.
+  throw InputError(name + ": unexpected content (" + e.what() + ")");
 }
 
 void WordPieceTokenizer::encodeWord(const std::vector<NormChar>& w, TokenizedText& out,
