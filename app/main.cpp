@@ -1,1 +1,71 @@
-int main(){}
+// attnlab: with no arguments the graphical program; with a subcommand a headless tool sharing the
+// same core and parameter struct (see `attnlab --help`).
+#include <QApplication>
+#include <cstdlib>
+#include <iostream>
+
+#include "app/cli_commands.h"
+#include "core/errors.h"
+#include "ui/main_window.h"
+
+namespace {
+
+bool hasDisplay() {
+  return std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY") || std::getenv("QT_QPA_PLATFORM");
+}
+
+int runSubcommand(const attnlab::cli::Subcommand& cmd, int argc, char** argv) {
+  using namespace attnlab;
+  std::vector<cli::Option> options = cmd.options;
+  if (cmd.usesParams)
+    options.insert(options.end(), cli::paramOptions().begin(), cli::paramOptions().end());
+  std::unique_ptr<QCoreApplication> app;
+  if (cmd.needsGui) {
+    // Figures are rendered without a screen: the offscreen platform needs no display server.
+    if (!std::getenv("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    app = std::make_unique<QApplication>(argc, argv);
+  }
+  try {
+    return cmd.run(cli::parse(argc, argv, 2, options));
+  } catch (const InputError& e) {
+    std::cerr << "attnlab " << cmd.name << ": error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "attnlab " << cmd.name << ": error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace attnlab;
+  if (argc > 1) {
+    const std::string first = argv[1];
+    if (first == "--help" || first == "-h" || first == "help") {
+      std::cout << cli::helpText();
+      return 0;
+    }
+    if (const cli::Subcommand* cmd = cli::findSubcommand(first)) return runSubcommand(*cmd, argc, argv);
+    std::cerr << "attnlab: unknown command '" << first << "' (see attnlab --help)\n";
+    return 2;
+  }
+  if (!hasDisplay()) {
+    std::cerr << "attnlab: no display (DISPLAY and WAYLAND_DISPLAY are unset). Run under a desktop, under "
+                 "xvfb-run, or with QT_QPA_PLATFORM=offscreen; `attnlab export` renders figures without one.\n";
+    return 1;
+  }
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName("AttentionLab");
+  QApplication::setApplicationName("attnlab");
+  ui::MainWindow window;
+  window.show();
+  // For the start-up benchmark (bench/startup.sh): exit once the first result is drawn.
+  if (std::getenv("ATTNLAB_QUIT_AFTER_FIRST_RESULT")) {
+    QObject::connect(window.controller(), &ui::LiveController::resultReady, &app, [&window] {
+      window.repaint();
+      QApplication::quit();
+    }, Qt::QueuedConnection);
+  }
+  return app.exec();
+}

@@ -7,6 +7,7 @@
 #include "core/embedding.h"
 #include "core/errors.h"
 #include "core/rng.h"
+#include "core/threading.h"
 
 namespace attnlab {
 namespace {
@@ -106,13 +107,38 @@ Trace BuiltinModel::forward(const TokenizedText& text, const RunControl& control
   std::vector<std::string> words;
   words.reserve(n);
   for (const Token& tok : text.tokens) words.push_back(tok.text);
-  Trace trace = forwardEmbeddings(embedTokens(words, config_.dModel, config_.position, config_.seed), control);
+  Trace trace = forwardEmbeddings(embed(words), control);
   trace.tokens = std::move(words);
   trace.tokenIds = text.ids;
   return trace;
 }
 
+Mat BuiltinModel::embed(const std::vector<std::string>& words) const {
+  const int n = static_cast<int>(words.size()), d = config_.dModel;
+  std::lock_guard<std::mutex> lock(embedMutex_);
+  if (positionCache_.rows() < n) positionCache_ = positionEncoding(std::max(n, 64), d, config_.position, config_.seed);
+  if (wordCache_.size() > 65536) wordCache_.clear();  // bound the memory of a long session
+  Mat x = positionCache_.topRows(n);
+  for (int i = 0; i < n; ++i) {
+    auto it = wordCache_.find(words[i]);
+    if (it == wordCache_.end()) it = wordCache_.emplace(words[i], wordEmbedding(words[i], d, config_.seed)).first;
+    x.row(i) += it->second.transpose();
+  }
+  return x;
+}
+
 Trace BuiltinModel::forwardEmbeddings(const Mat& x, const RunControl& control) const {
+  // Checked here too, not only in forward(): a wrong width would reach Eigen products of mismatched
+  // shapes, which are undefined behaviour with EIGEN_NO_DEBUG.
+  const int n = static_cast<int>(x.rows());
+  if (n == 0) throw InputError("the input has no tokens (X has 0 rows)");
+  if (n > config_.maxTokens)
+    throw InputError("the input has " + std::to_string(n) + " tokens; the built-in model takes at most " +
+                     std::to_string(config_.maxTokens));
+  if (x.cols() != config_.dModel)
+    throw InputError("the input rows have " + std::to_string(x.cols()) + " components, but d_model is " +
+                     std::to_string(config_.dModel));
+  useThreadsForProductSize(static_cast<double>(x.rows()), config_.dModel, 4.0 * config_.dModel);
   Trace trace;
   trace.embeddings = x;
   trace.causal = structure_.causal;

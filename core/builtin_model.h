@@ -2,6 +2,9 @@
 // The built-in transformer: random weights drawn from a seed, word embeddings from hashing, the
 // teaching ladder of model_config.h. Weight matrices are stored [in, out] so a layer reads x·W.
 #include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/model.h"
@@ -31,7 +34,8 @@ class BuiltinModel : public Model {
   TokenizedText tokenize(const std::string& text) const override;
   Trace forward(const TokenizedText& text, const RunControl& control = {}) const override;
 
-  /// Forward from given input rows X [n, d] (skips tokenization and embedding).
+  /// Forward from given input rows X [n, d] (skips tokenization and embedding). Throws InputError
+  /// when n is 0 or above max tokens, or when the rows are not d_model wide.
   Trace forwardEmbeddings(const Mat& x, const RunControl& control = {}) const;
 
   const ModelConfig& config() const { return config_; }
@@ -39,12 +43,18 @@ class BuiltinModel : public Model {
 
  private:
   LayerTrace runLayer(const BuiltinLayerWeights& w, const Mat& x) const;
+  /// Word vectors + position information  [n, d], from caches: typing re-embeds the same words and
+  /// positions on every keystroke, and drawing the Gaussians is a fifth of a small forward pass.
+  Mat embed(const std::vector<std::string>& words) const;
   Mat attentionBlock(const BuiltinLayerWeights& w, const Mat& x, LayerTrace& trace) const;
 
   ModelConfig config_;
   EffectiveStructure structure_;
   bool lowercase_;
   std::vector<BuiltinLayerWeights> layers_;
+  mutable std::mutex embedMutex_;  // forward() may run on several threads at once
+  mutable std::unordered_map<std::string, Vec> wordCache_;
+  mutable Mat positionCache_;  ///< rows 0..k−1 of the position information  [k, d]
 };
 
 }  // namespace attnlab

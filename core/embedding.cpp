@@ -1,6 +1,7 @@
 #include "core/embedding.h"
 
 #include <cmath>
+#include <vector>
 
 #include "core/rng.h"
 
@@ -16,11 +17,11 @@ Vec wordEmbedding(const std::string& word, int d, uint64_t seed) {
 Mat positionEncoding(int n, int d, PositionKind kind, uint64_t seed) {
   Mat p = Mat::Zero(n, d);
   if (kind == PositionKind::Sinusoidal) {
+    std::vector<double> freq(d);  // 10000^{−2i/d}, once per column instead of once per entry
+    for (int i = 0; i < d; ++i) freq[i] = std::pow(10000.0, -2.0 * (i / 2) / d);
     for (int pos = 0; pos < n; ++pos)
-      for (int i = 0; i < d; ++i) {
-        const double freq = std::pow(10000.0, -2.0 * (i / 2) / d);
-        p(pos, i) = static_cast<float>(i % 2 == 0 ? std::sin(pos * freq) : std::cos(pos * freq));
-      }
+      for (int i = 0; i < d; ++i)
+        p(pos, i) = static_cast<float>(i % 2 == 0 ? std::sin(pos * freq[i]) : std::cos(pos * freq[i]));
   } else if (kind == PositionKind::LearnedRandom) {
     for (int pos = 0; pos < n; ++pos) {
       Rng rng(mixSeed(seed, static_cast<uint64_t>(pos), 0x706F73));  // "pos"

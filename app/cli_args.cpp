@@ -1,0 +1,150 @@
+#include "app/cli_args.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "core/errors.h"
+#include "core/params_json.h"
+
+namespace attnlab::cli {
+
+std::string Args::value(const std::string& name, const std::string& fallback) const {
+  const auto it = values.find(name);
+  return it == values.end() ? fallback : it->second;
+}
+
+double Args::doubleValue(const std::string& name, double fallback, double lo, double hi) const {
+  const auto it = values.find(name);
+  if (it == values.end()) return fallback;
+  char* end = nullptr;
+  const double v = std::strtod(it->second.c_str(), &end);
+  if (it->second.empty() || *end != '\0' || !std::isfinite(v))
+    throw InputError("--" + name + " expects a number, got '" + it->second + "'");
+  if (v < lo || v > hi)
+    throw InputError("--" + name + " must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+  return v;
+}
+
+int Args::intValue(const std::string& name, int fallback, int lo, int hi) const {
+  const auto it = values.find(name);
+  if (it == values.end()) return fallback;
+  char* end = nullptr;
+  const long long v = std::strtoll(it->second.c_str(), &end, 10);
+  if (it->second.empty() || *end != '\0') throw InputError("--" + name + " expects an integer, got '" + it->second + "'");
+  if (v < lo || v > hi)
+    throw InputError("--" + name + " must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+  return static_cast<int>(v);
+}
+
+const std::vector<Option>& paramOptions() {
+  static const std::vector<Option> options{
+      {"params", true, "FILE.json: every parameter from one file (the GUI's session/params format)"},
+      {"sentence", true, "TEXT: the input sentence"},
+      {"model", true, "DIR: a Hugging Face checkpoint folder (default: the built-in model)"},
+      {"d-model", true, "N: model width of the built-in model (default 64)"},
+      {"heads", true, "N: attention heads (default 4)"},
+      {"layers", true, "N: layers (default 2)"},
+      {"seed", true, "N: seed of the built-in model's weights and embeddings (default 42)"},
+      {"mode", true, "basic|qkv|scaled|multihead|causal|block: rung of the teaching ladder (default block)"},
+      {"position", true, "none|learned|sinusoidal: position information (default sinusoidal)"},
+      {"norm", true, "pre|post|none: LayerNorm placement in block mode (default pre)"},
+      {"activation", true, "gelu|relu: MLP activation (default gelu)"},
+      {"scale-scores", false, "divide scores by sqrt(d_head) (default on)"},
+      {"no-scale", false, "do not scale scores"},
+      {"causal", false, "causal mask (query i sees keys j <= i)"},
+      {"no-causal", false, "no causal mask"},
+      {"skip", false, "residual connections in block mode (default on)"},
+      {"no-skip", false, "no residual connections"},
+      {"mlp", false, "MLP sub-block in block mode (default on)"},
+      {"no-mlp", false, "no MLP sub-block"},
+      {"no-lowercase", false, "keep the sentence's case"},
+      {"layer", true, "N: selected layer (0-based)"},
+      {"head", true, "N: selected head (0-based)"},
+  };
+  return options;
+}
+
+Args parse(int argc, char** argv, int first, const std::vector<Option>& options) {
+  Args args;
+  for (int i = first; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.rfind("--", 0) != 0) throw InputError("unexpected argument '" + word + "' (options start with --)");
+    std::string name = word.substr(2), inlineValue;
+    bool hasInline = false;
+    if (const auto eq = name.find('='); eq != std::string::npos) {
+      inlineValue = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      hasInline = true;
+    }
+    const Option* opt = nullptr;
+    for (const Option& o : options)
+      if (o.name == name) opt = &o;
+    if (!opt) throw InputError("unknown option --" + name + " (see attnlab --help)");
+    if (!opt->takesValue) {
+      if (hasInline) throw InputError("--" + name + " takes no value");
+      args.flags.insert(name);
+      continue;
+    }
+    if (hasInline) {
+      args.values[name] = inlineValue;
+    } else {
+      if (i + 1 >= argc) throw InputError("--" + name + " needs a value");
+      args.values[name] = argv[++i];
+    }
+  }
+  return args;
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError("cannot read '" + path + "'");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void writeText(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    std::cout << text;
+    std::cout.flush();
+    return;
+  }
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw InputError("cannot write '" + path + "'");
+  out << text;
+  if (!out) throw InputError("writing '" + path + "' failed");
+}
+
+Params paramsFromArgs(const Args& a) {
+  Params p;
+  if (a.has("params")) p = paramsFromJson(parseJsonText(readFile(a.value("params")), a.value("params")), p);
+  ModelConfig& m = p.model;
+  if (a.has("sentence")) p.sentence = a.value("sentence");
+  if (a.has("model")) p.modelDir = a.value("model");
+  m.dModel = a.intValue("d-model", m.dModel, 1, 4096);
+  m.heads = a.intValue("heads", m.heads, 1, 256);
+  m.layers = a.intValue("layers", m.layers, 1, 128);
+  if (a.has("seed")) m.seed = static_cast<uint64_t>(a.intValue("seed", 0, 0, 2147483647));
+  if (a.has("mode")) m.mode = parseMode(a.value("mode"));
+  if (a.has("position")) m.position = parsePosition(a.value("position"));
+  if (a.has("norm")) m.norm = parseNorm(a.value("norm"));
+  if (a.has("activation")) m.activation = parseActivation(a.value("activation"));
+  const auto toggle = [&](const char* on, const char* off, bool& field) {
+    if (a.flags.count(on)) field = true;
+    if (a.flags.count(off)) field = false;
+  };
+  toggle("scale-scores", "no-scale", m.scale);
+  toggle("causal", "no-causal", m.causal);
+  toggle("skip", "no-skip", m.skip);
+  toggle("mlp", "no-mlp", m.mlp);
+  if (a.flags.count("no-lowercase")) p.lowercase = false;
+  p.selection.layer = a.intValue("layer", p.selection.layer, 0, 1023);
+  p.selection.head = a.intValue("head", p.selection.head, 0, 1023);
+  validate(m);
+  return p;
+}
+
+}  // namespace attnlab::cli

@@ -1,0 +1,44 @@
+#pragma once
+// Command-line parsing shared by every subcommand: `--name value` options and `--flag` switches from
+// a table, and the mapping of the parameter options onto the one Params struct (after --params FILE).
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/params.h"
+
+namespace attnlab::cli {
+
+struct Option {
+  std::string name;  ///< without the leading "--"
+  bool takesValue;
+  std::string help;
+};
+
+struct Args {
+  std::map<std::string, std::string> values;
+  std::set<std::string> flags;
+
+  bool has(const std::string& name) const { return values.count(name) || flags.count(name); }
+  std::string value(const std::string& name, const std::string& fallback = {}) const;
+  /// Typed accessors throw InputError naming the option when the text is not a number in range.
+  int intValue(const std::string& name, int fallback, int lo, int hi) const;
+  double doubleValue(const std::string& name, double fallback, double lo, double hi) const;
+};
+
+/// The options every model-running subcommand accepts (they mirror the GUI's parameter panel).
+const std::vector<Option>& paramOptions();
+
+/// Parses argv[first..]; unknown options and missing values throw InputError.
+Args parse(int argc, char** argv, int first, const std::vector<Option>& options);
+
+/// Params from --params FILE (if given), then every individual option on top.
+Params paramsFromArgs(const Args& args);
+
+/// Reads a whole file; throws InputError naming it when it cannot be read.
+std::string readFile(const std::string& path);
+/// Writes text to a file ("-" or empty: stdout); throws InputError naming it on failure.
+void writeText(const std::string& path, const std::string& text);
+
+}  // namespace attnlab::cli

@@ -1,0 +1,51 @@
+#include "app/cli_commands.h"
+
+#include <sstream>
+
+namespace attnlab::cli {
+
+const std::vector<Subcommand>& subcommands() {
+  static const std::vector<Subcommand> table{
+      {"dump", "[options] [--out FILE]",
+       "Writes the forward pass's Trace as JSON (schema attnlab.trace/1): tokens, config, and per layer "
+       "and head q, k, v, scores, attention, output, plus residual_out.",
+       {{"out", true, "FILE: where to write the JSON (default: standard output)"},
+        {"indent", true, "N: pretty-print with N spaces (default: compact)"}},
+       true, false, runDump},
+      {"export", "[options] --view NAME --out FILE.png|.svg|.pdf",
+       "Renders one view to a file, the format from the extension (or --format).",
+       {{"view", true, "NAME: the view to render (see --list-views)"},
+        {"out", true, "FILE: the figure to write"},
+        {"format", true, "png|svg|pdf: overrides the extension"},
+        {"width", true, "PIXELS: figure width (default 1200)"},
+        {"height", true, "PIXELS: figure height (default 900)"},
+        {"scale", true, "FACTOR: PNG resolution multiplier (default 1)"},
+        {"list-views", false, "print the view names, one per line, and exit"}},
+       true, true, runExport},
+  };
+  return table;
+}
+
+const Subcommand* findSubcommand(const std::string& name) {
+  for (const Subcommand& s : subcommands())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+std::string helpText() {
+  std::ostringstream s;
+  s << "Attention Lab: run small transformers and attention variants, and see inside them.\n\n"
+       "Usage:\n  attnlab                 start the graphical program\n";
+  for (const Subcommand& c : subcommands()) s << "  attnlab " << c.name << " " << c.usage << "\n";
+  s << "  attnlab --help          this text\n";
+  for (const Subcommand& c : subcommands()) {
+    s << "\n" << c.name << ": " << c.summary << "\n";
+    for (const Option& o : c.options) s << "  --" << o.name << "  " << o.help << "\n";
+  }
+  s << "\nParameter options (dump, export and the GUI share one parameter struct):\n";
+  for (const Option& o : paramOptions()) s << "  --" << o.name << "  " << o.help << "\n";
+  s << "\nExit status: 0 on success, 1 when the input is wrong (the message says what), 2 on a usage error.\n";
+  return s.str();
+}
+
+}  // namespace attnlab::cli

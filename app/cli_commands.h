@@ -1,0 +1,30 @@
+#pragma once
+// The headless subcommands of `attnlab`. Each is a row of the table in cli_commands.cpp: its name,
+// a summary for --help, its options and the function that runs it (returns the exit code).
+#include <string>
+#include <vector>
+
+#include "app/cli_args.h"
+
+namespace attnlab::cli {
+
+struct Subcommand {
+  std::string name;
+  std::string usage;  ///< one line after "attnlab NAME"
+  std::string summary;
+  std::vector<Option> options;  ///< besides the common parameter options when usesParams
+  bool usesParams;
+  bool needsGui;  ///< renders widgets: runs under a QApplication on the offscreen platform
+  int (*run)(const Args&);
+};
+
+const std::vector<Subcommand>& subcommands();
+const Subcommand* findSubcommand(const std::string& name);
+
+/// The text of `attnlab --help`.
+std::string helpText();
+
+int runDump(const Args& args);
+int runExport(const Args& args);
+
+}  // namespace attnlab::cli

@@ -1,0 +1,131 @@
+// The window as a user drives it (offscreen): typing, changing parameters, clicking a head. Every
+// wait is a QTRY on the visible outcome, never a fixed sleep.
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QtTest>
+
+#include "ui/heatmap_view.h"
+#include "ui/main_window.h"
+#include "ui/model_grid_view.h"
+#include "ui/param_panel.h"
+
+using namespace attnlab;
+using namespace attnlab::ui;
+
+class TestMainWindow : public QObject {
+  Q_OBJECT
+
+  MatrixPlot* heatmap(MainWindow& w) { return static_cast<HeatmapView*>(w.view("heatmap"))->plot(); }
+  ModelGridView* grid(MainWindow& w) { return static_cast<ModelGridView*>(w.view("model")); }
+  QSpinBox* spin(MainWindow& w, const char* name) { return w.paramPanel()->findChild<QSpinBox*>(name); }
+  QString status(MainWindow& w) { return w.findChild<QLabel*>("status")->text(); }
+
+ private slots:
+  void initTestCase() { QCoreApplication::setOrganizationName("AttentionLabTests"); }
+
+  void startsWithTheDefaultSentence() {
+    MainWindow w(false);
+    w.show();
+    QTRY_COMPARE(heatmap(w)->rows(), 6);
+    QCOMPARE(heatmap(w)->cols(), 6);
+    QTRY_COMPARE(grid(w)->layerCount(), 2);
+    QCOMPARE(grid(w)->headCount(), 4);
+  }
+
+  void typingUpdatesTheHeatmap() {
+    MainWindow w(false);
+    w.show();
+    QTRY_COMPARE(heatmap(w)->rows(), 6);
+    QTest::keyClicks(w.sentenceEditor(), " today");
+    QTRY_COMPARE(heatmap(w)->rows(), 7);
+    QCOMPARE(w.controller()->lastResult()->trace().tokens.back(), std::string("today"));
+    // Attention rows of what is drawn sum to 1.
+    const Mat& a = heatmap(w)->matrix();
+    for (int i = 0; i < a.rows(); ++i) QVERIFY(std::abs(a.row(i).sum() - 1.0f) < 1e-5f);
+  }
+
+  void rapidTypingShowsTheLastSentence() {
+    MainWindow w(false);
+    w.show();
+    w.sentenceEditor()->selectAll();
+    QTest::keyClicks(w.sentenceEditor(), "mary gave roses to susan and then she left");
+    QTRY_COMPARE(heatmap(w)->rows(), 9);
+    QCOMPARE(w.controller()->lastResult()->params.sentence, std::string("mary gave roses to susan and then she left"));
+  }
+
+  void moreHeadsGrowTheModelView() {
+    MainWindow w(false);
+    w.show();
+    QTRY_COMPARE(grid(w)->headCount(), 4);
+    spin(w, "heads")->setValue(8);
+    QTRY_COMPARE(grid(w)->headCount(), 8);
+    spin(w, "layers")->setValue(3);
+    QTRY_COMPARE(grid(w)->layerCount(), 3);
+  }
+
+  void invalidHeadsShowAMessageAndKeepTheLastResult() {
+    MainWindow w(false);
+    w.show();
+    QTRY_COMPARE(grid(w)->headCount(), 4);
+    spin(w, "heads")->setValue(5);  // 64 is not divisible by 5
+    QTRY_VERIFY(status(w).contains("divisible"));
+    QCOMPARE(grid(w)->headCount(), 4);
+    QCOMPARE(heatmap(w)->rows(), 6);
+  }
+
+  void emptySentenceIsAMessageNotACrash() {
+    MainWindow w(false);
+    w.show();
+    QTRY_COMPARE(heatmap(w)->rows(), 6);
+    w.sentenceEditor()->selectAll();
+    QTest::keyClick(w.sentenceEditor(), Qt::Key_Backspace);
+    QTRY_VERIFY(status(w).contains("no tokens"));
+    // CJK and emoji arrive through the input method, as from a real IME.
+    QInputMethodEvent ime;
+    ime.setCommitString(QStringLiteral("我爱你 🐱!"));
+    QApplication::sendEvent(w.sentenceEditor(), &ime);
+    QTRY_COMPARE(heatmap(w)->rows(), 5);
+  }
+
+  void clickingAHeadSelectsIt() {
+    MainWindow w(false);
+    w.show();
+    QTRY_COMPARE(grid(w)->layerCount(), 2);
+    // Find the centre of layer 1, head 2 by asking the view where its cells are.
+    QPoint target;
+    for (int y = 0; y < grid(w)->height() && target.isNull(); y += 2)
+      for (int x = 0; x < grid(w)->width(); x += 2) {
+        int l, h;
+        if (grid(w)->headAt({x, y}, &l, &h) && l == 1 && h == 2) {
+          target = {x + 6, y + 6};
+          break;
+        }
+      }
+    QVERIFY(!target.isNull());
+    QTest::mouseClick(grid(w), Qt::LeftButton, {}, target);
+    QTRY_COMPARE(w.controller()->lastResult()->layer(), 1);
+    QCOMPARE(w.controller()->lastResult()->head(), 2);
+    QCOMPARE(spin(w, "layer")->value(), 1);
+    QCOMPARE(spin(w, "head")->value(), 2);
+    const Mat expected = w.controller()->lastResult()->trace().layers[1].heads[2].attention;
+    QTRY_VERIFY(heatmap(w)->matrix().isApprox(expected));
+  }
+
+  void causalModeZeroesTheUpperTriangle() {
+    MainWindow w(false);
+    w.show();
+    QTRY_COMPARE(heatmap(w)->rows(), 6);
+    w.paramPanel()->findChild<QCheckBox*>("causal")->setChecked(true);
+    QTRY_VERIFY(w.controller()->lastResult()->trace().causal);
+    QTRY_COMPARE(heatmap(w)->matrix()(0, 5), 0.0f);
+    const Mat& a = heatmap(w)->matrix();
+    for (int i = 0; i < a.rows(); ++i)
+      for (int j = i + 1; j < a.cols(); ++j) QCOMPARE(a(i, j), 0.0f);
+  }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "test_main_window.moc"

@@ -1,0 +1,26 @@
+#pragma once
+#include <QLabel>
+
+#include "ui/matrix_plot.h"
+#include "ui/trace_view.h"
+
+namespace attnlab::ui {
+
+/// The attention matrix of the selected layer and head: rows are queries, columns keys.
+class HeatmapView : public TraceView {
+  Q_OBJECT
+ public:
+  explicit HeatmapView(QWidget* parent = nullptr);
+  QString viewName() const override { return "heatmap"; }
+  QString displayName() const override { return tr("Attention"); }
+  void showResult(const ResultPtr& result) override;
+  void setFontScale(double scale) override;
+  MatrixPlot* plot() const { return plot_; }
+
+ private:
+  MatrixPlot* plot_;
+  QLabel* hover_;
+  ResultPtr result_;
+};
+
+}  // namespace attnlab::ui

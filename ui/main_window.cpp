@@ -1,0 +1,241 @@
+#include "ui/main_window.h"
+
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "core/errors.h"
+#include "core/params_json.h"
+#include "ui/figure_export.h"
+#include "ui/param_panel.h"
+#include "ui/view_factory.h"
+
+namespace attnlab::ui {
+
+MainWindow::MainWindow(bool restoreSettings, QWidget* parent)
+    : QMainWindow(parent), restoreSettings_(restoreSettings) {
+  setWindowTitle(tr("Attention Lab"));
+  controller_ = new LiveController(this);
+
+  // Sentence editor: large, because a class reads it from the back of the room.
+  sentence_ = new QLineEdit;
+  sentence_->setPlaceholderText(tr("Type a sentence…"));
+  QFont big = sentence_->font();
+  big.setPointSizeF(big.pointSizeF() * 1.5);
+  sentence_->setFont(big);
+  sentence_->setToolTip(tr("The input sentence: every view follows as you type."));
+  auto* top = new QWidget;
+  auto* topLayout = new QVBoxLayout(top);
+  topLayout->setContentsMargins(6, 6, 6, 0);
+  topLayout->addWidget(sentence_);
+
+  // Views: heatmap and model overview side by side, the others in their own tabs.
+  tabs_ = new QTabWidget;
+  attentionSplit_ = new QSplitter(Qt::Horizontal);
+  for (const QString& name : viewNames()) {
+    TraceView* v = createView(name);
+    views_.push_back(v);
+    connect(v, &TraceView::selectionRequested, this, [this](int l, int h) {
+      Params p = controller_->params();
+      p.selection.layer = l;
+      p.selection.head = h;
+      panel_->setParams(p);
+      controller_->setParamsNow(p);
+    });
+    connect(v, &TraceView::paramsRequested, this, [this](const Params& p) {
+      panel_->setParams(p);
+      controller_->setParams(p);
+    });
+    if (name == "heatmap" || name == "model") {
+      attentionSplit_->addWidget(v);
+    } else {
+      tabs_->addTab(v, v->displayName());
+    }
+  }
+  attentionSplit_->setStretchFactor(0, 3);
+  attentionSplit_->setStretchFactor(1, 2);
+  attentionSplit_->setSizes({640, 420});
+  tabs_->insertTab(0, attentionSplit_, tr("Attention"));
+  tabs_->setCurrentIndex(0);
+  connect(tabs_, &QTabWidget::currentChanged, this, &MainWindow::presentToVisibleViews);
+
+  auto* central = new QWidget;
+  auto* layout = new QVBoxLayout(central);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(top);
+  layout->addWidget(tabs_, 1);
+  setCentralWidget(central);
+
+  panel_ = new ParamPanel;
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(panel_);
+  scroll->setWidgetResizable(true);
+  auto* dock = new QDockWidget(tr("Parameters"));
+  dock->setObjectName("parameters");
+  dock->setWidget(scroll);
+  dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+  addDockWidget(Qt::LeftDockWidgetArea, dock);
+
+  status_ = new QLabel;
+  status_->setObjectName("status");
+  progress_ = new QProgressBar;
+  progress_->setRange(0, 100);
+  progress_->setMaximumWidth(160);
+  progress_->hide();
+  cancel_ = new QPushButton(tr("Cancel"));
+  cancel_->setToolTip(tr("Stop the running computation."));
+  cancel_->hide();
+  statusBar()->addWidget(status_, 1);
+  statusBar()->addPermanentWidget(progress_);
+  statusBar()->addPermanentWidget(cancel_);
+
+  buildMenus();
+
+  connect(sentence_, &QLineEdit::textEdited, this, [this](const QString& text) {
+    Params p = controller_->params();
+    p.sentence = text.toStdString();
+    edit(p);
+  });
+  connect(panel_, &ParamPanel::paramsEdited, this, &MainWindow::edit);
+  connect(controller_, &LiveController::resultReady, this, &MainWindow::onResult);
+  connect(controller_, &LiveController::progress, this, [this](double f) { progress_->setValue(int(f * 100)); });
+  connect(controller_, &LiveController::busyChanged, this, [this](bool busy) {
+    // Only long runs show progress: a 0.1 ms forward pass would just flicker.
+    if (!busy) {
+      progress_->hide();
+      cancel_->hide();
+    } else {
+      QTimer::singleShot(300, this, [this] {
+        if (controller_->busy()) {
+          progress_->show();
+          cancel_->show();
+        }
+      });
+    }
+  });
+  connect(cancel_, &QPushButton::clicked, controller_, &LiveController::cancel);
+
+  Params initial;
+  bool placed = false;
+  if (restoreSettings_) {
+    QSettings s;
+    placed = restoreGeometry(s.value("window/geometry").toByteArray());
+    restoreState(s.value("window/state").toByteArray());
+    const QByteArray saved = s.value("params/last").toByteArray();
+    if (!saved.isEmpty()) {
+      try {
+        initial = paramsFromJson(parseJsonText(saved.toStdString(), "saved parameters"));
+      } catch (const InputError&) {
+        initial = Params{};  // an unreadable saved state is replaced by the defaults, never fatal
+      }
+    }
+  }
+  if (!placed) resize(1400, 860);
+  applyParams(initial);
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* exportAct = file->addAction(tr("&Export current view…"), this, &MainWindow::exportCurrentView);
+  exportAct->setShortcut(QKeySequence(tr("Ctrl+E")));
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&About Attention Lab"), this, [this] {
+    QMessageBox::about(this, tr("About Attention Lab"),
+                       tr("<b>Attention Lab</b><br>Runs small transformers live and draws what happens inside "
+                          "them: attention weights, heads, queries, keys and values."));
+  });
+}
+
+TraceView* MainWindow::view(const QString& name) const {
+  for (TraceView* v : views_)
+    if (v->viewName() == name) return v;
+  return nullptr;
+}
+
+void MainWindow::showView(const QString& name) {
+  TraceView* v = view(name);
+  if (!v) return;
+  for (int i = 0; i < tabs_->count(); ++i)
+    if (tabs_->widget(i) == v || tabs_->widget(i)->isAncestorOf(v)) tabs_->setCurrentIndex(i);
+}
+
+void MainWindow::applyParams(const Params& p) {
+  if (sentence_->text().toStdString() != p.sentence) sentence_->setText(QString::fromStdString(p.sentence));
+  panel_->setParams(p);
+  controller_->setParamsNow(p);
+}
+
+void MainWindow::edit(const Params& p) { controller_->setParams(p); }
+
+void MainWindow::onResult(const ResultPtr& result) {
+  if (!result->ok()) {
+    status_->setStyleSheet("color: #b2182b; font-weight: bold;");
+    status_->setText(tr("⚠ %1 — showing the last valid result").arg(result->error));
+    return;
+  }
+  status_->setStyleSheet({});
+  const PipelineResult& run = *result->run;
+  status_->setText(tr("%1 · %2 tokens · forward %3 ms")
+                       .arg(QString::fromStdString(run.info.name))
+                       .arg(run.trace.tokenCount())
+                       .arg(result->forwardMs, 0, 'f', 2));
+  panel_->setModelShape(run.trace.layerCount(), run.trace.headCount());
+  stale_ = views_;
+  presentToVisibleViews();
+}
+
+void MainWindow::presentToVisibleViews() {
+  const ResultPtr r = controller_->lastResult();
+  if (!r) return;
+  // Hidden tabs get the result when they are shown: only what is visible is redrawn per edit.
+  for (auto it = stale_.begin(); it != stale_.end();) {
+    if ((*it)->isVisibleTo(this)) {
+      (*it)->showResult(r);
+      it = stale_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+QWidget* MainWindow::currentTabWidget() const { return tabs_->currentWidget(); }
+
+void MainWindow::exportCurrentView() {
+  QString filter;
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export view"), "attention.svg",
+                                                    tr("SVG (*.svg);;PDF (*.pdf);;PNG (*.png)"), &filter);
+  if (path.isEmpty()) return;
+  const QString format = formatFromPath(path);
+  const QString error = format.isEmpty() ? tr("Unknown file extension: use .png, .svg or .pdf")
+                                         : exportWidget(currentTabWidget(), path, format, 2.0);
+  if (!error.isEmpty()) QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (restoreSettings_) {
+    QSettings s;
+    s.setValue("window/geometry", saveGeometry());
+    s.setValue("window/state", saveState());
+    s.setValue("params/last", QByteArray::fromStdString(toJson(controller_->params()).dump()));
+  }
+  event->accept();
+}
+
+}  // namespace attnlab::ui

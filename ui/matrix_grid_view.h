@@ -1,0 +1,56 @@
+#pragma once
+// A view made of several MatrixPlots in a grid, rebuilt when the number of panels changes. Head
+// outputs and Q/K/V share it; each subclass says which matrices to show.
+#include <QGridLayout>
+#include <vector>
+
+#include "ui/matrix_plot.h"
+#include "ui/trace_view.h"
+
+namespace attnlab::ui {
+
+class MatrixGridView : public TraceView {
+  Q_OBJECT
+ public:
+  explicit MatrixGridView(QWidget* parent = nullptr);
+  void setFontScale(double scale) override;
+
+ protected:
+  struct Panel {
+    QString title;
+    Mat matrix;
+    QStringList rowLabels, colLabels;
+    MatrixPlot::Range range = MatrixPlot::Range::Symmetric;
+    ColorMap map = ColorMap::Diverging;
+  };
+  /// Shows the panels in a grid with `columns` columns.
+  void showPanels(const std::vector<Panel>& panels, int columns);
+  static QStringList indexLabels(int n, const QString& prefix);
+
+ private:
+  QGridLayout* grid_;
+  std::vector<MatrixPlot*> plots_;
+  double fontScale_ = 1.0;
+};
+
+/// Each head's output vectors (n × d_head) and the unified output after Wo (n × d).
+class HeadOutputsView : public MatrixGridView {
+  Q_OBJECT
+ public:
+  using MatrixGridView::MatrixGridView;
+  QString viewName() const override { return "outputs"; }
+  QString displayName() const override { return tr("Head outputs"); }
+  void showResult(const ResultPtr& result) override;
+};
+
+/// Q, K, V (n × d_head) and the pre-softmax scores (n × n) of the selected head.
+class QkvView : public MatrixGridView {
+  Q_OBJECT
+ public:
+  using MatrixGridView::MatrixGridView;
+  QString viewName() const override { return "qkv"; }
+  QString displayName() const override { return tr("Q, K, V, scores"); }
+  void showResult(const ResultPtr& result) override;
+};
+
+}  // namespace attnlab::ui

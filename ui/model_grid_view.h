@@ -1,0 +1,39 @@
+#pragma once
+#include <QImage>
+#include <vector>
+
+#include "ui/colormaps.h"
+#include "ui/trace_view.h"
+
+namespace attnlab::ui {
+
+/// Small heatmaps of every layer × head; the selected one framed. Click a thumbnail to select it.
+/// Painted directly (no plot widget per head): GPT-2 small has 144 of them.
+class ModelGridView : public TraceView {
+  Q_OBJECT
+ public:
+  explicit ModelGridView(QWidget* parent = nullptr);
+  QString viewName() const override { return "model"; }
+  QString displayName() const override { return tr("Model"); }
+  void showResult(const ResultPtr& result) override;
+  void setFontScale(double scale) override;
+  QSize sizeHint() const override { return {420, 320}; }
+  /// Thumbnail under a widget position, or false.
+  bool headAt(const QPoint& pos, int* layer, int* head) const;
+  int layerCount() const { return layers_; }
+  int headCount() const { return heads_; }
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+
+ private:
+  QRect cellRect(int layer, int head) const;
+
+  ResultPtr result_;
+  std::vector<QImage> thumbs_;  ///< layer-major
+  int layers_ = 0, heads_ = 0;
+  double fontScale_ = 1.0;
+};
+
+}  // namespace attnlab::ui
