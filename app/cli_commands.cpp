@@ -6,13 +6,17 @@ namespace attnlab::cli {
 
 const std::vector<Subcommand>& subcommands() {
   static const std::vector<Subcommand> table{
-      {"dump", "[options] [--out FILE]",
+      {"dump",
+       "[options] [--out FILE]",
        "Writes the forward pass's Trace as JSON (schema attnlab.trace/1): tokens, config, and per layer "
        "and head q, k, v, scores, attention, output, plus residual_out.",
        {{"out", true, "FILE: where to write the JSON (default: standard output)"},
         {"indent", true, "N: pretty-print with N spaces (default: compact)"}},
-       true, false, runDump},
-      {"export", "[options] --view NAME --out FILE.png|.svg|.pdf",
+       true,
+       false,
+       runDump},
+      {"export",
+       "[options] --view NAME --out FILE.png|.svg|.pdf",
        "Renders one view to a file, the format from the extension (or --format).",
        {{"view", true, "NAME: the view to render (see --list-views)"},
         {"out", true, "FILE: the figure to write"},
@@ -21,7 +25,18 @@ const std::vector<Subcommand>& subcommands() {
         {"height", true, "PIXELS: figure height (default 900)"},
         {"scale", true, "FACTOR: PNG resolution multiplier (default 1)"},
         {"list-views", false, "print the view names, one per line, and exit"}},
-       true, true, runExport},
+       true,
+       true,
+       runExport},
+      {"tokenize",
+       "--model DIR [--special] < lines",
+       "Reads one text per line on standard input and writes one JSON object per line, "
+       "{\"ids\": [...], \"tokens\": [...]}, with the model's token strings (without --model: the built-in "
+       "model's words, no ids).",
+       {{"special", false, "add the model's special tokens ([CLS] ... [SEP] for BERT; none for GPT-2)"}},
+       true,
+       false,
+       runTokenize},
   };
   return table;
 }

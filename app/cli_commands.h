@@ -26,5 +26,6 @@ std::string helpText();
 
 int runDump(const Args& args);
 int runExport(const Args& args);
+int runTokenize(const Args& args);
 
 }  // namespace attnlab::cli
