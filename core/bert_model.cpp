@@ -4,6 +4,7 @@
 
 #include "core/attention_head.h"
 #include "core/blocks.h"
+#include "core/threading.h"
 
 namespace attnlab {
 
@@ -86,6 +87,7 @@ void BertModel::loadDistilBert(WeightSource& w) {
 Trace BertModel::forward(const TokenizedText& text, const RunControl& control) const {
   checkInput(text);
   Trace trace = startTrace(text, /*causal=*/false);
+  useThreadsForProductSize(static_cast<double>(text.ids.size()), config_.dModel, config_.dInner);
   const int n = static_cast<int>(text.ids.size());
   // h⁰ = LN_emb(word[ids] + pos[0..n) + type[0])   [n, d]; every token is of type 0 (one sentence).
   Mat e(n, config_.dModel);

@@ -4,6 +4,7 @@
 
 #include "core/attention_head.h"
 #include "core/blocks.h"
+#include "core/threading.h"
 
 namespace attnlab {
 
@@ -38,6 +39,7 @@ Gpt2Model::Gpt2Model(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, 
 Trace Gpt2Model::forward(const TokenizedText& text, const RunControl& control) const {
   checkInput(text);
   Trace trace = startTrace(text, /*causal=*/true);
+  useThreadsForProductSize(static_cast<double>(text.ids.size()), config_.dModel, config_.dInner);
   const int n = static_cast<int>(text.ids.size());
   // h⁰ = wte[ids] + wpe[0..n)   [n, d]
   Mat h(n, config_.dModel);
