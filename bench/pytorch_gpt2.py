@@ -25,7 +25,7 @@ def load_safetensors(path):
     with open(path, 'rb') as f:
         n = struct.unpack('<Q', f.read(8))[0]
         header = json.loads(f.read(n))
-    data = np.memmap(path, dtype=np.uint8, mode='r', offset=8 + n)
+    data = np.memmap(path, dtype=np.uint8, mode='c', offset=8 + n)  # copy-on-write: writable, still no copy
     out = {}
     for name, info in header.items():
         if name == '__metadata__':
