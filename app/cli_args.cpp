@@ -33,7 +33,8 @@ int Args::intValue(const std::string& name, int fallback, int lo, int hi) const 
   if (it == values.end()) return fallback;
   char* end = nullptr;
   const long long v = std::strtoll(it->second.c_str(), &end, 10);
-  if (it->second.empty() || *end != '\0') throw InputError("--" + name + " expects an integer, got '" + it->second + "'");
+  if (it->second.empty() || *end != '\0')
+    throw InputError("--" + name + " expects an integer, got '" + it->second + "'");
   if (v < lo || v > hi)
     throw InputError("--" + name + " must be between " + std::to_string(lo) + " and " + std::to_string(hi));
   return static_cast<int>(v);

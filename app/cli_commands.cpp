@@ -37,6 +37,12 @@ const std::vector<Subcommand>& subcommands() {
        true,
        false,
        runTokenize},
+      {"collapse", "--depth L --tokens N --d-model D --heads H --init lecun|xavier|bert --seeds S --configs LIST",
+       "Rank collapse (Dong, Cordonnier, Loukas 2021): runs deep stacks of attention in the chosen "
+       "configurations and prints the relative residual ||res(X_l)||/||X_l|| per depth as JSON: {\"depths\": "
+       "[0..L], \"configs\": {\"san\": {\"median\": [...], \"min\": [...], \"max\": [...]}, ...}}. A curve whose "
+       "values leave the double range stops there (null entries, \"stopped_at\" says where and why).",
+       collapseOptions(), false, false, runCollapse},
   };
   return table;
 }

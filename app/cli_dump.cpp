@@ -10,9 +10,8 @@ int runDump(const Args& args) {
   const PipelineResult r = runPipeline(p);
   checkSelection(p, r.trace);
   nlohmann::json j = traceToJson(r.trace, describeModel(p, *r.model));
-  j["params"] = nlohmann::json::object({{"sentence", p.sentence},
-                                        {"layer", p.selection.layer},
-                                        {"head", p.selection.head}});
+  j["params"] =
+      nlohmann::json::object({{"sentence", p.sentence}, {"layer", p.selection.layer}, {"head", p.selection.head}});
   const int indent = args.intValue("indent", -1, 0, 16);
   writeText(args.value("out"), j.dump(indent) + "\n");
   return 0;

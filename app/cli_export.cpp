@@ -38,6 +38,7 @@ int runExport(const Args& args) {
   view->show();  // lays the view out; offscreen, nothing appears
   view->showResult(result);
   QApplication::processEvents();
+  view->waitForAnalyses();  // views with background analyses draw them before the figure is taken
   const QString error = ui::exportWidget(view.get(), out, format, scale, view->displayName());
   if (!error.isEmpty()) throw InputError(error.toStdString());
   return 0;

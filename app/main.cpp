@@ -10,15 +10,12 @@
 
 namespace {
 
-bool hasDisplay() {
-  return std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY") || std::getenv("QT_QPA_PLATFORM");
-}
+bool hasDisplay() { return std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY") || std::getenv("QT_QPA_PLATFORM"); }
 
 int runSubcommand(const attnlab::cli::Subcommand& cmd, int argc, char** argv) {
   using namespace attnlab;
   std::vector<cli::Option> options = cmd.options;
-  if (cmd.usesParams)
-    options.insert(options.end(), cli::paramOptions().begin(), cli::paramOptions().end());
+  if (cmd.usesParams) options.insert(options.end(), cli::paramOptions().begin(), cli::paramOptions().end());
   std::unique_ptr<QCoreApplication> app;
   if (cmd.needsGui) {
     // Figures are rendered without a screen: the offscreen platform needs no display server.
@@ -62,10 +59,13 @@ int main(int argc, char** argv) {
   window.show();
   // For the start-up benchmark (bench/startup.sh): exit once the first result is drawn.
   if (std::getenv("ATTNLAB_QUIT_AFTER_FIRST_RESULT")) {
-    QObject::connect(window.controller(), &ui::LiveController::resultReady, &app, [&window] {
-      window.repaint();
-      QApplication::quit();
-    }, Qt::QueuedConnection);
+    QObject::connect(
+        window.controller(), &ui::LiveController::resultReady, &app,
+        [&window] {
+          window.repaint();
+          QApplication::quit();
+        },
+        Qt::QueuedConnection);
   }
   return app.exec();
 }

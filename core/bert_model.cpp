@@ -4,7 +4,7 @@
 
 #include "core/attention_head.h"
 #include "core/blocks.h"
-#include "core/threading.h"
+#include "core/parallel_affine.h"
 
 namespace attnlab {
 
@@ -87,7 +87,6 @@ void BertModel::loadDistilBert(WeightSource& w) {
 Trace BertModel::forward(const TokenizedText& text, const RunControl& control) const {
   checkInput(text);
   Trace trace = startTrace(text, /*causal=*/false);
-  useThreadsForProductSize(static_cast<double>(text.ids.size()), config_.dModel, config_.dInner);
   const int n = static_cast<int>(text.ids.size());
   // h⁰ = LN_emb(word[ids] + pos[0..n) + type[0])   [n, d]; every token is of type 0 (one sentence).
   Mat e(n, config_.dModel);
@@ -112,9 +111,9 @@ LayerTrace BertModel::runLayer(int layer, const Mat& x) const {
   LayerTrace t;
   t.residualIn = x;
   // Q = x·W_qᵀ + b_q and likewise K, V   [n, d]; head h uses columns h·d_head …
-  const Mat q = affine(x, w.qW.transposed(), w.qB.vector());
-  const Mat k = affine(x, w.kW.transposed(), w.kB.vector());
-  const Mat v = affine(x, w.vW.transposed(), w.vB.vector());
+  const Mat q = parallelAffine(x, w.qW.transposed(), w.qB.vector());
+  const Mat k = parallelAffine(x, w.kW.transposed(), w.kB.vector());
+  const Mat v = parallelAffine(x, w.vW.transposed(), w.vB.vector());
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
   t.concat.resize(x.rows(), d);
   for (int hd = 0; hd < config_.heads; ++hd) {
@@ -122,13 +121,13 @@ LayerTrace BertModel::runLayer(int layer, const Mat& x) const {
     t.heads.push_back(attendHead(q.middleCols(c0, dh), k.middleCols(c0, dh), v.middleCols(c0, dh), scale, false));
     t.concat.middleCols(c0, dh) = t.heads.back().output;
   }
-  t.attentionOut = affine(t.concat, w.oW.transposed(), w.oB.vector());  // [n, d]
+  t.attentionOut = parallelAffine(t.concat, w.oW.transposed(), w.oB.vector());  // [n, d]
   const Mat h = layerNorm(Mat(x + t.attentionOut), w.ln1Gamma.vector(), w.ln1Beta.vector(), config_.layerNormEps);
 
   // MLP: act(h·W_iᵀ + b_i)·W_o2ᵀ + b_o2   [n, inner] → [n, d]
-  Mat hidden = affine(h, w.iW.transposed(), w.iB.vector());
+  Mat hidden = parallelAffine(h, w.iW.transposed(), w.iB.vector());
   applyActivation(hidden, config_.activation);
-  t.mlpOut = affine(hidden, w.o2W.transposed(), w.o2B.vector());
+  t.mlpOut = parallelAffine(hidden, w.o2W.transposed(), w.o2B.vector());
   t.residualOut = layerNorm(Mat(h + t.mlpOut), w.ln2Gamma.vector(), w.ln2Beta.vector(), config_.layerNormEps);
   return t;
 }

@@ -26,13 +26,14 @@ Mat gaussian(int rows, int cols, double std, uint64_t seed, int layer, int which
 
 }  // namespace
 
-BuiltinModel::BuiltinModel(const ModelConfig& config, bool lowercase)
+BuiltinModel::BuiltinModel(const ModelConfig& config, bool lowercase, const RunControl& control)
     : config_(config), structure_(resolve(config)), lowercase_(lowercase) {
   validate(config);
   const int d = config.dModel;
   // LeCun-style init N(0, 1/fan_in): keeps q·k of unit-variance inputs at variance d_head.
   const double s = 1.0 / std::sqrt(static_cast<double>(d));
   for (int l = 0; l < config.layers; ++l) {
+    control.checkpoint(static_cast<double>(l) / config.layers);
     BuiltinLayerWeights w;
     w.wq = gaussian(d, d, s, config.seed, l, 1);
     w.wk = gaussian(d, d, s, config.seed, l, 2);
@@ -138,6 +139,7 @@ Trace BuiltinModel::forwardEmbeddings(const Mat& x, const RunControl& control) c
   if (x.cols() != config_.dModel)
     throw InputError("the input rows have " + std::to_string(x.cols()) + " components, but d_model is " +
                      std::to_string(config_.dModel));
+  checkTraceMemory(n, config_.layers, structure_.heads);
   useThreadsForProductSize(static_cast<double>(x.rows()), config_.dModel, 4.0 * config_.dModel);
   Trace trace;
   trace.embeddings = x;

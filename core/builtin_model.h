@@ -25,7 +25,9 @@ struct BuiltinLayerWeights {
 class BuiltinModel : public Model {
  public:
   /// Throws InputError when the config is invalid.
-  explicit BuiltinModel(const ModelConfig& config, bool lowercase = true);
+  /// Draws the weights; `control` (optional) is checked per layer, so building a large model can be
+  /// cancelled and shows progress.
+  explicit BuiltinModel(const ModelConfig& config, bool lowercase = true, const RunControl& control = {});
   /// The same structure with given weights (one entry per layer; shapes as documented above), e.g.
   /// from a reference script. Throws InputError when a shape does not fit the config.
   BuiltinModel(const ModelConfig& config, std::vector<BuiltinLayerWeights> weights, bool lowercase = true);

@@ -4,7 +4,7 @@
 
 #include "core/attention_head.h"
 #include "core/blocks.h"
-#include "core/threading.h"
+#include "core/parallel_affine.h"
 
 namespace attnlab {
 
@@ -39,7 +39,6 @@ Gpt2Model::Gpt2Model(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, 
 Trace Gpt2Model::forward(const TokenizedText& text, const RunControl& control) const {
   checkInput(text);
   Trace trace = startTrace(text, /*causal=*/true);
-  useThreadsForProductSize(static_cast<double>(text.ids.size()), config_.dModel, config_.dInner);
   const int n = static_cast<int>(text.ids.size());
   // h⁰ = wte[ids] + wpe[0..n)   [n, d]
   Mat h(n, config_.dModel);
@@ -62,7 +61,7 @@ LayerTrace Gpt2Model::runLayer(int layer, const Mat& x) const {
 
   // qkv = LN₁(x)·W_attn + b   [n, 3d]; columns [0, d) are Q, [d, 2d) K, [2d, 3d) V, head h at h·d_head.
   const Mat a = layerNorm(x, w.ln1Gamma.vector(), w.ln1Beta.vector(), config_.layerNormEps);
-  const Mat qkv = affine(a, w.attnW.matrix(), w.attnB.vector());
+  const Mat qkv = parallelAffine(a, w.attnW.matrix(), w.attnB.vector());
   float scale = config_.scaleAttention ? 1.0f / std::sqrt(static_cast<float>(dh)) : 1.0f;
   if (config_.scaleByInverseLayer) scale /= static_cast<float>(layer + 1);
   t.concat.resize(x.rows(), d);
@@ -72,14 +71,14 @@ LayerTrace Gpt2Model::runLayer(int layer, const Mat& x) const {
                                  scale, /*causal=*/true));
     t.concat.middleCols(c0, dh) = t.heads.back().output;
   }
-  t.attentionOut = affine(t.concat, w.projW.matrix(), w.projB.vector());  // [n, d]
+  t.attentionOut = parallelAffine(t.concat, w.projW.matrix(), w.projB.vector());  // [n, d]
   const Mat h = x + t.attentionOut;
 
   // MLP: act(LN₂(h)·W_fc + b_fc)·W_mproj + b_mproj   [n, inner] → [n, d]
-  Mat hidden = affine(layerNorm(h, w.ln2Gamma.vector(), w.ln2Beta.vector(), config_.layerNormEps), w.fcW.matrix(),
-                      w.fcB.vector());
+  Mat hidden = parallelAffine(layerNorm(h, w.ln2Gamma.vector(), w.ln2Beta.vector(), config_.layerNormEps),
+                              w.fcW.matrix(), w.fcB.vector());
   applyActivation(hidden, config_.activation);
-  t.mlpOut = affine(hidden, w.mprojW.matrix(), w.mprojB.vector());
+  t.mlpOut = parallelAffine(hidden, w.mprojW.matrix(), w.mprojB.vector());
   t.residualOut = h + t.mlpOut;
   return t;
 }

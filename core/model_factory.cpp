@@ -7,9 +7,9 @@
 
 namespace attnlab {
 
-std::shared_ptr<const Model> makeModel(const Params& p) {
-  if (!p.modelDir.empty()) return loadCheckpoint(p.modelDir);
-  return std::make_shared<BuiltinModel>(p.model, p.lowercase);
+std::shared_ptr<const Model> makeModel(const Params& p, const RunControl& control) {
+  if (!p.modelDir.empty()) return loadCheckpoint(p.modelDir, control);
+  return std::make_shared<BuiltinModel>(p.model, p.lowercase, control);
 }
 
 nlohmann::json describeModel(const Params& p, const Model& m) {

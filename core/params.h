@@ -3,6 +3,7 @@
 // line reads it. Serialised by params_json.h.
 #include <string>
 
+#include "core/collapse_settings.h"
 #include "core/model_config.h"
 
 namespace attnlab {
@@ -20,6 +21,7 @@ struct Params {
   std::string modelDir;  ///< empty: the built-in model; else a checkpoint folder on disk
   ModelConfig model;
   ViewSelection selection;
+  CollapseSettings collapse;  ///< the rank-collapse explorer (collapse/paths views, `attnlab collapse`)
 };
 
 }  // namespace attnlab

@@ -67,7 +67,67 @@ void readEnum(const json& obj, const char* key, const std::string& prefix, E& ou
   }
 }
 
+void readConfigs(const json& obj, std::vector<StackConfig>& out) {
+  const json* f = field(obj, "configs");
+  if (!f) return;
+  if (!f->is_array()) fail("collapse.configs", "must be an array of names");
+  std::vector<StackConfig> configs;
+  for (std::size_t i = 0; i < f->size(); ++i) {
+    const std::string where = "collapse.configs[" + std::to_string(i) + "]";
+    if (!(*f)[i].is_string()) fail(where, "must be a string");
+    try {
+      configs.push_back(parseStackConfig((*f)[i].get<std::string>()));
+    } catch (const InputError& e) {
+      fail(where, std::string(": ") + e.what());
+    }
+  }
+  out = configs;
+}
+
+void readCollapse(const json& c, CollapseSettings& s) {
+  if (!c.is_object()) fail("collapse", "must be an object");
+  const std::string pre = "collapse.";
+  readInt(c, "depth", pre, s.depth);
+  readInt(c, "tokens", pre, s.tokens);
+  readInt(c, "d_model", pre, s.dModel);
+  readInt(c, "heads", pre, s.heads);
+  readEnum(c, "init", pre, s.init, parseInitScheme);
+  readInt(c, "seeds", pre, s.seeds);
+  readU64(c, "seed", pre, s.seed);
+  readConfigs(c, s.configs);
+  readString(c, "variant", pre, s.variant);
+  readEnum(c, "norm", pre, s.norm, parseResidualNorm);
+  readEnum(c, "input", pre, s.input, parseCollapseInput);
+  readInt(c, "path_samples", pre, s.pathSamples);
+  readInt(c, "inspect_depth", pre, s.inspectDepth);
+  readEnum(c, "inspect_config", pre, s.inspectConfig, parseStackConfig);
+  try {
+    validate(s);
+  } catch (const InputError& e) {
+    throw InputError(std::string("params: ") + e.what());
+  }
+}
+
 }  // namespace
+
+json toJson(const CollapseSettings& s) {
+  json configs = json::array();
+  for (StackConfig c : s.configs) configs.push_back(toString(c));
+  return json{{"depth", s.depth},
+              {"tokens", s.tokens},
+              {"d_model", s.dModel},
+              {"heads", s.heads},
+              {"init", toString(s.init)},
+              {"seeds", s.seeds},
+              {"seed", s.seed},
+              {"configs", configs},
+              {"variant", s.variant},
+              {"norm", toString(s.norm)},
+              {"input", toString(s.input)},
+              {"path_samples", s.pathSamples},
+              {"inspect_depth", s.inspectDepth},
+              {"inspect_config", toString(s.inspectConfig)}};
+}
 
 json toJson(const ModelConfig& c) {
   return json{{"d_model", c.dModel},      {"heads", c.heads},
@@ -85,7 +145,8 @@ json toJson(const Params& p) {
               {"lowercase", p.lowercase},
               {"model_dir", p.modelDir},
               {"model", toJson(p.model)},
-              {"selection", {{"layer", p.selection.layer}, {"head", p.selection.head}, {"view", p.selection.view}}}};
+              {"selection", {{"layer", p.selection.layer}, {"head", p.selection.head}, {"view", p.selection.view}}},
+              {"collapse", toJson(p.collapse)}};
 }
 
 Params paramsFromJson(const json& j, const Params& base) {
@@ -124,6 +185,7 @@ Params paramsFromJson(const json& j, const Params& base) {
     readInt(*s, "head", "selection.", p.selection.head);
     readString(*s, "view", "selection.", p.selection.view);
   }
+  if (const json* c = field(j, "collapse")) readCollapse(*c, p.collapse);
   return p;
 }
 

@@ -11,6 +11,7 @@ inline constexpr const char* kParamsSchema = "attnlab.params/1";
 
 nlohmann::json toJson(const Params& p);
 nlohmann::json toJson(const ModelConfig& c);
+nlohmann::json toJson(const CollapseSettings& s);
 
 /// Reads parameters over `base`: absent fields keep base's values, unknown fields are ignored
 /// (forward compatibility), a field of the wrong type or value throws InputError naming it, e.g.

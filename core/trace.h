@@ -24,6 +24,10 @@ struct LayerTrace {
   Mat residualOut;   ///< the layer's output  [n, d]
 };
 
+/// Throws InputError when keeping the scores and attention of every head (2·layers·heads·n² floats)
+/// would exceed the trace budget (2 GiB): a clear message instead of swapping or an allocation failure.
+void checkTraceMemory(long long tokens, long long layers, long long heads);
+
 struct Trace {
   std::vector<std::string> tokens;  ///< display strings, one per row
   std::vector<int> tokenIds;        ///< vocabulary ids where the model has a vocabulary, else empty

@@ -162,7 +162,9 @@ class TestCli : public QObject {
 
   void pngScaleMultipliesPixels() {
     const QString out = dir_.filePath("scaled.png");
-    QCOMPARE(run({"export", "--view", "heatmap", "--out", out, "--width", "400", "--height", "300", "--scale", "2"}).code, 0);
+    QCOMPARE(
+        run({"export", "--view", "heatmap", "--out", out, "--width", "400", "--height", "300", "--scale", "2"}).code,
+        0);
     QCOMPARE(QImage(out).size(), QSize(800, 600));
   }
 

@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include "ui/heatmap_view.h"
+#include "ui/live_controller.h"
 #include "ui/main_window.h"
 #include "ui/model_grid_view.h"
 #include "ui/param_panel.h"
@@ -112,6 +113,38 @@ class TestMainWindow : public QObject {
     QCOMPARE(spin(w, "head")->value(), 2);
     const Mat expected = w.controller()->lastResult()->trace().layers[1].heads[2].attention;
     QTRY_VERIFY(heatmap(w)->matrix().isApprox(expected));
+  }
+
+  void longRunsReportProgressAndCanBeCancelled() {
+    MainWindow w(false);
+    w.show();
+    QTRY_COMPARE(heatmap(w)->rows(), 6);
+    QSignalSpy results(w.controller(), &LiveController::resultReady);
+    QSignalSpy progress(w.controller(), &LiveController::progress);
+    Params p = w.controller()->params();
+    p.model.layers = 24;
+    p.sentence.clear();
+    for (int i = 0; i < 1000; ++i) p.sentence += "word" + std::to_string(i % 97) + " ";
+    w.applyParams(p);
+    QTRY_VERIFY(w.controller()->busy());
+    QTRY_VERIFY(progress.count() > 0);  // reported between layers
+    w.controller()->cancel();
+    QTRY_VERIFY(!w.controller()->busy());
+    QCOMPARE(results.count(), 0);  // the cancelled run shows nothing...
+    QCOMPARE(heatmap(w)->rows(), 6);  // ...and the last result stays on screen
+  }
+
+  void hugeTracesAreRefusedWithAMessage() {
+    MainWindow w(false);
+    w.show();
+    QTRY_COMPARE(heatmap(w)->rows(), 6);
+    Params p = w.controller()->params();
+    p.model.layers = 64;
+    p.sentence.clear();
+    for (int i = 0; i < 2000; ++i) p.sentence += "w ";
+    w.applyParams(p);
+    QTRY_VERIFY(status(w).contains("GB"));
+    QCOMPARE(heatmap(w)->rows(), 6);
   }
 
   void causalModeZeroesTheUpperTriangle() {

@@ -43,15 +43,24 @@ class TestParamsJson : public QObject {
   void wrongValuesNameTheField_data() {
     QTest::addColumn<QString>("json");
     QTest::addColumn<QString>("message");
-    QTest::newRow("type") << R"({"model": {"heads": "four"}})" << "model.heads must be an integer";
-    QTest::newRow("fraction") << R"({"model": {"layers": 2.5}})" << "model.layers must be an integer";
-    QTest::newRow("bool") << R"({"model": {"causal": 1}})" << "model.causal must be true or false";
-    QTest::newRow("enum") << R"({"model": {"mode": "magic"}})" << "model.mode";
-    QTest::newRow("seed") << R"({"model": {"seed": -3}})" << "model.seed must be a non-negative integer";
-    QTest::newRow("newer") << R"({"schema": "attnlab.params/9"})" << "newer than this program";
-    QTest::newRow("foreign") << R"({"schema": "something/1"})" << "not attnlab.params";
-    QTest::newRow("array") << R"([1, 2])" << "expected a JSON object";
-    QTest::newRow("selection") << R"({"selection": {"view": 3}})" << "selection.view must be a string";
+    QTest::newRow("type") << R"({"model": {"heads": "four"}})"
+                          << "model.heads must be an integer";
+    QTest::newRow("fraction") << R"({"model": {"layers": 2.5}})"
+                              << "model.layers must be an integer";
+    QTest::newRow("bool") << R"({"model": {"causal": 1}})"
+                          << "model.causal must be true or false";
+    QTest::newRow("enum") << R"({"model": {"mode": "magic"}})"
+                          << "model.mode";
+    QTest::newRow("seed") << R"({"model": {"seed": -3}})"
+                          << "model.seed must be a non-negative integer";
+    QTest::newRow("newer") << R"({"schema": "attnlab.params/9"})"
+                           << "newer than this program";
+    QTest::newRow("foreign") << R"({"schema": "something/1"})"
+                             << "not attnlab.params";
+    QTest::newRow("array") << R"([1, 2])"
+                           << "expected a JSON object";
+    QTest::newRow("selection") << R"({"selection": {"view": 3}})"
+                               << "selection.view must be a string";
   }
   void wrongValuesNameTheField() {
     QFETCH(QString, json);

@@ -38,7 +38,8 @@ class BackgroundJob : public QObject {
       RunControl control;
       control.cancel = flag.get();
       control.progress = [this](double f) {
-        QMetaObject::invokeMethod(this, [this, f] { emit progress(f); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, f] { emit progress(f); }, Qt::QueuedConnection);
       };
       try {
         out->value = work(control);

@@ -18,10 +18,14 @@ const std::vector<QRgb>& anchors(ColorMap map) {
   static const std::vector<QRgb> diverging{0x053061, 0x2166ac, 0x4393c3, 0x92c5de, 0xd1e5f0, 0xf7f7f7,
                                            0xfddbc7, 0xf4a582, 0xd6604d, 0xb2182b, 0x67001f};
   switch (map) {
-    case ColorMap::Magma: return magma;
-    case ColorMap::Cividis: return cividis;
-    case ColorMap::Diverging: return diverging;
-    case ColorMap::Viridis: break;
+    case ColorMap::Magma:
+      return magma;
+    case ColorMap::Cividis:
+      return cividis;
+    case ColorMap::Diverging:
+      return diverging;
+    case ColorMap::Viridis:
+      break;
   }
   return viridis;
 }
@@ -53,10 +57,14 @@ QCPColorGradient gradient(ColorMap map) {
 
 QString colorMapName(ColorMap map) {
   switch (map) {
-    case ColorMap::Magma: return "magma";
-    case ColorMap::Cividis: return "cividis";
-    case ColorMap::Diverging: return "diverging";
-    case ColorMap::Viridis: break;
+    case ColorMap::Magma:
+      return "magma";
+    case ColorMap::Cividis:
+      return "cividis";
+    case ColorMap::Diverging:
+      return "diverging";
+    case ColorMap::Viridis:
+      break;
   }
   return "viridis";
 }

@@ -14,6 +14,7 @@ struct ComputeResult {
   Params params;
   std::shared_ptr<const PipelineResult> run;  ///< null when the run failed
   QString error;                              ///< what went wrong, for the status bar
+  bool cancelled = false;                     ///< stopped by its cancel flag: nothing to show
   double forwardMs = 0;
   quint64 generation = 0;
 

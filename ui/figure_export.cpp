@@ -71,7 +71,7 @@ QString exportWidget(QWidget* widget, const QString& path, const QString& format
     QPdfWriter pdf(path);
     pdf.setTitle(title.isEmpty() ? QString("Attention Lab figure") : title);
     pdf.setCreator("Attention Lab");
-    pdf.setResolution(96);  // one widget pixel = one PDF pixel at 96 dpi
+    pdf.setResolution(96);                                       // one widget pixel = one PDF pixel at 96 dpi
     pdf.setPageSize(QPageSize(QSizeF(size), QPageSize::Point));  // page sized like the view
     pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
     QCPPainter painter;

@@ -18,7 +18,11 @@ HeatmapView::HeatmapView(QWidget* parent) : TraceView(parent) {
     if (r < 0 || !result_ || !result_->ok()) return;
     const QStringList labels = result_->tokenLabels();
     hover_->setText(tr("query “%1” [%2] → key “%3” [%4]: weight %5")
-                        .arg(labels.value(r)).arg(r).arg(labels.value(c)).arg(c).arg(v, 0, 'f', 4));
+                        .arg(labels.value(r))
+                        .arg(r)
+                        .arg(labels.value(c))
+                        .arg(c)
+                        .arg(v, 0, 'f', 4));
   });
 }
 
@@ -27,7 +31,8 @@ void HeatmapView::showResult(const ResultPtr& result) {
   if (!result || !result->ok()) return;
   const int l = result->layer(), h = result->head();
   const QStringList labels = result->tokenLabels();
-  plot_->setTitle(tr("Attention · layer %1 · head %2%3").arg(l).arg(h).arg(result->trace().causal ? tr(" · causal") : ""));
+  plot_->setTitle(
+      tr("Attention · layer %1 · head %2%3").arg(l).arg(h).arg(result->trace().causal ? tr(" · causal") : ""));
   plot_->setMatrix(result->trace().layers[l].heads[h].attention, labels, labels);
 }
 

@@ -67,12 +67,13 @@ void LiveController::cancel() {
   if (cancel_) cancel_->store(true);
 }
 
-std::shared_ptr<const Model> LiveController::cachedModel(const Params& p) {
+std::shared_ptr<const Model> LiveController::cachedModel(const Params& p, const RunControl& control) {
   std::lock_guard<std::mutex> lock(cacheMutex_);
   const std::string key = modelKey(p);
   if (key != cacheKey_ || !cache_) {
     cache_.reset();  // free the old weights before building the new ones
-    cache_ = makeModel(p);
+    cacheKey_.clear();
+    cache_ = makeModel(p, control);
     cacheKey_ = key;
   }
   return cache_;
@@ -85,7 +86,7 @@ ResultPtr LiveController::compute(const Params& p, std::shared_ptr<const Model> 
   try {
     r->run = std::make_shared<const PipelineResult>(runPipeline(p, std::move(model), control));
   } catch (const Cancelled&) {
-    r->error = "cancelled";
+    r->cancelled = true;
   } catch (const std::exception& e) {  // InputError, bad_alloc: shown, never fatal
     r->error = QString::fromUtf8(e.what());
   }
@@ -104,15 +105,16 @@ void LiveController::start() {
     RunControl control;
     control.cancel = flag.get();
     control.progress = [this](double f) {
-      QMetaObject::invokeMethod(this, [this, f] { emit progress(f); }, Qt::QueuedConnection);
+      QMetaObject::invokeMethod(
+          this, [this, f] { emit progress(f); }, Qt::QueuedConnection);
     };
     std::shared_ptr<const Model> model;
     try {
-      if (flag->load()) throw Cancelled();
-      model = cachedModel(p);
-    } catch (const std::exception& e) {
+      model = cachedModel(p, control);
+    } catch (const std::exception& e) {  // Cancelled, InputError, bad_alloc
       auto r = std::make_shared<ComputeResult>();
       r->params = p;
+      r->cancelled = dynamic_cast<const Cancelled*>(&e) != nullptr;
       r->error = QString::fromUtf8(e.what());
       r->generation = gen;
       return r;
@@ -126,7 +128,7 @@ void LiveController::start() {
 void LiveController::finished(const ResultPtr& result) {
   if (--running_ == 0) emit busyChanged(false);
   if (result->generation != generation_) return;  // a newer edit superseded this run
-  if (result->error == "cancelled") return;
+  if (result->cancelled) return;
   if (result->ok()) last_ = result;
   emit resultReady(result);
 }

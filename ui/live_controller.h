@@ -48,7 +48,7 @@ class LiveController : public QObject {
   void start();
   void finished(const ResultPtr& result);
   bool onlySelectionChanged(const Params& p) const;
-  std::shared_ptr<const Model> cachedModel(const Params& p);
+  std::shared_ptr<const Model> cachedModel(const Params& p, const RunControl& control);
 
   Params params_;
   ResultPtr last_;

@@ -26,8 +26,7 @@
 
 namespace attnlab::ui {
 
-MainWindow::MainWindow(bool restoreSettings, QWidget* parent)
-    : QMainWindow(parent), restoreSettings_(restoreSettings) {
+MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(parent), restoreSettings_(restoreSettings) {
   setWindowTitle(tr("Attention Lab"));
   controller_ = new LiveController(this);
 

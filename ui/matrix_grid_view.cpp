@@ -21,16 +21,22 @@ QStringList MatrixGridView::indexLabels(int n, const QString& prefix) {
   return l;
 }
 
-void MatrixGridView::showPanels(const std::vector<Panel>& panels, int columns) {
+void MatrixGridView::showPanels(const std::vector<Panel>& panels, int columns, bool lastSpansRow) {
   if (plots_.size() != panels.size()) {
     for (MatrixPlot* p : plots_) delete p;
     plots_.clear();
-    for (std::size_t i = 0; i < panels.size(); ++i) {
+    const int count = static_cast<int>(panels.size());
+    for (int i = 0; i < count; ++i) {
       auto* plot = new MatrixPlot(this);
       plot->setFontScale(fontScale_);
-      grid_->addWidget(plot, static_cast<int>(i) / columns, static_cast<int>(i) % columns);
+      if (lastSpansRow && i == count - 1)
+        grid_->addWidget(plot, (count - 2) / columns + 1, 0, 1, columns);
+      else
+        grid_->addWidget(plot, i / columns, i % columns);
       plots_.push_back(plot);
     }
+    for (int c = 0; c < grid_->columnCount(); ++c) grid_->setColumnStretch(c, c < columns ? 1 : 0);
+    for (int r = 0; r < grid_->rowCount(); ++r) grid_->setRowStretch(r, 1);
   }
   for (std::size_t i = 0; i < panels.size(); ++i) {
     const Panel& p = panels[i];
@@ -49,13 +55,14 @@ void HeadOutputsView::showResult(const ResultPtr& result) {
   std::vector<Panel> panels;
   for (std::size_t h = 0; h < layer.heads.size(); ++h) {
     const Mat& out = layer.heads[h].output;
-    panels.push_back({tr("L%1 head %2 output  [n × d_head]").arg(l).arg(h), out, tokens,
+    panels.push_back({tr("L%1 H%2 output, n×%3").arg(l).arg(h).arg(out.cols()), out, tokens,
                       indexLabels(static_cast<int>(out.cols()), "")});
   }
-  panels.push_back({tr("L%1 unified output (heads concatenated · Wo)  [n × d]").arg(l), layer.attentionOut, tokens,
-                    indexLabels(static_cast<int>(layer.attentionOut.cols()), "")});
-  const int columns = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(panels.size()))));
-  showPanels(panels, columns);
+  panels.push_back({tr("L%1 unified output: heads concatenated · Wo (n × %2)").arg(l).arg(layer.attentionOut.cols()),
+                    layer.attentionOut, tokens, indexLabels(static_cast<int>(layer.attentionOut.cols()), "")});
+  const int heads = static_cast<int>(layer.heads.size());
+  const int columns = std::min(heads, 4);
+  showPanels(panels, columns, true);
 }
 
 void QkvView::showResult(const ResultPtr& result) {
@@ -65,12 +72,13 @@ void QkvView::showResult(const ResultPtr& result) {
   const QStringList tokens = result->tokenLabels();
   const QStringList dims = indexLabels(static_cast<int>(head.q.cols()), "");
   const QString where = tr("L%1 H%2").arg(l).arg(h);
-  showPanels({{tr("%1 queries Q  [n × d_head]").arg(where), head.q, tokens, dims},
-              {tr("%1 keys K  [n × d_head]").arg(where), head.k, tokens, dims},
-              {tr("%1 values V  [n × d_head]").arg(where), head.v, tokens, dims},
-              {tr("%1 scores Q·Kᵀ%2 (before softmax)").arg(where, result->trace().causal ? tr(", mask not applied") : ""),
-               head.scores, tokens, tokens}},
-             2);
+  showPanels(
+      {{tr("%1 queries Q  [n × d_head]").arg(where), head.q, tokens, dims},
+       {tr("%1 keys K  [n × d_head]").arg(where), head.k, tokens, dims},
+       {tr("%1 values V  [n × d_head]").arg(where), head.v, tokens, dims},
+       {tr("%1 scores Q·Kᵀ%2 (before softmax)").arg(where, result->trace().causal ? tr(", mask not applied") : ""),
+        head.scores, tokens, tokens}},
+      2);
 }
 
 }  // namespace attnlab::ui

@@ -23,8 +23,9 @@ class MatrixGridView : public TraceView {
     MatrixPlot::Range range = MatrixPlot::Range::Symmetric;
     ColorMap map = ColorMap::Diverging;
   };
-  /// Shows the panels in a grid with `columns` columns.
-  void showPanels(const std::vector<Panel>& panels, int columns);
+  /// Shows the panels in a grid with `columns` equally wide columns; with `lastSpansRow` the last
+  /// panel takes a whole row of its own (a wide matrix such as the unified output).
+  void showPanels(const std::vector<Panel>& panels, int columns, bool lastSpansRow = false);
   static QStringList indexLabels(int n, const QString& prefix);
 
  private:

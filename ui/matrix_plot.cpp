@@ -27,7 +27,7 @@ MatrixPlot::MatrixPlot(QWidget* parent) : QCustomPlot(parent) {
   setNoAntialiasingOnDrag(true);
   setMouseTracking(true);
   plotLayout()->insertRow(0);
-  title_ = new QCPTextElement(this, "", QFont(font().family(), 11, QFont::Bold));
+  title_ = new QCPTextElement(this, "", QFont(font().family(), 10, QFont::Bold));
   plotLayout()->addElement(0, 0, title_);
 
   map_ = new QCPColorMap(xAxis, yAxis);
@@ -98,7 +98,7 @@ void MatrixPlot::setFontScale(double scale) {
     a->setTickLabelFont(f);
     a->setLabelFont(f);
   }
-  title_->setFont(QFont(f.family(), static_cast<int>(11 * scale), QFont::Bold));
+  title_->setFont(QFont(f.family(), static_cast<int>(10 * scale), QFont::Bold));
   updateTicks();
   replot(QCustomPlot::rpQueuedReplot);
 }

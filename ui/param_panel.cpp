@@ -56,10 +56,10 @@ ParamPanel::ParamPanel(QWidget* parent) : QWidget(parent) {
 
   // Object names let tests and accessibility tools find each control.
   const std::pair<QWidget*, const char*> names[] = {
-      {mode_, "mode"},     {dModel_, "dModel"}, {heads_, "heads"},   {layers_, "layers"},
-      {seed_, "seed"},     {position_, "position"}, {scale_, "scale"}, {causal_, "causal"},
-      {skip_, "skip"},     {mlp_, "mlp"},       {norm_, "norm"},     {activation_, "activation"},
-      {lowercase_, "lowercase"}, {layer_, "layer"}, {head_, "head"}};
+      {mode_, "mode"},           {dModel_, "dModel"},     {heads_, "heads"}, {layers_, "layers"},
+      {seed_, "seed"},           {position_, "position"}, {scale_, "scale"}, {causal_, "causal"},
+      {skip_, "skip"},           {mlp_, "mlp"},           {norm_, "norm"},   {activation_, "activation"},
+      {lowercase_, "lowercase"}, {layer_, "layer"},       {head_, "head"}};
   for (const auto& [w, name] : names) w->setObjectName(name);
 
   auto* model = new QGroupBox(tr("Model"));
@@ -98,11 +98,11 @@ ParamPanel::ParamPanel(QWidget* parent) : QWidget(parent) {
 void ParamPanel::setParams(const Params& p) {
   params_ = p;
   const ModelConfig& m = p.model;
-  const QSignalBlocker blockers[] = {QSignalBlocker(mode_),   QSignalBlocker(dModel_),   QSignalBlocker(heads_),
-                                     QSignalBlocker(layers_), QSignalBlocker(seed_),     QSignalBlocker(position_),
-                                     QSignalBlocker(scale_),  QSignalBlocker(causal_),   QSignalBlocker(skip_),
-                                     QSignalBlocker(mlp_),    QSignalBlocker(norm_),     QSignalBlocker(activation_),
-                                     QSignalBlocker(layer_),  QSignalBlocker(head_),     QSignalBlocker(lowercase_)};
+  const QSignalBlocker blockers[] = {QSignalBlocker(mode_),   QSignalBlocker(dModel_), QSignalBlocker(heads_),
+                                     QSignalBlocker(layers_), QSignalBlocker(seed_),   QSignalBlocker(position_),
+                                     QSignalBlocker(scale_),  QSignalBlocker(causal_), QSignalBlocker(skip_),
+                                     QSignalBlocker(mlp_),    QSignalBlocker(norm_),   QSignalBlocker(activation_),
+                                     QSignalBlocker(layer_),  QSignalBlocker(head_),   QSignalBlocker(lowercase_)};
   mode_->setCurrentIndex(static_cast<int>(m.mode));
   dModel_->setValue(m.dModel);
   heads_->setValue(m.heads);

@@ -20,6 +20,9 @@ class TraceView : public QWidget {
   virtual void showResult(const ResultPtr& result) = 0;
   /// Presentation mode: scale fonts (1 = normal).
   virtual void setFontScale(double) {}
+  /// Blocks until the analyses the view started on its BackgroundJobs have finished and been drawn
+  /// (`attnlab export`, tests). Views that compute nothing of their own need not override it.
+  virtual void waitForAnalyses() {}
 
  signals:
   void selectionRequested(int layer, int head);
