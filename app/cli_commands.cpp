@@ -53,6 +53,15 @@ const std::vector<Subcommand>& subcommands() {
        true,
        true,
        runExport},
+      {"tokenize",
+       "--model DIR [--special] < lines",
+       "Reads one text per line on standard input and writes one JSON object per line, "
+       "{\"ids\": [...], \"tokens\": [...]}, with the model's token strings (without --model: the built-in "
+       "model's words, no ids).",
+       {{"special", false, "add the model's special tokens ([CLS] ... [SEP] for BERT; none for GPT-2)"}},
+       true,
+       false,
+       runTokenize},
       {"collapse", "--depth L --tokens N --d-model D --heads H --init lecun|xavier|bert --seeds S --configs LIST",
        "Rank collapse (Dong, Cordonnier, Loukas 2021): runs deep stacks of attention in the chosen "
        "configurations and prints the relative residual ||res(X_l)||/||X_l|| per depth as JSON: {\"depths\": "

@@ -26,6 +26,7 @@ std::string helpText();
 
 int runDump(const Args& args);
 int runExport(const Args& args);
+int runTokenize(const Args& args);
 int runCollapse(const Args& args);
 /// The options of `attnlab collapse` (its own table: --norm and --d-model mean the deep stack's here).
 const std::vector<Option>& collapseOptions();

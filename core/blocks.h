@@ -76,9 +76,10 @@ void reluInPlace(M& x) {
   x = x.cwiseMax(typename M::Scalar(0));
 }
 
-/// y = x·W + b with W stored [in, out] and b a column vector [out].
-template <typename M, typename V>
-M affine(const M& x, const M& w, const V& b) {
+/// y = x·W + b with W [in, out] and b a column vector [out] (or empty). W and b may be any Eigen
+/// matrix expression, e.g. a map of checkpoint weights in either storage order.
+template <typename M, typename W, typename V>
+M affine(const M& x, const Eigen::MatrixBase<W>& w, const Eigen::MatrixBase<V>& b) {
   M y(x.rows(), w.cols());
   y.noalias() = x * w;
   if (b.size() > 0) y.rowwise() += b.transpose();

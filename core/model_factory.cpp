@@ -1,14 +1,14 @@
 #include "core/model_factory.h"
 
 #include "core/builtin_model.h"
+#include "core/checkpoint.h"
 #include "core/errors.h"
 #include "core/params_json.h"
 
 namespace attnlab {
 
 std::shared_ptr<const Model> makeModel(const Params& p, const RunControl& control) {
-  if (!p.modelDir.empty())
-    throw InputError("cannot open model folder '" + p.modelDir + "': checkpoint loading is not available yet");
+  if (!p.modelDir.empty()) return loadCheckpoint(p.modelDir, control);
   return std::make_shared<BuiltinModel>(p.model, p.lowercase, control);
 }
 
@@ -21,6 +21,7 @@ nlohmann::json describeModel(const Params& p, const Model& m) {
   j["heads"] = info.heads;
   j["d_model"] = info.dModel;
   j["d_head"] = info.dHead;
+  if (!p.modelDir.empty()) j["model_dir"] = p.modelDir;
   return j;
 }
 

@@ -8,6 +8,11 @@ BUILD_DIR="${ATTNLAB_BUILD_DIR:-$ROOT/build}"
 # Packages the build needs on a fresh, minimal Debian 12.
 BUILD_PACKAGES=(g++ cmake ninja-build pkg-config qt6-base-dev qt6-svg-dev libqcustomplot-dev libeigen3-dev
   nlohmann-json3-dev libgl-dev fonts-dejavu-core fontconfig)
+# The test suite's fuzz targets (tests/fuzz) need clang with libFuzzer; without them they are skipped.
+FUZZ_PACKAGES=(clang libclang-rt-14-dev)
+# bench/compare.sh: PyTorch from Debian, doing its products with OpenBLAS (also usable by the core with
+# -DATTNLAB_OPENBLAS=ON).
+BENCH_PACKAGES=(python3-torch python3-numpy libopenblas0-pthread)
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

@@ -1,0 +1,32 @@
+// `attnlab tokenize`: one text per line on standard input, one JSON object per line on standard
+// output, {"ids": [...], "tokens": [...]}: the model's own token strings ("Ġcat", "##ing"), with the
+// model's special tokens ([CLS] … [SEP]) only when --special is given.
+#include <iostream>
+#include <string>
+
+#include "app/cli_commands.h"
+#include "core/hf_model.h"
+#include "core/model_factory.h"
+
+namespace attnlab::cli {
+
+int runTokenize(const Args& args) {
+  const Params p = paramsFromArgs(args);
+  const std::shared_ptr<const Model> model = makeModel(p);
+  const auto* hf = dynamic_cast<const HfModel*>(model.get());
+  const bool special = args.has("special");
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    // The built-in model has no vocabulary and no special tokens: its words, and no ids.
+    const TokenizedText t = hf ? hf->tokenizer().encode(line, special) : model->tokenize(line);
+    nlohmann::json j{{"ids", t.ids}, {"tokens", nlohmann::json::array()}};
+    for (const Token& tok : t.tokens) j["tokens"].push_back(tok.text);
+    // Token strings are vocabulary entries (valid UTF-8); replace rather than throw if one is not.
+    std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  }
+  std::cout.flush();
+  return 0;
+}
+
+}  // namespace attnlab::cli

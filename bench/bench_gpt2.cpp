@@ -1,0 +1,196 @@
+// GPT-2-small-shaped forward pass with every attention map kept (the full Trace), on random weights.
+//   bench_gpt2 [--dir DIR] [--tokens 64] [--threads 2] [--runs 20]
+// Writes DIR/{config.json, model.safetensors (≈500 MB, F32, N(0, 0.02)-like weights), vocab.json, merges.txt}
+// once (reused when present), opens it like the GUI does (weights mmapped), then times forward().
+// Prints resident memory after opening and after the runs, and the timing (median, min) with GFLOP/s.
+// bench/pytorch_gpt2.py runs the same checkpoint in PyTorch; bench/compare.sh runs both.
+#include <omp.h>
+
+#include <sys/stat.h>
+#include <time.h>
+#include <Eigen/Core>
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/checkpoint.h"
+#include "core/errors.h"
+#include "core/json_file.h"
+
+#ifdef ATTNLAB_OPENBLAS
+extern "C" void openblas_set_num_threads(int);  // OpenBLAS's own API (cblas.h is in the -dev package)
+#endif
+
+using namespace attnlab;
+
+namespace {
+
+constexpr int kD = 768, kHeads = 12, kLayers = 12, kPositions = 1024, kVocab = 50257;
+
+/// Uniform in [−a, a] with a = 0.02·√3 (std 0.02, like GPT-2's initialisation): only the timing matters.
+struct Rng {
+  std::uint64_t s;
+  float next() {
+    s += 0x9E3779B97F4A7C15ull;
+    std::uint64_t z = s;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (static_cast<float>(z >> 40) / 16777216.0f * 2.0f - 1.0f) * 0.034641f;
+  }
+};
+
+std::vector<std::pair<std::string, std::vector<std::int64_t>>> gpt2Tensors() {
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> t = {
+      {"wte.weight", {kVocab, kD}}, {"wpe.weight", {kPositions, kD}}, {"ln_f.weight", {kD}}, {"ln_f.bias", {kD}}};
+  for (int l = 0; l < kLayers; ++l) {
+    const std::string p = "h." + std::to_string(l) + ".";
+    for (const char* ln : {"ln_1", "ln_2"}) {
+      t.push_back({p + ln + ".weight", {kD}});
+      t.push_back({p + ln + ".bias", {kD}});
+    }
+    t.push_back({p + "attn.c_attn.weight", {kD, 3 * kD}});
+    t.push_back({p + "attn.c_attn.bias", {3 * kD}});
+    t.push_back({p + "attn.c_proj.weight", {kD, kD}});
+    t.push_back({p + "attn.c_proj.bias", {kD}});
+    t.push_back({p + "mlp.c_fc.weight", {kD, 4 * kD}});
+    t.push_back({p + "mlp.c_fc.bias", {4 * kD}});
+    t.push_back({p + "mlp.c_proj.weight", {4 * kD, kD}});
+    t.push_back({p + "mlp.c_proj.bias", {kD}});
+  }
+  return t;
+}
+
+void writeCheckpoint(const std::string& dir) {
+  ::mkdir(dir.c_str(), 0755);
+  std::ofstream(dir + "/config.json") << nlohmann::json{
+      {"model_type", "gpt2"},
+      {"n_embd", kD},
+      {"n_head", kHeads},
+      {"n_layer", kLayers},
+      {"n_positions", kPositions},
+      {"vocab_size", kVocab},
+      {"activation_function", "gelu_new"}}.dump(2);
+  for (const char* f : {"vocab.json", "merges.txt"})
+    std::ofstream(dir + "/" + f, std::ios::binary)
+        << readTextFile(std::string(ATTNLAB_SOURCE_DIR) + "/tests/fixtures/lm-buddy/fake_gpt2/" + f);
+  nlohmann::json header = {{"__metadata__", {{"format", "pt"}}}};
+  std::uint64_t offset = 0;
+  const auto tensors = gpt2Tensors();
+  for (const auto& [name, shape] : tensors) {
+    std::uint64_t n = 4;
+    for (auto d : shape) n *= static_cast<std::uint64_t>(d);
+    header[name] = {{"dtype", "F32"}, {"shape", shape}, {"data_offsets", {offset, offset + n}}};
+    offset += n;
+  }
+  std::string text = header.dump();
+  text.append((8 - text.size() % 8) % 8, ' ');
+  std::ofstream out(dir + "/model.safetensors", std::ios::binary);
+  const std::uint64_t len = text.size();
+  out.write(reinterpret_cast<const char*>(&len), 8);
+  out << text;
+  Rng rng{42};
+  std::vector<float> buf;
+  for (const auto& [name, shape] : tensors) {
+    std::int64_t n = 1;
+    for (auto d : shape) n *= d;
+    buf.resize(static_cast<std::size_t>(n));
+    const bool gain = name.find("ln_") != std::string::npos && name.find(".weight") != std::string::npos;
+    for (float& x : buf) x = gain ? 1.0f : rng.next();
+    out.write(reinterpret_cast<const char*>(buf.data()), static_cast<std::streamsize>(n * 4));
+  }
+}
+
+double cpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+double residentMb() {
+  long pages = 0, resident = 0;
+  std::ifstream("/proc/self/statm") >> pages >> resident;
+  return resident * 4096.0 / 1e6;
+}
+
+/// Multiply-adds ×2 of the layer GEMMs and attention products, for GFLOP/s.
+double forwardFlops(int n) {
+  const double d = kD, perLayer = 2.0 * n * d * 3 * d + 2.0 * n * d * d + 2.0 * 2 * n * d * 4 * d + 2.0 * 2 * n * n * d;
+  return perLayer * kLayers;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::map<std::string, std::string> opt = {
+      {"--dir", "/tmp/attnlab-bench-gpt2-small"}, {"--tokens", "64"}, {"--threads", "2"}, {"--runs", "20"}};
+  for (int i = 1; i + 1 < argc; i += 2) opt[argv[i]] = argv[i + 1];
+  const std::string dir = opt["--dir"];
+  const int tokens = std::stoi(opt["--tokens"]), threads = std::stoi(opt["--threads"]), runs = std::stoi(opt["--runs"]);
+  omp_set_num_threads(threads);
+  Eigen::setNbThreads(threads);
+#ifdef ATTNLAB_OPENBLAS
+  openblas_set_num_threads(threads);
+#endif
+  try {
+    if (!fileExists(dir + "/model.safetensors")) {
+      std::cerr << "writing a random GPT-2-small checkpoint to " << dir << " …\n";
+      writeCheckpoint(dir);
+    }
+    const double rssBefore = residentMb();
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto model = loadCheckpoint(dir);
+    const double openMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double rssOpen = residentMb();
+
+    // `tokens` ids from a real sentence, repeated as needed.
+    TokenizedText text = model->tokenize("The quick brown fox jumps over the lazy dog while the cat watches. ");
+    const TokenizedText sentence = text;
+    for (std::size_t i = 0; static_cast<int>(text.ids.size()) < tokens; ++i) {
+      text.ids.push_back(sentence.ids[i % sentence.ids.size()]);
+      text.tokens.push_back(sentence.tokens[i % sentence.tokens.size()]);
+    }
+    text.ids.resize(tokens);
+    text.tokens.resize(tokens);
+
+    std::vector<double> ms, cpu;
+    for (int r = 0; r < runs + 3; ++r) {
+      const auto s = std::chrono::steady_clock::now();
+      const double c0 = cpuMs();
+      const Trace trace = model->forward(text);
+      const double e = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count();
+      if (r >= 3) {  // the first runs page the weights in
+        ms.push_back(e);
+        cpu.push_back(cpuMs() - c0);
+      }
+      if (trace.layerCount() != kLayers) return 1;
+    }
+    std::sort(ms.begin(), ms.end());
+    std::sort(cpu.begin(), cpu.end());
+    const double median = ms[ms.size() / 2];
+#ifdef ATTNLAB_OPENBLAS
+    const char* gemm = "OpenBLAS";
+#else
+    const char* gemm = "Eigen";
+#endif
+    std::printf(
+        "attnlab  GPT-2 small, %d tokens, %d threads, %s products: median %.1f ms, min %.1f ms over %d runs "
+        "(%.0f GFLOP/s); CPU time per run %.1f ms\n",
+        tokens, threads, gemm, median, ms.front(), runs, forwardFlops(tokens) / median / 1e6, cpu[cpu.size() / 2]);
+    std::printf(
+        "attnlab  open %.0f ms; resident memory %.0f MB before opening, %.0f MB after opening (weights "
+        "mmapped), %.0f MB after the runs (fp32 weights: %.0f MB)\n",
+        openMs, rssBefore, rssOpen, residentMb(), 124.4e6 * 4 / 1e6);
+  } catch (const InputError& e) {
+    std::cerr << "bench_gpt2: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Runs the GPT-2-small forward pass in Attention Lab and in PyTorch, back to back in the same run, with
+# the same checkpoint, tokens and thread count. Usage: bench/compare.sh [BUILD_DIR] [THREADS]
+# (BUILD_DIR configured with -DATTNLAB_OPENBLAS=ON measures the core with OpenBLAS products.)
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
+ensure_packages "${BENCH_PACKAGES[@]}"
+BUILD="${1:-$BUILD_DIR}"
+THREADS="${2:-2}"
+DIR=/tmp/attnlab-bench-gpt2-small
+cmake --build "$BUILD" --target bench_gpt2
+"$BUILD/bench/bench_gpt2" --dir "$DIR" --threads "$THREADS" --tokens 64 --runs 20
+OPENBLAS_NUM_THREADS="$THREADS" OMP_NUM_THREADS="$THREADS" /usr/bin/python3 -W ignore "$ROOT/bench/pytorch_gpt2.py" \
+  --dir "$DIR" --threads "$THREADS" --tokens 64 --runs 20

@@ -1,0 +1,135 @@
+#include "core/bert_model.h"
+
+#include <cmath>
+
+#include "core/attention_head.h"
+#include "core/blocks.h"
+#include "core/parallel_affine.h"
+
+namespace attnlab {
+
+BertModel::BertModel(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, std::shared_ptr<SafetensorsFile> file,
+                     std::string name)
+    : HfModel(std::move(config), std::move(tokenizer), file, std::move(name)) {
+  if (config_.arch == HfArch::DistilBert) {
+    WeightSource w(file, {"distilbert.", ""}, "embeddings.word_embeddings.weight", "DistilBERT");
+    loadDistilBert(w);
+    w.finish();
+  } else {
+    WeightSource w(file, {"bert.", ""}, "embeddings.word_embeddings.weight", "BERT");
+    loadBert(w);
+    w.finish();
+  }
+}
+
+void BertModel::loadBert(WeightSource& w) {
+  const HfConfig& c = config_;
+  const Eigen::Index d = c.dModel, inner = c.dInner;
+  word_ = w.matrix("embeddings.word_embeddings.weight", c.vocabSize, d);
+  pos_ = w.matrix("embeddings.position_embeddings.weight", c.maxPositions, d);
+  if (c.typeVocabSize > 0) type_ = w.matrix("embeddings.token_type_embeddings.weight", c.typeVocabSize, d);
+  // Checkpoints converted from TensorFlow name LayerNorm parameters gamma/beta.
+  embGamma_ = w.vector("embeddings.LayerNorm.weight", "embeddings.LayerNorm.gamma", d);
+  embBeta_ = w.vector("embeddings.LayerNorm.bias", "embeddings.LayerNorm.beta", d);
+  for (int l = 0; l < c.layers; ++l) {
+    const std::string p = "encoder.layer." + std::to_string(l) + ".";
+    BertLayerWeights lw;
+    lw.qW = w.matrix(p + "attention.self.query.weight", d, d);
+    lw.qB = w.vector(p + "attention.self.query.bias", d);
+    lw.kW = w.matrix(p + "attention.self.key.weight", d, d);
+    lw.kB = w.vector(p + "attention.self.key.bias", d);
+    lw.vW = w.matrix(p + "attention.self.value.weight", d, d);
+    lw.vB = w.vector(p + "attention.self.value.bias", d);
+    lw.oW = w.matrix(p + "attention.output.dense.weight", d, d);
+    lw.oB = w.vector(p + "attention.output.dense.bias", d);
+    lw.ln1Gamma = w.vector(p + "attention.output.LayerNorm.weight", p + "attention.output.LayerNorm.gamma", d);
+    lw.ln1Beta = w.vector(p + "attention.output.LayerNorm.bias", p + "attention.output.LayerNorm.beta", d);
+    lw.iW = w.matrix(p + "intermediate.dense.weight", inner, d);
+    lw.iB = w.vector(p + "intermediate.dense.bias", inner);
+    lw.o2W = w.matrix(p + "output.dense.weight", d, inner);
+    lw.o2B = w.vector(p + "output.dense.bias", d);
+    lw.ln2Gamma = w.vector(p + "output.LayerNorm.weight", p + "output.LayerNorm.gamma", d);
+    lw.ln2Beta = w.vector(p + "output.LayerNorm.bias", p + "output.LayerNorm.beta", d);
+    layers_.push_back(lw);
+  }
+}
+
+void BertModel::loadDistilBert(WeightSource& w) {
+  const HfConfig& c = config_;
+  const Eigen::Index d = c.dModel, inner = c.dInner;
+  word_ = w.matrix("embeddings.word_embeddings.weight", c.vocabSize, d);
+  pos_ = w.matrix("embeddings.position_embeddings.weight", c.maxPositions, d);
+  embGamma_ = w.vector("embeddings.LayerNorm.weight", d);
+  embBeta_ = w.vector("embeddings.LayerNorm.bias", d);
+  for (int l = 0; l < c.layers; ++l) {
+    const std::string p = "transformer.layer." + std::to_string(l) + ".";
+    BertLayerWeights lw;
+    lw.qW = w.matrix(p + "attention.q_lin.weight", d, d);
+    lw.qB = w.vector(p + "attention.q_lin.bias", d);
+    lw.kW = w.matrix(p + "attention.k_lin.weight", d, d);
+    lw.kB = w.vector(p + "attention.k_lin.bias", d);
+    lw.vW = w.matrix(p + "attention.v_lin.weight", d, d);
+    lw.vB = w.vector(p + "attention.v_lin.bias", d);
+    lw.oW = w.matrix(p + "attention.out_lin.weight", d, d);
+    lw.oB = w.vector(p + "attention.out_lin.bias", d);
+    lw.ln1Gamma = w.vector(p + "sa_layer_norm.weight", d);
+    lw.ln1Beta = w.vector(p + "sa_layer_norm.bias", d);
+    lw.iW = w.matrix(p + "ffn.lin1.weight", inner, d);
+    lw.iB = w.vector(p + "ffn.lin1.bias", inner);
+    lw.o2W = w.matrix(p + "ffn.lin2.weight", d, inner);
+    lw.o2B = w.vector(p + "ffn.lin2.bias", d);
+    lw.ln2Gamma = w.vector(p + "output_layer_norm.weight", d);
+    lw.ln2Beta = w.vector(p + "output_layer_norm.bias", d);
+    layers_.push_back(lw);
+  }
+}
+
+Trace BertModel::forward(const TokenizedText& text, const RunControl& control) const {
+  checkInput(text);
+  Trace trace = startTrace(text, /*causal=*/false);
+  const int n = static_cast<int>(text.ids.size());
+  // h⁰ = LN_emb(word[ids] + pos[0..n) + type[0])   [n, d]; every token is of type 0 (one sentence).
+  Mat e(n, config_.dModel);
+  for (int i = 0; i < n; ++i) {
+    e.row(i) = word_.matrix().row(text.ids[i]) + pos_.matrix().row(i);
+    if (type_.data) e.row(i) += type_.matrix().row(0);
+  }
+  Mat h = layerNorm(e, embGamma_.vector(), embBeta_.vector(), config_.layerNormEps);
+  trace.embeddings = h;
+  for (int l = 0; l < config_.layers; ++l) {
+    control.checkpoint(static_cast<double>(l) / config_.layers);
+    trace.layers.push_back(runLayer(l, h));
+    h = trace.layers.back().residualOut;
+  }
+  control.checkpoint(1.0);
+  return trace;
+}
+
+LayerTrace BertModel::runLayer(int layer, const Mat& x) const {
+  const BertLayerWeights& w = layers_[layer];
+  const int d = config_.dModel, dh = config_.dHead();
+  LayerTrace t;
+  t.residualIn = x;
+  // Q = x·W_qᵀ + b_q and likewise K, V   [n, d]; head h uses columns h·d_head …
+  const Mat q = parallelAffine(x, w.qW.transposed(), w.qB.vector());
+  const Mat k = parallelAffine(x, w.kW.transposed(), w.kB.vector());
+  const Mat v = parallelAffine(x, w.vW.transposed(), w.vB.vector());
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
+  t.concat.resize(x.rows(), d);
+  for (int hd = 0; hd < config_.heads; ++hd) {
+    const int c0 = hd * dh;
+    t.heads.push_back(attendHead(q.middleCols(c0, dh), k.middleCols(c0, dh), v.middleCols(c0, dh), scale, false));
+    t.concat.middleCols(c0, dh) = t.heads.back().output;
+  }
+  t.attentionOut = parallelAffine(t.concat, w.oW.transposed(), w.oB.vector());  // [n, d]
+  const Mat h = layerNorm(Mat(x + t.attentionOut), w.ln1Gamma.vector(), w.ln1Beta.vector(), config_.layerNormEps);
+
+  // MLP: act(h·W_iᵀ + b_i)·W_o2ᵀ + b_o2   [n, inner] → [n, d]
+  Mat hidden = parallelAffine(h, w.iW.transposed(), w.iB.vector());
+  applyActivation(hidden, config_.activation);
+  t.mlpOut = parallelAffine(hidden, w.o2W.transposed(), w.o2B.vector());
+  t.residualOut = layerNorm(Mat(h + t.mlpOut), w.ln2Gamma.vector(), w.ln2Beta.vector(), config_.layerNormEps);
+  return t;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,44 @@
+#pragma once
+// BERT (and DistilBERT) from a Hugging Face checkpoint. Post-LayerNorm blocks, bidirectional
+// attention, learned positions, token type 0 for every token:
+//   h⁰ = LN_emb(word[ids] + pos[0..n) + type[0])                  [n, d]
+//   a  = attn(h)·W_oᵀ + b_o,          h ← LN₁(h + a)
+//   m  = gelu(h·W_iᵀ + b_i)·W_o2ᵀ + b_o2,  h ← LN₂(h + m)
+// nn.Linear stores W [out, in]; hf_weights.h reads it transposed without a copy. Pooler and MLM head
+// are not run.
+#include <vector>
+
+#include "core/hf_model.h"
+#include "core/hf_weights.h"
+
+namespace attnlab {
+
+struct BertLayerWeights {
+  WeightView qW, qB, kW, kB, vW, vB;  ///< [d, d] as stored [out, in], biases [d]
+  WeightView oW, oB;                  ///< attention output projection
+  WeightView ln1Gamma, ln1Beta;       ///< after attention
+  WeightView iW, iB;                  ///< intermediate [inner, d], [inner]
+  WeightView o2W, o2B;                ///< output [d, inner], [d]
+  WeightView ln2Gamma, ln2Beta;       ///< after the MLP
+};
+
+class BertModel : public HfModel {
+ public:
+  /// Maps the weights (BERT names with or without "bert.", DistilBERT names with or without
+  /// "distilbert."); throws InputError naming missing tensors or shapes that contradict config.json.
+  BertModel(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, std::shared_ptr<SafetensorsFile> file,
+            std::string name);
+
+  Trace forward(const TokenizedText& text, const RunControl& control = {}) const override;
+
+ private:
+  void loadBert(WeightSource& w);
+  void loadDistilBert(WeightSource& w);
+  LayerTrace runLayer(int layer, const Mat& x) const;
+
+  WeightView word_, pos_, type_;  ///< [vocab, d], [positions, d], [types, d] (type_ empty for DistilBERT)
+  WeightView embGamma_, embBeta_;
+  std::vector<BertLayerWeights> layers_;
+};
+
+}  // namespace attnlab

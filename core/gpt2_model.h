@@ -1,0 +1,39 @@
+#pragma once
+// GPT-2 from a Hugging Face checkpoint. Pre-LayerNorm blocks, causal attention, learned positions:
+//   h⁰ = wte[ids] + wpe[0..n)                                    [n, d]
+//   a  = attn(LN₁(h)),  h ← h + a·W_proj + b_proj                  (c_attn fused: [d, 3d] → Q | K | V)
+//   m  = gelu_new(LN₂(h)·W_fc + b_fc)·W_mproj + b_mproj,  h ← h + m
+// Weights stay in the safetensors mapping. The final ln_f and the tied lm_head (wte) are not run:
+// no view shows logits.
+#include <vector>
+
+#include "core/hf_model.h"
+#include "core/hf_weights.h"
+
+namespace attnlab {
+
+struct Gpt2LayerWeights {
+  WeightView ln1Gamma, ln1Beta, ln2Gamma, ln2Beta;  ///< [d]
+  WeightView attnW, attnB;                          ///< c_attn [d, 3d], [3d]
+  WeightView projW, projB;                          ///< attn.c_proj [d, d], [d]
+  WeightView fcW, fcB;                              ///< mlp.c_fc [d, inner], [inner]
+  WeightView mprojW, mprojB;                        ///< mlp.c_proj [inner, d], [d]
+};
+
+class Gpt2Model : public HfModel {
+ public:
+  /// Maps the weights (names with or without "transformer."); throws InputError naming missing tensors
+  /// or shapes that contradict config.json.
+  Gpt2Model(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, std::shared_ptr<SafetensorsFile> file,
+            std::string name);
+
+  Trace forward(const TokenizedText& text, const RunControl& control = {}) const override;
+
+ private:
+  LayerTrace runLayer(int layer, const Mat& x) const;
+
+  WeightView wte_, wpe_;  ///< [vocab, d], [positions, d]
+  std::vector<Gpt2LayerWeights> layers_;
+};
+
+}  // namespace attnlab
