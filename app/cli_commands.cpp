@@ -81,7 +81,7 @@ const Subcommand* findSubcommand(const std::string& name) {
 std::string helpText() {
   std::ostringstream s;
   s << "Attention Lab: run small transformers and attention variants, and see inside them.\n\n"
-       "Usage:\n  attnlab                 start the graphical program\n";
+       "Usage:\n  attnlab [options]       start the graphical program (e.g. --model DIR --sentence TEXT)\n";
   for (const Subcommand& c : subcommands()) s << "  attnlab " << c.name << " " << c.usage << "\n";
   s << "  attnlab --help          this text\n";
   for (const Subcommand& c : subcommands()) {

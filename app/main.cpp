@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include "app/cli_commands.h"
 #include "core/errors.h"
@@ -44,8 +45,20 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (const cli::Subcommand* cmd = cli::findSubcommand(first)) return runSubcommand(*cmd, argc, argv);
-    std::cerr << "attnlab: unknown command '" << first << "' (see attnlab --help)\n";
-    return 2;
+    if (first.rfind("--", 0) != 0) {
+      std::cerr << "attnlab: unknown command '" << first << "' (see attnlab --help)\n";
+      return 2;
+    }
+  }
+  // The window, optionally started on parameters from the command line (`attnlab --model DIR`).
+  std::optional<Params> startParams;
+  if (argc > 1) {
+    try {
+      startParams = cli::paramsFromArgs(cli::parse(argc, argv, 1, cli::paramOptions()));
+    } catch (const InputError& e) {
+      std::cerr << "attnlab: error: " << e.what() << "\n";
+      return 1;
+    }
   }
   if (!hasDisplay()) {
     std::cerr << "attnlab: no display (DISPLAY and WAYLAND_DISPLAY are unset). Run under a desktop, under "
@@ -57,6 +70,7 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName("attnlab");
   ui::MainWindow window;
   window.show();
+  if (startParams) window.applyParams(*startParams);
   // For the start-up benchmark (bench/startup.sh): exit once the first result is drawn.
   if (std::getenv("ATTNLAB_QUIT_AFTER_FIRST_RESULT")) {
     QObject::connect(

@@ -4,13 +4,16 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QSpinBox>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include "ui/heatmap_view.h"
 #include "ui/live_controller.h"
 #include "ui/main_window.h"
 #include "ui/model_grid_view.h"
+#include "ui/model_opener.h"
 #include "ui/param_panel.h"
 
 using namespace attnlab;
@@ -145,6 +148,23 @@ class TestMainWindow : public QObject {
     w.applyParams(p);
     QTRY_VERIFY(status(w).contains("GB"));
     QCOMPARE(heatmap(w)->rows(), 6);
+  }
+
+  void opensACheckpointFolderAndRefusesABrokenOne() {
+    MainWindow w(false);
+    w.show();
+    QTRY_COMPARE(heatmap(w)->rows(), 6);
+    const QString gpt2 = QString(ATTNLAB_TEST_DATA) + "/reference/models/gpt2_tiny";
+    w.modelOpener()->open(gpt2);
+    QTRY_COMPARE(QString::fromStdString(w.controller()->lastResult()->run->info.kind), QString("gpt2"));
+    QTRY_COMPARE(grid(w)->layerCount(), 2);
+    // A folder without a checkpoint: a message naming the folder, and the GPT-2 model stays.
+    QTemporaryDir empty;
+    w.modelOpener()->open(empty.path());
+    QTRY_VERIFY(w.findChild<QMessageBox*>("modelError") != nullptr);
+    QVERIFY(w.findChild<QMessageBox*>("modelError")->text().contains(empty.path()));
+    QTRY_COMPARE(QString::fromStdString(w.controller()->params().modelDir), gpt2);
+    QCOMPARE(QString::fromStdString(w.controller()->lastResult()->run->info.kind), QString("gpt2"));
   }
 
   void causalModeZeroesTheUpperTriangle() {

@@ -3,11 +3,13 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
@@ -21,6 +23,7 @@
 #include "core/errors.h"
 #include "core/params_json.h"
 #include "ui/figure_export.h"
+#include "ui/model_opener.h"
 #include "ui/param_panel.h"
 #include "ui/view_factory.h"
 
@@ -28,6 +31,7 @@ namespace attnlab::ui {
 
 MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(parent), restoreSettings_(restoreSettings) {
   setWindowTitle(tr("Attention Lab"));
+  setAcceptDrops(true);  // a checkpoint folder dropped on the window opens it
   controller_ = new LiveController(this);
 
   // Sentence editor: large, because a class reads it from the back of the room.
@@ -83,6 +87,7 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
   auto* scroll = new QScrollArea;
   scroll->setWidget(panel_);
   scroll->setWidgetResizable(true);
+  scroll->setMinimumWidth(panel_->sizeHint().width() + 24);  // never a horizontal scroll bar
   auto* dock = new QDockWidget(tr("Parameters"));
   dock->setObjectName("parameters");
   dock->setWidget(scroll);
@@ -149,6 +154,8 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
+  modelOpener_ = new ModelOpener(this, controller_, file, [this](const Params& p) { applyParams(p); });
+  file->addSeparator();
   QAction* exportAct = file->addAction(tr("&Export current view…"), this, &MainWindow::exportCurrentView);
   exportAct->setShortcut(QKeySequence(tr("Ctrl+E")));
   file->addSeparator();
@@ -225,6 +232,16 @@ void MainWindow::exportCurrentView() {
   const QString error = format.isEmpty() ? tr("Unknown file extension: use .png, .svg or .pdf")
                                          : exportWidget(currentTabWidget(), path, format, 2.0);
   if (!error.isEmpty()) QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  const auto urls = event->mimeData()->urls();
+  if (urls.size() == 1 && ModelOpener::looksLikeCheckpoint(urls[0].toLocalFile())) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  const auto urls = event->mimeData()->urls();
+  if (urls.size() == 1) modelOpener_->open(urls[0].toLocalFile());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

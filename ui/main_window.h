@@ -17,6 +17,7 @@ class QTabWidget;
 
 namespace attnlab::ui {
 
+class ModelOpener;
 class ParamPanel;
 
 class MainWindow : public QMainWindow {
@@ -34,9 +35,12 @@ class MainWindow : public QMainWindow {
   void showView(const QString& name);
   /// Applies parameters to every widget and runs them at once (sessions, the command line).
   void applyParams(const Params& p);
+  ModelOpener* modelOpener() const { return modelOpener_; }
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
 
  private:
   void buildMenus();
@@ -47,6 +51,7 @@ class MainWindow : public QMainWindow {
   QWidget* currentTabWidget() const;
 
   LiveController* controller_;
+  ModelOpener* modelOpener_;
   QLineEdit* sentence_;
   ParamPanel* panel_;
   QTabWidget* tabs_;
