@@ -45,6 +45,16 @@ QRgb colorAt(ColorMap map, double t) {
   return qRgb(mix(16), mix(8), mix(0));
 }
 
+const std::vector<QRgb>& colorTable(ColorMap map) {
+  static const auto tables = [] {
+    std::array<std::vector<QRgb>, 4> t;
+    for (int m = 0; m < 4; ++m)
+      for (int i = 0; i < 1024; ++i) t[m].push_back(colorAt(static_cast<ColorMap>(m), i / 1023.0));
+    return t;
+  }();
+  return tables[static_cast<int>(map)];
+}
+
 QCPColorGradient gradient(ColorMap map) {
   QCPColorGradient g;
   g.clearColorStops();

@@ -12,9 +12,13 @@ constexpr int kMargin = 6;
 QImage attentionImage(const Mat& a) {
   QImage img(static_cast<int>(a.cols()), static_cast<int>(a.rows()), QImage::Format_RGB32);
   // Attention weights are in [0, 1]: a fixed scale makes heads comparable at a glance.
+  const std::vector<QRgb>& table = colorTable(ColorMap::Viridis);
   for (int i = 0; i < a.rows(); ++i) {
     auto* line = reinterpret_cast<QRgb*>(img.scanLine(i));
-    for (int j = 0; j < a.cols(); ++j) line[j] = colorAt(ColorMap::Viridis, a(i, j));
+    for (int j = 0; j < a.cols(); ++j) {
+      const float w = a(i, j);
+      line[j] = table[w > 0 ? std::min(1023, static_cast<int>(w * 1023.0f + 0.5f)) : 0];
+    }
   }
   return img;
 }
