@@ -1,6 +1,7 @@
 // attnlab: with no arguments the graphical program; with a subcommand a headless tool sharing the
 // same core and parameter struct (see `attnlab --help`).
 #include <QApplication>
+#include <QTimer>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
@@ -71,15 +72,15 @@ int main(int argc, char** argv) {
   ui::MainWindow window;
   window.show();
   if (startParams) window.applyParams(*startParams);
-  // For the start-up benchmark (bench/startup.sh): exit once the first result is drawn.
+  // For the start-up benchmark (bench/startup.sh): exit once the first result is drawn. The result
+  // may already be there when show() returns (it processes events), hence the check after connecting.
   if (std::getenv("ATTNLAB_QUIT_AFTER_FIRST_RESULT")) {
-    QObject::connect(
-        window.controller(), &ui::LiveController::resultReady, &app,
-        [&window] {
-          window.repaint();
-          QApplication::quit();
-        },
-        Qt::QueuedConnection);
+    auto drawnQuit = [&window] {
+      window.repaint();
+      QTimer::singleShot(0, qApp, &QApplication::quit);
+    };
+    QObject::connect(window.controller(), &ui::LiveController::resultReady, &app, drawnQuit);
+    if (window.controller()->lastResult()) drawnQuit();
   }
   return app.exec();
 }
