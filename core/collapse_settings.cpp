@@ -5,28 +5,11 @@
 #include <sstream>
 #include <utility>
 
+#include "core/enum_names.h"
 #include "core/errors.h"
 
 namespace attnlab {
 namespace {
-
-template <typename E, std::size_t N>
-E parseEnum(const std::string& s, const std::array<std::pair<const char*, E>, N>& names, const char* what) {
-  std::string accepted;
-  for (const auto& [name, value] : names) {
-    if (s == name) return value;
-    accepted += accepted.empty() ? "" : ", ";
-    accepted += name;
-  }
-  throw InputError(std::string("unknown ") + what + " '" + s + "' (accepted: " + accepted + ")");
-}
-
-template <typename E, std::size_t N>
-const char* nameOf(E v, const std::array<std::pair<const char*, E>, N>& names) {
-  for (const auto& [name, value] : names)
-    if (value == v) return name;
-  return "?";
-}
 
 const std::array<std::pair<const char*, StackConfig>, 7> kConfigs{{{"san", StackConfig::San},
                                                                    {"san-skip", StackConfig::SanSkip},
