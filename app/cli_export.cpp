@@ -1,47 +1,101 @@
 #include <QApplication>
+#include <QDir>
 #include <iostream>
 
 #include "app/cli_commands.h"
 #include "core/errors.h"
 #include "core/pipeline.h"
-#include "ui/background_job.h"
-#include "ui/figure_export.h"
 #include "ui/live_controller.h"
+#include "ui/view_export.h"
 #include "ui/view_factory.h"
+#include "ui/view_style.h"
 
 namespace attnlab::cli {
+namespace {
+
+QString formatOf(const Args& args, const QString& out, bool batch) {
+  if (args.has("format")) {
+    const QString f = QString::fromStdString(args.value("format")).toLower();
+    if (!ui::exportFormats().contains(f))
+      throw InputError("unknown --format '" + f.toStdString() + "' (use png, svg, pdf, csv, json or npy)");
+    return f;
+  }
+  if (batch) return "png";  // --out names a folder: one PNG per head unless told otherwise
+  const QString f = ui::exportFormatFromPath(out);
+  if (f.isEmpty())
+    throw InputError("cannot tell the figure format of '" + out.toStdString() +
+                     "': use a .png, .svg, .pdf, .csv, .json or .npy name, or --format");
+  return f;
+}
+
+/// Size from --width/--height (pixels) or --width-cm/--height-cm (with --dpi for PNG).
+ui::FigureSize sizeOf(const Args& args) {
+  ui::FigureSize s;
+  if (args.has("width-cm") || args.has("height-cm")) {
+    if (args.has("width") || args.has("height")) throw InputError("give the size in pixels or in cm, not both");
+    s.unit = ui::FigureSize::Unit::Centimetres;
+    s.width = args.doubleValue("width-cm", 16, 1, 200);
+    s.height = args.doubleValue("height-cm", 12, 1, 200);
+    s.dpi = args.doubleValue("dpi", 300, 10, 2400);
+  } else {
+    s.width = args.intValue("width", 1200, 100, 10000);
+    s.height = args.intValue("height", 900, 100, 10000);
+  }
+  return s;
+}
+
+}  // namespace
 
 int runExport(const Args& args) {
   if (args.has("list-views")) {
     for (const QString& name : ui::viewNames()) std::cout << name.toStdString() << "\n";
     return 0;
   }
-  if (!args.has("view")) throw InputError("export needs --view NAME (see --list-views)");
-  if (!args.has("out")) throw InputError("export needs --out FILE");
-  const QString viewName = QString::fromStdString(args.value("view"));
-  const QString out = QString::fromStdString(args.value("out"));
-  const QString format = args.has("format") ? QString::fromStdString(args.value("format")) : ui::formatFromPath(out);
-  if (format != "png" && format != "svg" && format != "pdf")
-    throw InputError("cannot tell the figure format of '" + out.toStdString() +
-                     "': use a .png, .svg or .pdf name, or --format");
-  const int width = args.intValue("width", 1200, 100, 10000), height = args.intValue("height", 900, 100, 10000);
-  const double scale = args.doubleValue("scale", 1.0, 0.1, 16.0);
-
+  if (!args.has("out")) throw InputError("export needs --out FILE (or --out DIR/ with --all-heads)");
   const Params p = paramsFromArgs(args);
+  // A session or params file names its view: `attnlab export --params talk.json --out fig.pdf`.
+  if (!args.has("view") && !args.has("params")) throw InputError("export needs --view NAME (see --list-views)");
+  const QString viewName = QString::fromStdString(args.has("view") ? args.value("view") : p.selection.view);
+  const bool batch = args.has("all-heads");
+  const QString out = QString::fromStdString(args.value("out"));
+
+  ui::ExportRequest request;
+  request.view = viewName;
+  request.format = formatOf(args, out, batch);
+  request.size = sizeOf(args);
+  request.pngScale = args.doubleValue("scale",
+                                      args.has("dpi") && request.size.unit == ui::FigureSize::Unit::Pixels
+                                          ? args.doubleValue("dpi", 96, 10, 2400) / 96.0
+                                          : 1.0,
+                                      0.1, 16.0);
+  request.dpi = request.size.unit == ui::FigureSize::Unit::Pixels ? args.doubleValue("dpi", 0, 10, 2400) : 0;
+  request.fontScale = args.doubleValue("font-scale", 1.0, 0.25, 8.0);
+  request.matrix = QString::fromStdString(args.value("matrix"));
+  if (!ui::viewNames().contains(viewName))
+    throw InputError("unknown view '" + viewName.toStdString() + "' (see attnlab export --list-views)");
+
+  ui::ViewStyle::instance().setDisplay(p.display);  // the session's colour map and theme
   const ui::ResultPtr result = ui::LiveController::compute(p, nullptr, {});
   if (!result->ok()) throw InputError(result->error.toStdString());
-  checkSelection(p, result->trace());
 
-  std::unique_ptr<ui::TraceView> view(ui::createView(viewName));
-  if (!view) throw InputError("unknown view '" + viewName.toStdString() + "' (see attnlab export --list-views)");
-  view->setAttribute(Qt::WA_DontShowOnScreen);
-  view->resize(width, height);
-  view->show();  // lays the view out; offscreen, nothing appears
-  view->showResult(result);
-  QApplication::processEvents();
-  view->waitForAnalyses();  // views with background analyses draw them before the figure is taken
-  const QString error = ui::exportWidget(view.get(), out, format, scale, view->displayName());
-  if (!error.isEmpty()) throw InputError(error.toStdString());
+  if (!batch) {
+    checkSelection(p, result->trace());
+    request.path = out;
+    const QString error = ui::exportView(result, request);
+    if (!error.isEmpty()) throw InputError(error.toStdString());
+    return 0;
+  }
+  // Batch: one file per layer and head, named VIEW_L<layer>_H<head>.<format>.
+  QDir dir(out);
+  if (!dir.exists() && !QDir().mkpath(out)) throw InputError("cannot create the folder '" + out.toStdString() + "'");
+  const Trace& t = result->trace();
+  for (int l = 0; l < t.layerCount(); ++l)
+    for (int h = 0; h < t.headCount(); ++h) {
+      request.path = dir.filePath(QString("%1_L%2_H%3.%4").arg(viewName).arg(l).arg(h).arg(request.format));
+      const QString error = ui::exportView(ui::withSelection(result, l, h), request);
+      if (!error.isEmpty()) throw InputError(error.toStdString());
+      std::cout << request.path.toStdString() << "\n";
+    }
   return 0;
 }
 

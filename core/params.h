@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/collapse_settings.h"
+#include "core/display_settings.h"
 #include "core/model_config.h"
 #include "core/spectra_settings.h"
 #include "core/variant_settings.h"
@@ -26,6 +27,7 @@ struct Params {
   CollapseSettings collapse;  ///< the rank-collapse explorer (collapse/paths views, `attnlab collapse`)
   VariantSettings variants;   ///< the attention-variant comparison (variants view, dump --variants)
   SpectraSettings spectra;    ///< spectra, rank and feature-map analyses
+  DisplaySettings display;    ///< colour map and theme of the views and figures
 };
 
 }  // namespace attnlab

@@ -251,7 +251,9 @@ json toJson(const Params& p) {
               {"selection", {{"layer", p.selection.layer}, {"head", p.selection.head}, {"view", p.selection.view}}},
               {"collapse", toJson(p.collapse)},
               {"variants", toJson(p.variants)},
-              {"spectra", toJson(p.spectra)}};
+              {"spectra", toJson(p.spectra)},
+
+              {"display", {{"colormap", p.display.colormap}, {"theme", p.display.theme}}}};
 }
 
 Params paramsFromJson(const json& j, const Params& base) {
@@ -293,6 +295,16 @@ Params paramsFromJson(const json& j, const Params& base) {
   if (const json* c = field(j, "collapse")) readCollapse(*c, p.collapse);
   if (const json* v = field(j, "variants")) readVariants(*v, p.variants);
   if (const json* s = field(j, "spectra")) readSpectra(*s, p.spectra);
+  if (const json* d = field(j, "display")) {
+    if (!d->is_object()) fail("display", "must be an object");
+    readString(*d, "colormap", "display.", p.display.colormap);
+    readString(*d, "theme", "display.", p.display.theme);
+    try {
+      validate(p.display);
+    } catch (const InputError& e) {
+      throw InputError(std::string("params: ") + e.what());
+    }
+  }
   return p;
 }
 

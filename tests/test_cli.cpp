@@ -1,5 +1,6 @@
 // The command line as scripts use it: the program is run as a separate process and its output
 // parsed back (JSON, PNG, SVG, PDF). Field names checked here are the public contract.
+#include <QDir>
 #include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -166,6 +167,42 @@ class TestCli : public QObject {
         run({"export", "--view", "heatmap", "--out", out, "--width", "400", "--height", "300", "--scale", "2"}).code,
         0);
     QCOMPARE(QImage(out).size(), QSize(800, 600));
+  }
+
+  void allHeadsWritesOneFilePerLayerAndHead() {
+    const QString out = dir_.filePath("batch");
+    const Run r = run({"export", "--view", "heatmap", "--all-heads", "--out", out, "--format", "npy", "--heads", "2",
+                       "--layers", "3"});
+    QVERIFY2(r.code == 0, r.err.constData());
+    const QStringList files = QDir(out).entryList({"*.npy"}, QDir::Files, QDir::Name);
+    QCOMPARE(files.size(), 6);
+    QCOMPARE(files.first(), QString("heatmap_L0_H0.npy"));
+    QCOMPARE(files.last(), QString("heatmap_L2_H1.npy"));
+    QFile f(QDir(out).filePath("heatmap_L2_H1.npy"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QVERIFY(f.readAll().startsWith("\x93NUMPY"));
+  }
+
+  void aSavedSessionRebuildsItsFigureInOneCommand() {
+    // The session names its own view (qkv) and colour map; no --view needed.
+    const QString session = dir_.filePath("talk.attnlab.json");
+    QFile f(session);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"schema": "attnlab.params/1", "sentence": "mary gave roses to susan",
+               "selection": {"layer": 0, "head": 1, "view": "qkv"}, "display": {"colormap": "cividis"},
+               "session": {"schema": "attnlab.session/1"}})");
+    f.close();
+    const QString csv = dir_.filePath("talk.csv");
+    const Run r = run({"export", "--params", session, "--out", csv});
+    QVERIFY2(r.code == 0, r.err.constData());
+    QFile c(csv);
+    QVERIFY(c.open(QIODevice::ReadOnly));
+    const QByteArray text = c.readAll();
+    QVERIFY2(text.startsWith("q_L0_H1,"), text.left(80).constData());
+    QVERIFY(text.contains("\r\nsusan,"));
+    const Run pdf = run(
+        {"export", "--params", session, "--out", dir_.filePath("talk.pdf"), "--width-cm", "12", "--height-cm", "9"});
+    QVERIFY2(pdf.code == 0, pdf.err.constData());
   }
 
   void helpDocumentsTheCommands() {

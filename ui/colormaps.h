@@ -2,9 +2,9 @@
 // Perceptual colour maps. QCustomPlot 2.1 has no viridis, so the maps are defined here from their
 // published anchor colours (matplotlib's viridis/magma/cividis, ColorBrewer RdBu for signed data).
 #include <QColor>
-#include <vector>
 #include <QString>
 #include <QStringList>
+#include <vector>
 
 #include <qcustomplot.h>
 

@@ -36,6 +36,11 @@ void HeatmapView::showResult(const ResultPtr& result) {
   plot_->setMatrix(result->trace().layers[l].heads[h].attention, labels, labels);
 }
 
+ViewNumbers HeatmapView::numbers(const ComputeResult& result) const {
+  // Exactly the matrix drawn: the selected head's attention, rows = queries, columns = keys.
+  return TraceView::numbers(result);
+}
+
 void HeatmapView::setFontScale(double scale) {
   plot_->setFontScale(scale);
   QFont f = hover_->font();

@@ -15,6 +15,7 @@ class HeatmapView : public TraceView {
   QString displayName() const override { return tr("Attention"); }
   void showResult(const ResultPtr& result) override;
   void setFontScale(double scale) override;
+  ViewNumbers numbers(const ComputeResult& result) const override;
   MatrixPlot* plot() const { return plot_; }
 
  private:

@@ -18,6 +18,7 @@ std::string modelKey(const Params& p) {
 std::string withoutSelection(const Params& p) {
   nlohmann::json j = toJson(p);
   j.erase("selection");
+  j.erase("display");  // colours and theme redraw, they never recompute
   return j.dump();
 }
 

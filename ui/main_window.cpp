@@ -1,5 +1,6 @@
 #include "ui/main_window.h"
 
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
@@ -17,22 +18,33 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QUndoStack>
 #include <QVBoxLayout>
 #include <algorithm>
 
 #include "core/errors.h"
 #include "core/params_json.h"
 #include "ui/figure_export.h"
+#include "ui/lesson_panel.h"
 #include "ui/model_opener.h"
+#include "ui/param_history.h"
 #include "ui/param_panel.h"
+#include "ui/session_actions.h"
+#include "ui/view_actions.h"
 #include "ui/view_factory.h"
+#include "ui/view_style.h"
 
 namespace attnlab::ui {
 
 MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(parent), restoreSettings_(restoreSettings) {
   setWindowTitle(tr("Attention Lab"));
   setAcceptDrops(true);  // a checkpoint folder dropped on the window opens it
+  normalFont_ = font();
   controller_ = new LiveController(this);
+  history_ = new ParamHistory([this](const Params& p) { applyParams(p); }, this);
+  actions_ = new ViewActions(this, [this] { return controller_->lastResult(); });
+  sessions_ = new SessionActions(
+      this, [this] { return currentParams(); }, [this](const Params& p) { applyParams(p); });
 
   // Sentence editor: large, because a class reads it from the back of the room.
   sentence_ = new QLineEdit;
@@ -57,12 +69,13 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
       p.selection.layer = l;
       p.selection.head = h;
       panel_->setParams(p);
-      controller_->setParamsNow(p);
+      edit(p);
     });
     connect(v, &TraceView::paramsRequested, this, [this](const Params& p) {
       panel_->setParams(p);
-      controller_->setParams(p);
+      edit(p);
     });
+    actions_->attach(v);
     if (name == "heatmap" || name == "model") {
       attentionSplit_->addWidget(v);
     } else {
@@ -93,6 +106,20 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
   dock->setWidget(scroll);
   dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
   addDockWidget(Qt::LeftDockWidgetArea, dock);
+
+  lessons_ = new LessonPanel;
+  auto* lessonDock = new QDockWidget(tr("Lesson"));
+  lessonDock->setObjectName("lesson");
+  lessonDock->setWidget(lessons_);
+  addDockWidget(Qt::RightDockWidgetArea, lessonDock);
+  lessonDock->hide();  // View ▸ Lessons (or a lesson's first step) shows it
+  connect(lessons_, &LessonPanel::stepRequested, this, [this, lessonDock](const Params& p, const QString& view) {
+    lessonDock->show();
+    Params q = p;
+    q.selection.view = view.toStdString();
+    history_->record(controller_->params(), q);
+    applyParams(q);
+  });
 
   status_ = new QLabel;
   status_->setObjectName("status");
@@ -150,17 +177,109 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
   }
   if (!placed) resize(1400, 860);
   applyParams(initial);
+  history_->stack()->clear();  // the start is not an edit to undo
+  if (restoreSettings_) sessions_->startAutosave();
+}
+
+void MainWindow::buildViewMenu() {
+  QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+  presentationAct_ = viewMenu->addAction(tr("&Presentation mode"), this, [this](bool on) { setPresentation(on); });
+  presentationAct_->setCheckable(true);
+  presentationAct_->setShortcut(QKeySequence(Qt::Key_F11));
+  presentationAct_->setToolTip(tr("Full screen, large fonts, thick lines, high contrast: for the back of the room."));
+  QAction* lessonsAct =
+      viewMenu->addAction(tr("&Lessons panel"), this, [this](bool on) { lessons_->parentWidget()->setVisible(on); });
+  lessonsAct->setCheckable(true);
+  lessonsAct->setShortcut(QKeySequence(tr("Ctrl+L")));
+  viewMenu->addSeparator();
+  QMenu* maps = viewMenu->addMenu(tr("&Colour map"));
+  QMenu* themes = viewMenu->addMenu(tr("&Theme"));
+  const auto addChoices = [this](QMenu* menu, const std::vector<std::string>& names, bool colormap) {
+    auto* group = new QActionGroup(menu);
+    for (const std::string& name : names) {
+      QAction* a = menu->addAction(QString::fromStdString(name));
+      a->setCheckable(true);
+      group->addAction(a);
+      connect(a, &QAction::triggered, this, [this, name, colormap] {
+        Params p = controller_->params();
+        (colormap ? p.display.colormap : p.display.theme) = name;
+        edit(p);
+      });
+    }
+    connect(menu, &QMenu::aboutToShow, this, [this, group, colormap] {
+      const std::string& current =
+          colormap ? controller_->params().display.colormap : controller_->params().display.theme;
+      for (QAction* a : group->actions()) a->setChecked(a->text().toStdString() == current);
+    });
+  };
+  addChoices(maps, colormapNames(), true);
+  addChoices(themes, themeNames(), false);
+  maps->setToolTip(
+      tr("viridis, cividis and magma are perceptually uniform and colour-blind safe; diverging is for signed values."));
+}
+
+void MainWindow::setFontScaleEverywhere(double scale) {
+  for (TraceView* v : views_) v->setFontScale(scale);
+  lessons_->setFontScale(scale);
+  QFont f = normalFont_;
+  f.setPointSizeF(normalFont_.pointSizeF() * (scale > 1 ? 1.6 : 1.0));
+  setFont(f);  // panels, tabs, menus of the window
+  QFont big = f;
+  big.setPointSizeF(f.pointSizeF() * 1.5);
+  sentence_->setFont(big);
+}
+
+void MainWindow::setPresentation(bool on) {
+  presentation_ = on;
+  if (presentationAct_) presentationAct_->setChecked(on);
+  ViewStyle::instance().setPresentation(on);
+  setFontScaleEverywhere(on ? 2.0 : 1.0);
+  // The class looks at the views and the lesson: the parameter panel steps aside (and comes back).
+  if (auto* params = findChild<QDockWidget*>("parameters")) {
+    if (on) paramsWereVisible_ = params->isVisible();
+    params->setVisible(!on && paramsWereVisible_);
+  }
+  if (on)
+    showFullScreen();
+  else
+    showNormal();
 }
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   modelOpener_ = new ModelOpener(this, controller_, file, [this](const Params& p) { applyParams(p); });
   file->addSeparator();
-  QAction* exportAct = file->addAction(tr("&Export current view…"), this, &MainWindow::exportCurrentView);
+  sessions_->addToMenu(file);
+  file->addSeparator();
+  QAction* exportAct =
+      file->addAction(tr("&Export current view…"), this, [this] { actions_->exportWithDialog(currentView()); });
   exportAct->setShortcut(QKeySequence(tr("Ctrl+E")));
+  exportAct->setToolTip(tr("Save the current view as PDF, SVG or PNG, or the numbers behind it as CSV, JSON or NPY."));
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
+
+  QMenu* editMenu = menuBar()->addMenu(tr("&Edit"));
+  QAction* undo = history_->stack()->createUndoAction(this, tr("&Undo"));
+  undo->setShortcut(QKeySequence::Undo);
+  QAction* redo = history_->stack()->createRedoAction(this, tr("&Redo"));
+  redo->setShortcut(QKeySequence::Redo);
+  editMenu->addAction(undo);
+  editMenu->addAction(redo);
+  editMenu->addSeparator();
+  QAction* copy = editMenu->addAction(tr("&Copy view as image"), this, [this] { actions_->copyImage(currentView()); });
+  copy->setShortcut(QKeySequence(tr("Ctrl+Shift+C")));
+  buildViewMenu();
+
+  QMenu* lesson = menuBar()->addMenu(tr("&Lesson"));
+  QAction* next = lesson->addAction(tr("&Next step"), lessons_, &LessonPanel::next);
+  next->setShortcuts({QKeySequence(Qt::Key_PageDown), QKeySequence(tr("Alt+Right"))});
+  QAction* prev = lesson->addAction(tr("&Previous step"), lessons_, &LessonPanel::previous);
+  prev->setShortcuts({QKeySequence(Qt::Key_PageUp), QKeySequence(tr("Alt+Left"))});
+  lesson->addSeparator();
+  const QStringList titles = lessons_->lessonTitles();
+  for (int i = 0; i < titles.size(); ++i) lesson->addAction(titles[i], this, [this, i] { lessons_->selectLesson(i); });
+  lesson->addAction(tr("&Open lesson file…"), lessons_, &LessonPanel::openDialog);
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About Attention Lab"), this, [this] {
     QMessageBox::about(this, tr("About Attention Lab"),
@@ -185,10 +304,32 @@ void MainWindow::showView(const QString& name) {
 void MainWindow::applyParams(const Params& p) {
   if (sentence_->text().toStdString() != p.sentence) sentence_->setText(QString::fromStdString(p.sentence));
   panel_->setParams(p);
+  ViewStyle::instance().setDisplay(p.display);
+  showView(QString::fromStdString(p.selection.view));
   controller_->setParamsNow(p);
+  sessions_->edited();
 }
 
-void MainWindow::edit(const Params& p) { controller_->setParams(p); }
+void MainWindow::edit(const Params& p) {
+  history_->record(controller_->params(), p);
+  ViewStyle::instance().setDisplay(p.display);
+  controller_->setParams(p);
+  sessions_->edited();
+}
+
+Params MainWindow::currentParams() const {
+  Params p = controller_->params();
+  if (TraceView* v = currentView()) p.selection.view = v->viewName().toStdString();
+  return p;
+}
+
+TraceView* MainWindow::currentView() const {
+  QWidget* w = tabs_->currentWidget();
+  if (auto* v = qobject_cast<TraceView*>(w)) return v;
+  for (TraceView* v : views_)
+    if (w && w->isAncestorOf(v)) return v;  // the attention tab: its first view, the heatmap
+  return views_.empty() ? nullptr : views_.front();
+}
 
 void MainWindow::onResult(const ResultPtr& result) {
   if (!result->ok()) {
@@ -221,19 +362,6 @@ void MainWindow::presentToVisibleViews() {
   }
 }
 
-QWidget* MainWindow::currentTabWidget() const { return tabs_->currentWidget(); }
-
-void MainWindow::exportCurrentView() {
-  QString filter;
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export view"), "attention.svg",
-                                                    tr("SVG (*.svg);;PDF (*.pdf);;PNG (*.png)"), &filter);
-  if (path.isEmpty()) return;
-  const QString format = formatFromPath(path);
-  const QString error = format.isEmpty() ? tr("Unknown file extension: use .png, .svg or .pdf")
-                                         : exportWidget(currentTabWidget(), path, format, 2.0);
-  if (!error.isEmpty()) QMessageBox::warning(this, tr("Export failed"), error);
-}
-
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
   const auto urls = event->mimeData()->urls();
   if (urls.size() == 1 && ModelOpener::looksLikeCheckpoint(urls[0].toLocalFile())) event->acceptProposedAction();
@@ -251,6 +379,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     s.setValue("window/state", saveState());
     s.setValue("params/last", QByteArray::fromStdString(toJson(controller_->params()).dump()));
   }
+  sessions_->shutdown();
   event->accept();
 }
 

@@ -19,6 +19,10 @@ namespace attnlab::ui {
 
 class ModelOpener;
 class ParamPanel;
+class ParamHistory;
+class SessionActions;
+class ViewActions;
+class LessonPanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -33,9 +37,23 @@ class MainWindow : public QMainWindow {
   TraceView* view(const QString& name) const;
   /// Makes the tab holding `name` current.
   void showView(const QString& name);
-  /// Applies parameters to every widget and runs them at once (sessions, the command line).
+  /// Applies parameters to every widget and runs them at once (sessions, the command line); shows
+  /// the view they name when it exists.
   void applyParams(const Params& p);
   ModelOpener* modelOpener() const { return modelOpener_; }
+  /// A user edit: recorded for undo, autosaved, run after the debounce.
+  void edit(const Params& p);
+  /// The parameters with the current view's name in selection.view (what a session saves).
+  Params currentParams() const;
+  /// The view in the current tab (the heatmap on the attention tab).
+  TraceView* currentView() const;
+  ParamHistory* history() const { return history_; }
+  SessionActions* sessions() const { return sessions_; }
+  ViewActions* viewActions() const { return actions_; }
+  LessonPanel* lessonPanel() const { return lessons_; }
+  /// F11: full screen, large fonts, thick lines, high contrast.
+  void setPresentation(bool on);
+  bool presentation() const { return presentation_; }
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -44,11 +62,10 @@ class MainWindow : public QMainWindow {
 
  private:
   void buildMenus();
-  void edit(const Params& p);
+  void buildViewMenu();
   void onResult(const ResultPtr& result);
   void presentToVisibleViews();
-  void exportCurrentView();
-  QWidget* currentTabWidget() const;
+  void setFontScaleEverywhere(double scale);
 
   LiveController* controller_;
   ModelOpener* modelOpener_;
@@ -62,6 +79,14 @@ class MainWindow : public QMainWindow {
   QProgressBar* progress_;
   QPushButton* cancel_;
   bool restoreSettings_;
+  ParamHistory* history_;
+  ViewActions* actions_;
+  SessionActions* sessions_;
+  LessonPanel* lessons_;
+  QAction* presentationAct_ = nullptr;
+  bool presentation_ = false;
+  bool paramsWereVisible_ = true;
+  QFont normalFont_;
 };
 
 }  // namespace attnlab::ui

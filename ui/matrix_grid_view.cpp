@@ -21,7 +21,19 @@ QStringList MatrixGridView::indexLabels(int n, const QString& prefix) {
   return l;
 }
 
+ViewNumbers MatrixGridView::numbers(const ComputeResult& result) const {
+  if (shown_.empty()) return TraceView::numbers(result);
+  ViewNumbers n = numbersFrame(result, displayName());
+  for (std::size_t i = 0; i < shown_.size(); ++i) {
+    const Panel& p = shown_[i];
+    n.matrices.push_back(labelled(p.name.empty() ? "panel" + std::to_string(i) : p.name, p.title,
+                                  p.matrix.cast<double>(), p.rowLabels, p.colLabels));
+  }
+  return n;
+}
+
 void MatrixGridView::showPanels(const std::vector<Panel>& panels, int columns, bool lastSpansRow) {
+  shown_ = panels;
   if (plots_.size() != panels.size()) {
     for (MatrixPlot* p : plots_) delete p;
     plots_.clear();
@@ -56,10 +68,12 @@ void HeadOutputsView::showResult(const ResultPtr& result) {
   for (std::size_t h = 0; h < layer.heads.size(); ++h) {
     const Mat& out = layer.heads[h].output;
     panels.push_back({tr("L%1 H%2 output, n×%3").arg(l).arg(h).arg(out.cols()), out, tokens,
-                      indexLabels(static_cast<int>(out.cols()), "")});
+                      indexLabels(static_cast<int>(out.cols()), ""), MatrixPlot::Range::Symmetric, ColorMap::Diverging,
+                      "output_L" + std::to_string(l) + "_H" + std::to_string(h)});
   }
   panels.push_back({tr("L%1 unified output: heads concatenated · Wo (n × %2)").arg(l).arg(layer.attentionOut.cols()),
-                    layer.attentionOut, tokens, indexLabels(static_cast<int>(layer.attentionOut.cols()), "")});
+                    layer.attentionOut, tokens, indexLabels(static_cast<int>(layer.attentionOut.cols()), ""),
+                    MatrixPlot::Range::Symmetric, ColorMap::Diverging, "attention_out_L" + std::to_string(l)});
   const int heads = static_cast<int>(layer.heads.size());
   const int columns = std::min(heads, 4);
   showPanels(panels, columns, true);
@@ -72,12 +86,15 @@ void QkvView::showResult(const ResultPtr& result) {
   const QStringList tokens = result->tokenLabels();
   const QStringList dims = indexLabels(static_cast<int>(head.q.cols()), "");
   const QString where = tr("L%1 H%2").arg(l).arg(h);
+  const std::string id = "_L" + std::to_string(l) + "_H" + std::to_string(h);
+  const auto sym = MatrixPlot::Range::Symmetric;
+  const auto div = ColorMap::Diverging;
   showPanels(
-      {{tr("%1 queries Q  [n × d_head]").arg(where), head.q, tokens, dims},
-       {tr("%1 keys K  [n × d_head]").arg(where), head.k, tokens, dims},
-       {tr("%1 values V  [n × d_head]").arg(where), head.v, tokens, dims},
+      {{tr("%1 queries Q  [n × d_head]").arg(where), head.q, tokens, dims, sym, div, "q" + id},
+       {tr("%1 keys K  [n × d_head]").arg(where), head.k, tokens, dims, sym, div, "k" + id},
+       {tr("%1 values V  [n × d_head]").arg(where), head.v, tokens, dims, sym, div, "v" + id},
        {tr("%1 scores Q·Kᵀ%2 (before softmax)").arg(where, result->trace().causal ? tr(", mask not applied") : ""),
-        head.scores, tokens, tokens}},
+        head.scores, tokens, tokens, sym, div, "scores" + id}},
       2);
 }
 

@@ -14,6 +14,8 @@ class MatrixGridView : public TraceView {
  public:
   explicit MatrixGridView(QWidget* parent = nullptr);
   void setFontScale(double scale) override;
+  /// The panels last shown, one matrix each (named by Panel::name, else by position).
+  ViewNumbers numbers(const ComputeResult& result) const override;
 
  protected:
   struct Panel {
@@ -22,6 +24,7 @@ class MatrixGridView : public TraceView {
     QStringList rowLabels, colLabels;
     MatrixPlot::Range range = MatrixPlot::Range::Symmetric;
     ColorMap map = ColorMap::Diverging;
+    std::string name;  ///< identifier in exported numbers; empty: "panel<i>"
   };
   /// Shows the panels in a grid with `columns` equally wide columns; with `lastSpansRow` the last
   /// panel takes a whole row of its own (a wide matrix such as the unified output).
@@ -31,6 +34,7 @@ class MatrixGridView : public TraceView {
  private:
   QGridLayout* grid_;
   std::vector<MatrixPlot*> plots_;
+  std::vector<Panel> shown_;  ///< what the plots draw, for numbers()
   double fontScale_ = 1.0;
 };
 

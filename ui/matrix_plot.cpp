@@ -2,6 +2,7 @@
 
 #include <QToolTip>
 #include <cmath>
+#include "ui/view_style.h"
 
 namespace attnlab::ui {
 namespace {
@@ -49,6 +50,26 @@ MatrixPlot::MatrixPlot(QWidget* parent) : QCustomPlot(parent) {
     a->grid()->setVisible(false);
   }
   setColorMap(ColorMap::Viridis);
+  connect(&ViewStyle::instance(), &ViewStyle::changed, this, &MatrixPlot::applyStyle);
+  applyStyle();
+}
+
+void MatrixPlot::applyStyle() {
+  const ViewStyle& style = ViewStyle::instance();
+  map_->setGradient(gradient(style.resolve(requestedMap_)));
+  const QColor fg = style.foreground();
+  setBackground(style.background());
+  axisRect()->setBackground(style.background());
+  const QPen pen(fg, style.lineWidth(1));
+  for (QCPAxis* a : {xAxis, yAxis, scale_->axis()}) {
+    a->setBasePen(pen);
+    a->setTickPen(pen);
+    a->setSubTickPen(pen);
+    a->setTickLabelColor(fg);
+    a->setLabelColor(fg);
+  }
+  title_->setTextColor(fg);
+  replot(QCustomPlot::rpQueuedReplot);
 }
 
 void MatrixPlot::setMatrix(const Mat& m, const QStringList& rowLabels, const QStringList& colLabels) {
@@ -79,7 +100,8 @@ void MatrixPlot::setAxisTitles(const QString& rows, const QString& cols) {
 }
 
 void MatrixPlot::setColorMap(ColorMap map) {
-  map_->setGradient(gradient(map));
+  requestedMap_ = map;
+  map_->setGradient(gradient(ViewStyle::instance().resolve(map)));
   replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -51,6 +51,8 @@ class MatrixPlot : public QCustomPlot {
   bool cellAt(const QPointF& pos, int* row, int* col) const;
   void updateTicks();
   void updateColorRange();
+  /// Colours, line widths and theme from ViewStyle (colour-map choice, dark theme, presentation).
+  void applyStyle();
 
   QCPColorMap* map_;
   QCPColorScale* scale_;
@@ -59,6 +61,7 @@ class MatrixPlot : public QCustomPlot {
   QStringList rowLabels_, colLabels_;
   Range rangeMode_ = Range::Data;
   double fixedLo_ = 0, fixedHi_ = 1;
+  ColorMap requestedMap_ = ColorMap::Viridis;
   double fontScale_ = 1.0;
 };
 

@@ -4,15 +4,17 @@
 #include <QPainter>
 #include <algorithm>
 
+#include "ui/view_style.h"
+
 namespace attnlab::ui {
 namespace {
 
 constexpr int kMargin = 6;
 
-QImage attentionImage(const Mat& a) {
+QImage attentionImage(const Mat& a, ColorMap map) {
   QImage img(static_cast<int>(a.cols()), static_cast<int>(a.rows()), QImage::Format_RGB32);
   // Attention weights are in [0, 1]: a fixed scale makes heads comparable at a glance.
-  const std::vector<QRgb>& table = colorTable(ColorMap::Viridis);
+  const std::vector<QRgb>& table = colorTable(map);
   for (int i = 0; i < a.rows(); ++i) {
     auto* line = reinterpret_cast<QRgb*>(img.scanLine(i));
     for (int j = 0; j < a.cols(); ++j) {
@@ -28,6 +30,7 @@ QImage attentionImage(const Mat& a) {
 ModelGridView::ModelGridView(QWidget* parent) : TraceView(parent) {
   setMinimumSize(160, 120);
   setToolTip(tr("Every layer (rows) and head (columns). Click a head to select it."));
+  connect(&ViewStyle::instance(), &ViewStyle::changed, this, [this] { showResult(result_); });
 }
 
 void ModelGridView::showResult(const ResultPtr& result) {
@@ -39,9 +42,23 @@ void ModelGridView::showResult(const ResultPtr& result) {
     layers_ = t.layerCount();
     heads_ = t.headCount();
     for (const LayerTrace& l : t.layers)
-      for (const HeadTrace& h : l.heads) thumbs_.push_back(attentionImage(h.attention));
+      for (const HeadTrace& h : l.heads)
+        thumbs_.push_back(attentionImage(h.attention, ViewStyle::instance().sequential()));
   }
   update();
+}
+
+ViewNumbers ModelGridView::numbers(const ComputeResult& result) const {
+  ViewNumbers n = numbersFrame(result, tr("Attention of every layer and head"));
+  if (!result.ok()) return n;
+  const QStringList tokens = result.tokenLabels();
+  const Trace& t = result.trace();
+  for (int l = 0; l < t.layerCount(); ++l)
+    for (int h = 0; h < t.headCount(); ++h)
+      n.matrices.push_back(labelled("attention_L" + std::to_string(l) + "_H" + std::to_string(h),
+                                    tr("Attention · layer %1 · head %2").arg(l).arg(h),
+                                    t.layers[l].heads[h].attention.cast<double>(), tokens, tokens));
+  return n;
 }
 
 void ModelGridView::setFontScale(double scale) {
@@ -69,7 +86,7 @@ bool ModelGridView::headAt(const QPoint& pos, int* layer, int* head) const {
 
 void ModelGridView::paintEvent(QPaintEvent*) {
   QPainter p(this);
-  p.fillRect(rect(), palette().window());
+  p.fillRect(rect(), ViewStyle::instance().background());
   if (layers_ == 0) {
     p.drawText(rect(), Qt::AlignCenter, result_ && !result_->error.isEmpty() ? result_->error : tr("No model run yet"));
     return;
@@ -77,7 +94,7 @@ void ModelGridView::paintEvent(QPaintEvent*) {
   QFont f = font();
   f.setPointSizeF(8 * fontScale_);
   p.setFont(f);
-  p.setPen(palette().windowText().color());
+  p.setPen(ViewStyle::instance().foreground());
   for (int h = 0; h < heads_; ++h) {
     const QRect r = cellRect(0, h);
     p.drawText(QRect(r.left(), 0, r.width(), r.top() - 2), Qt::AlignHCenter | Qt::AlignBottom, tr("H%1").arg(h));
@@ -94,7 +111,7 @@ void ModelGridView::paintEvent(QPaintEvent*) {
       if (l == selL && h == selH) {
         p.setPen(QPen(QColor(0xE6, 0x55, 0x0D), std::max(2.0, 3 * fontScale_)));
         p.drawRect(r.adjusted(-1, -1, 1, 1));
-        p.setPen(palette().windowText().color());
+        p.setPen(ViewStyle::instance().foreground());
       }
     }
   }

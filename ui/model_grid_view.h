@@ -17,6 +17,8 @@ class ModelGridView : public TraceView {
   QString displayName() const override { return tr("Model"); }
   void showResult(const ResultPtr& result) override;
   void setFontScale(double scale) override;
+  /// Every layer's and head's attention matrix: stacked [layers·heads, n, n] in NPY.
+  ViewNumbers numbers(const ComputeResult& result) const override;
   QSize sizeHint() const override { return {420, 320}; }
   /// Thumbnail under a widget position, or false.
   bool headAt(const QPoint& pos, int* layer, int* head) const;

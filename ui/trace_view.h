@@ -5,6 +5,7 @@
 // turns both into parameter edits, so everything stays in the one parameter struct.
 #include <QWidget>
 
+#include "core/view_numbers.h"
 #include "ui/compute_result.h"
 
 namespace attnlab::ui {
@@ -24,6 +25,20 @@ class TraceView : public QWidget {
   /// (`attnlab export`, tests). The default waits for every BackgroundJob child; a finished job's
   /// result arrives as a queued event whose handler may start another job, hence the rounds.
   virtual void waitForAnalyses();
+  /// The numbers behind what the view draws for `result` (CSV/JSON/NPY export). Called after
+  /// showResult(result). The default is the attention matrix of the selected layer and head; views
+  /// that draw something else override it.
+  virtual ViewNumbers numbers(const ComputeResult& result) const;
+  /// False while a background analysis for the last result is still running: exporters wait
+  /// (processing events) until it is true, so a figure never shows a half-finished view.
+  virtual bool isReady() const { return true; }
+
+ protected:
+  /// A matrix with token or index labels, for numbers().
+  static LabelledMatrix labelled(const std::string& name, const QString& title, const MatD& values,
+                                 const QStringList& rowLabels, const QStringList& colLabels);
+  /// The frame of numbers(): view name, title, the parameters that produced them.
+  ViewNumbers numbersFrame(const ComputeResult& result, const QString& title) const;
 
  signals:
   void selectionRequested(int layer, int head);

@@ -4,6 +4,7 @@
 #include "ui/complexity_view.h"
 #include "ui/feature_map_view.h"
 #include "ui/head_size_view.h"
+#include "ui/head_view.h"
 #include "ui/heatmap_view.h"
 #include "ui/matrix_grid_view.h"
 #include "ui/model_grid_view.h"
@@ -17,7 +18,7 @@ namespace attnlab::ui {
 
 QStringList viewNames() {
   return {"heatmap",    "model",     "outputs",      "qkv",       "variants", "complexity", "spectrum",
-          "rank-table", "rank-demo", "feature-maps", "head-size", "collapse", "paths"};
+          "rank-table", "rank-demo", "feature-maps", "head-size", "collapse", "paths",      "headview"};
 }
 
 TraceView* createView(const QString& name, QWidget* parent) {
@@ -34,6 +35,7 @@ TraceView* createView(const QString& name, QWidget* parent) {
   if (name == "rank-demo") return new RankDemoView(parent);
   if (name == "feature-maps") return new FeatureMapView(parent);
   if (name == "head-size") return new HeadSizeView(parent);
+  if (name == "headview") return new HeadView(parent);
   return nullptr;
 }
 

@@ -1,0 +1,42 @@
+#pragma once
+// File ▸ Export and a view's context menu "Export…": format (PNG, SVG, PDF, CSV, JSON, NPY), size as
+// shown or custom in pixels or centimetres, DPI or scale for PNG, font scale, the matrix for NPY,
+// and the file. Produces an ExportRequest; ViewActions carries it out.
+#include <QDialog>
+
+#include "ui/view_export.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLineEdit;
+class QLabel;
+
+namespace attnlab::ui {
+
+class ExportDialog : public QDialog {
+  Q_OBJECT
+ public:
+  /// `shownSize` is the view's size on screen; `matrices` the names of its numbers (for NPY).
+  ExportDialog(const QString& viewName, const QSize& shownSize, const QStringList& matrices, QWidget* parent = nullptr);
+
+  ExportRequest request() const;
+  /// Export the view as it is on screen (no offscreen copy at another size).
+  bool asShown() const;
+  void setPath(const QString& path);
+
+ private:
+  void updateEnabled();
+  void browse();
+  void formatChanged();
+
+  QString view_;
+  QSize shown_;
+  QComboBox *format_, *unit_, *matrix_;
+  QCheckBox* asShown_;
+  QDoubleSpinBox *width_, *height_, *dpi_, *scale_, *fontScale_;
+  QLineEdit* path_;
+  QLabel* summary_;
+};
+
+}  // namespace attnlab::ui

@@ -1,0 +1,370 @@
+#include "ui/head_view.h"
+
+#include <QHBoxLayout>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QPainter>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSlider>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include "ui/view_style.h"
+
+namespace attnlab::ui {
+namespace {
+
+constexpr int kMargin = 8;
+constexpr int kLevels = 16;
+constexpr std::size_t kMaxLines = 4000;
+// Weights below this are no line at all, even at threshold 0 (masked weights come out as ~1e-39).
+constexpr float kZero = 1e-6f;  // opacity buckets: one pen per head and level, lines drawn in batches
+
+QString elided(const QString& s) { return s.size() > 16 ? s.left(15) + QChar(0x2026) : s; }
+
+}  // namespace
+
+// ---- canvas ----------------------------------------------------------------------------------------
+
+HeadViewCanvas::HeadViewCanvas(QWidget* parent) : QWidget(parent) {
+  setMouseTracking(true);
+  setFocusPolicy(Qt::ClickFocus);
+}
+
+QColor HeadViewCanvas::headColor(int head) {
+  // Tableau 10: distinct on light and dark backgrounds; beyond ten heads, golden-angle hues.
+  static const QRgb base[] = {0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd,
+                              0x8c564b, 0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf};
+  if (head < 10) return QColor(base[head]);
+  return QColor::fromHsv(static_cast<int>(std::fmod(head * 137.508, 360.0)), 200, 210);
+}
+
+void HeadViewCanvas::setData(const ResultPtr& result, int layer) {
+  std::vector<const Mat*> heads;
+  for (const HeadTrace& h : result->trace().layers[static_cast<std::size_t>(layer)].heads)
+    heads.push_back(&h.attention);
+  const bool sameHeads = heads.size() == heads_.size();
+  result_ = result;
+  heads_ = std::move(heads);
+  tokens_ = result->tokenLabels();
+  if (!sameHeads) visible_.assign(heads_.size(), true);
+  if (focusToken_ >= tokens_.size()) setFocusToken(-1, -1, false);
+  rebuildLines();
+  setMinimumHeight(2 * kMargin + static_cast<int>(tokens_.size()) * rowHeight());
+  update();
+}
+
+void HeadViewCanvas::setHeadVisible(int head, bool visible) {
+  if (head < 0 || head >= static_cast<int>(visible_.size())) return;
+  visible_[static_cast<std::size_t>(head)] = visible;
+  update();
+}
+
+bool HeadViewCanvas::headVisible(int head) const {
+  return head >= 0 && head < static_cast<int>(visible_.size()) && visible_[static_cast<std::size_t>(head)];
+}
+
+void HeadViewCanvas::setThreshold(double t) {
+  threshold_ = std::clamp(t, 0.0, 1.0);
+  rebuildLines();
+  update();
+}
+
+void HeadViewCanvas::setFontScale(double scale) {
+  fontScale_ = scale;
+  QFont f = font();
+  f.setPointSizeF(9.5 * scale);
+  setFont(f);
+  setMinimumHeight(2 * kMargin + static_cast<int>(tokens_.size()) * rowHeight());
+  update();
+}
+
+void HeadViewCanvas::setFocusToken(int side, int token, bool pin) {
+  if (token < 0) side = -1;
+  pinned_ = pin && token >= 0;
+  if (side == focusSide_ && token == focusToken_) return;
+  focusSide_ = side;
+  focusToken_ = token;
+  update();
+}
+
+void HeadViewCanvas::rebuildLines() {
+  lines_.clear();
+  for (std::size_t h = 0; h < heads_.size(); ++h) {
+    const Mat& a = *heads_[h];
+    for (int i = 0; i < a.rows(); ++i)
+      for (int j = 0; j < a.cols(); ++j)
+        if (a(i, j) >= threshold_ && a(i, j) >= kZero) lines_.push_back({i, j, static_cast<int>(h), a(i, j)});
+  }
+  // Beyond kMaxLines the picture is a grey mass anyway and painting lags: keep the strongest ones.
+  totalLines_ = static_cast<int>(lines_.size());
+  if (lines_.size() > kMaxLines) {
+    std::nth_element(lines_.begin(), lines_.begin() + kMaxLines, lines_.end(),
+                     [](const Line& a, const Line& b) { return a.weight > b.weight; });
+    lines_.resize(kMaxLines);
+  }
+}
+
+int HeadViewCanvas::rowHeight() const { return std::max(6, static_cast<int>(fontMetrics().height() * 1.35)); }
+
+int HeadViewCanvas::columnWidth() const {
+  int w = 20;
+  const QFontMetrics fm(font());
+  for (const QString& t : tokens_) w = std::max(w, fm.horizontalAdvance(elided(t)));
+  return std::min(w + 12, width() / 3);
+}
+
+void HeadViewCanvas::lineEnds(double* leftX, double* rightX) const {
+  // Columns close together (as in BertViz), centred: long lines across a wide window are hard to follow.
+  const int colW = columnWidth();
+  const double gap = std::min<double>(width() - 2 * kMargin - 2 * colW, 320 * fontScale_);
+  const double left = (width() - gap) / 2;
+  *leftX = left;
+  *rightX = left + gap;
+}
+
+double HeadViewCanvas::rowY(int token) const { return kMargin + (token + 0.5) * rowHeight(); }
+
+QSize HeadViewCanvas::sizeHint() const { return {600, 2 * kMargin + static_cast<int>(tokens_.size()) * rowHeight()}; }
+
+bool HeadViewCanvas::tokenAt(const QPoint& pos, int* side, int* token) const {
+  const int row = (pos.y() - kMargin) / rowHeight();
+  if (pos.y() < kMargin || row < 0 || row >= tokens_.size()) return false;
+  const int colW = columnWidth();
+  double leftX, rightX;
+  lineEnds(&leftX, &rightX);
+  if (pos.x() >= leftX - colW && pos.x() < leftX) {
+    *side = 0;
+  } else if (pos.x() > rightX && pos.x() <= rightX + colW) {
+    *side = 1;
+  } else {
+    return false;
+  }
+  *token = row;
+  return true;
+}
+
+void HeadViewCanvas::paintEvent(QPaintEvent* event) {
+  QPainter p(this);
+  const ViewStyle& style = ViewStyle::instance();
+  // Only the part in the scroll area's viewport: repaint() asks for the whole (tall) canvas.
+  QRect clip = event->rect();
+  const QRect visible = visibleRegion().boundingRect();
+  if (!visible.isEmpty()) clip &= visible;
+  p.fillRect(clip, style.background());
+  if (tokens_.isEmpty()) return;
+  const int colW = columnWidth(), rowH = rowHeight();
+  double leftX, rightX;
+  lineEnds(&leftX, &rightX);
+  const int heads = static_cast<int>(heads_.size());
+  const bool focus = focusToken_ >= 0;
+
+  // Lines: in focus, every weight of the focused token (a quarter of the threshold); otherwise the
+  // precomputed lines above the threshold. Only those crossing the exposed band are drawn.
+  std::vector<std::vector<QLineF>> buckets(static_cast<std::size_t>(heads * kLevels));
+  std::vector<float> emphasis(static_cast<std::size_t>(tokens_.size()), 0.f);  // other column, in focus
+  const auto add = [&](int q, int k, int h, float w) {
+    const double y1 = rowY(q), y2 = rowY(k);
+    const double top = clip.top() - rowH, bottom = clip.bottom() + rowH;
+    if (std::max(y1, y2) < top || std::min(y1, y2) > bottom) return;
+    // Cut the segment to the exposed band: the rasteriser's cost follows the length it is given.
+    QLineF line(leftX, y1, rightX, y2);
+    if (y1 != y2) {
+      const auto xAt = [&](double y) { return leftX + (rightX - leftX) * (y - y1) / (y2 - y1); };
+      const double ya = std::clamp(y1, top, bottom), yb = std::clamp(y2, top, bottom);
+      line = QLineF(xAt(ya), ya, xAt(yb), yb);
+    }
+    const int level = std::min(kLevels - 1, static_cast<int>(w * kLevels));
+    buckets[static_cast<std::size_t>(h * kLevels + level)].push_back(line);
+  };
+  if (focus) {
+    for (int h = 0; h < heads; ++h) {
+      if (!visible_[static_cast<std::size_t>(h)]) continue;
+      const Mat& a = *heads_[static_cast<std::size_t>(h)];
+      for (int t = 0; t < tokens_.size(); ++t) {
+        const float w = focusSide_ == 0 ? a(focusToken_, t) : a(t, focusToken_);
+        if (w < threshold_ / 4 || w < kZero) continue;
+        emphasis[static_cast<std::size_t>(t)] = std::max(emphasis[static_cast<std::size_t>(t)], w);
+        focusSide_ == 0 ? add(focusToken_, t, h, w) : add(t, focusToken_, h, w);
+      }
+    }
+  } else {
+    for (const Line& l : lines_)
+      if (visible_[static_cast<std::size_t>(l.head)]) add(l.query, l.key, l.head, l.weight);
+  }
+  linesDrawn_ = 0;
+  for (const auto& b : buckets) linesDrawn_ += static_cast<int>(b.size());
+  // Many lines: thin cosmetic pens without antialiasing take the rasteriser's fast path. Wide
+  // antialiased strokes cost tens of µs each (bench_gui), so they are kept for a few hundred lines
+  // (short sentences, or one focused token), where they look best.
+  const bool fast = linesDrawn_ > 400;
+  p.setRenderHint(QPainter::Antialiasing, !fast);
+  p.setClipRect(clip);
+  for (int h = 0; h < heads; ++h)
+    for (int level = 0; level < kLevels; ++level) {
+      const auto& b = buckets[static_cast<std::size_t>(h * kLevels + level)];
+      if (b.empty()) continue;
+      QColor c = headColor(h);
+      c.setAlphaF(std::min(1.0, (level + 1.0) / kLevels * (focus ? 1.0 : 0.85)));
+      QPen pen(c, fast ? 0.0 : style.lineWidth(focus ? 2.0 : 1.5), Qt::SolidLine, Qt::RoundCap);
+      p.setPen(pen);
+      p.drawLines(b.data(), static_cast<int>(b.size()));
+    }
+
+  // Token labels, only the exposed rows. Queries right-aligned against their lines, keys left-aligned.
+  const int first = std::max(0, (clip.top() - kMargin) / rowH - 1);
+  const int last = std::min(static_cast<int>(tokens_.size()) - 1, (clip.bottom() - kMargin) / rowH + 1);
+  const QColor fg = style.foreground();
+  QColor mark = style.dark() ? QColor(255, 255, 255) : QColor(0, 0, 0);
+  for (int t = first; t <= last; ++t) {
+    const int y = kMargin + t * rowH;
+    const QRect left(static_cast<int>(leftX) - colW, y, colW - 6, rowH);
+    const QRect right(static_cast<int>(rightX) + 6, y, colW - 6, rowH);
+    if (focus) {
+      const QRect own = focusSide_ == 0 ? left : right, other = focusSide_ == 0 ? right : left;
+      if (t == focusToken_) p.fillRect(own, QColor(0xE6, 0x55, 0x0D, pinned_ ? 200 : 120));
+      mark.setAlphaF(std::min(1.0f, emphasis[static_cast<std::size_t>(t)]) * 0.35);
+      p.fillRect(other, mark);
+    }
+    p.setPen(fg);
+    p.drawText(left, Qt::AlignRight | Qt::AlignVCenter, elided(tokens_[t]));
+    p.drawText(right, Qt::AlignLeft | Qt::AlignVCenter, elided(tokens_[t]));
+  }
+}
+
+void HeadViewCanvas::mouseMoveEvent(QMouseEvent* event) {
+  if (pinned_) return;
+  int side, token;
+  if (tokenAt(event->pos(), &side, &token))
+    setFocusToken(side, token, false);
+  else
+    setFocusToken(-1, -1, false);
+}
+
+void HeadViewCanvas::mousePressEvent(QMouseEvent* event) {
+  int side, token;
+  if (!tokenAt(event->pos(), &side, &token) || (pinned_ && side == focusSide_ && token == focusToken_))
+    setFocusToken(-1, -1, false);  // a click elsewhere, or on the pinned token, unpins
+  else
+    setFocusToken(side, token, true);
+}
+
+void HeadViewCanvas::leaveEvent(QEvent*) {
+  if (!pinned_) setFocusToken(-1, -1, false);
+}
+
+// ---- view ------------------------------------------------------------------------------------------
+
+HeadView::HeadView(QWidget* parent) : TraceView(parent) {
+  title_ = new QLabel;
+  title_->setWordWrap(true);
+  swatches_ = new QWidget;
+  new QHBoxLayout(swatches_);
+  swatches_->layout()->setContentsMargins(0, 0, 0, 0);
+  threshold_ = new QSlider(Qt::Horizontal);
+  threshold_->setRange(0, 50);
+  threshold_->setValue(2);
+  threshold_->setMaximumWidth(160);
+  threshold_->setToolTip(tr("Hide lines whose weight is below this value: long inputs stay readable and fast."));
+  threshold_->setAccessibleName(tr("faint-line threshold"));
+  thresholdLabel_ = new QLabel;
+  canvas_ = new HeadViewCanvas;
+  canvas_->setToolTip(
+      tr("Queries on the left, keys on the right; a line's opacity is its attention weight. "
+         "Hover a token to see only its lines, click to pin it."));
+  scroll_ = new QScrollArea;
+  scroll_->setWidget(canvas_);
+  scroll_->setWidgetResizable(true);
+  scroll_->setFrameShape(QFrame::NoFrame);
+
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(swatches_);
+  bar->addStretch(1);
+  bar->addWidget(thresholdLabel_);
+  bar->addWidget(threshold_);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addWidget(title_);
+  layout->addLayout(bar);
+  layout->addWidget(scroll_, 1);
+  connect(threshold_, &QSlider::valueChanged, this, [this](int v) { setThreshold(v / 100.0); });
+  setThreshold(0.02);
+  connect(&ViewStyle::instance(), &ViewStyle::changed, canvas_, qOverload<>(&QWidget::update));
+}
+
+void HeadView::setThreshold(double t) {
+  if (threshold_->value() != qRound(t * 100)) threshold_->setValue(qRound(t * 100));
+  thresholdLabel_->setText(tr("hide lines below %1").arg(t, 0, 'f', 2));
+  canvas_->setThreshold(t);
+}
+
+void HeadView::setHeadVisible(int head, bool visible) {
+  canvas_->setHeadVisible(head, visible);
+  const auto buttons = swatches_->findChildren<QPushButton*>();
+  if (head >= 0 && head < buttons.size()) buttons[head]->setChecked(visible);
+}
+
+void HeadView::showResult(const ResultPtr& result) {
+  result_ = result;
+  if (!result || !result->ok()) return;
+  const int l = result->layer();
+  const bool rebuild = result->trace().headCount() != swatches_->findChildren<QPushButton*>().size();
+  canvas_->setData(result, l);
+  if (rebuild) rebuildSwatches();
+  title_->setText(tr("Layer %1 · all %2 heads%3 · queries left, keys right")
+                      .arg(l)
+                      .arg(result->trace().headCount())
+                      .arg(result->trace().causal ? tr(" · causal") : ""));
+}
+
+void HeadView::rebuildSwatches() {
+  for (QPushButton* b : swatches_->findChildren<QPushButton*>()) delete b;
+  const int heads = result_ ? result_->trace().headCount() : 0;
+  for (int h = 0; h < heads; ++h) {
+    auto* b = new QPushButton(tr("H%1").arg(h));
+    b->setCheckable(true);
+    b->setChecked(canvas_->headVisible(h));
+    const QColor c = HeadViewCanvas::headColor(h);
+    b->setStyleSheet(QString("QPushButton { border: 2px solid %1; border-radius: 3px; padding: 1px 6px; }"
+                             "QPushButton:checked { background: %1; color: white; }")
+                         .arg(c.name()));
+    b->setToolTip(tr("Head %1: click to hide or show its lines").arg(h));
+    connect(b, &QPushButton::toggled, this, [this, h](bool on) { canvas_->setHeadVisible(h, on); });
+    swatches_->layout()->addWidget(b);
+  }
+}
+
+void HeadView::setFontScale(double scale) {
+  fontScale_ = scale;
+  canvas_->setFontScale(scale);
+  QFont f = font();
+  f.setPointSizeF(9 * scale);
+  title_->setFont(f);
+  thresholdLabel_->setFont(f);
+  for (QPushButton* b : swatches_->findChildren<QPushButton*>()) b->setFont(f);
+}
+
+void HeadView::keyPressEvent(QKeyEvent* event) {
+  if (event->key() == Qt::Key_Escape) {
+    canvas_->setFocusToken(-1, -1, false);
+    return;
+  }
+  TraceView::keyPressEvent(event);
+}
+
+ViewNumbers HeadView::numbers(const ComputeResult& result) const {
+  if (!result.ok()) return TraceView::numbers(result);
+  const int l = result.layer();
+  ViewNumbers n = numbersFrame(result, tr("Attention of every head of layer %1").arg(l));
+  const QStringList tokens = result.tokenLabels();
+  const LayerTrace& layer = result.trace().layers[static_cast<std::size_t>(l)];
+  for (std::size_t h = 0; h < layer.heads.size(); ++h)
+    n.matrices.push_back(labelled("attention_L" + std::to_string(l) + "_H" + std::to_string(h),
+                                  tr("Attention · layer %1 · head %2").arg(l).arg(h),
+                                  layer.heads[h].attention.cast<double>(), tokens, tokens));
+  return n;
+}
+
+}  // namespace attnlab::ui
