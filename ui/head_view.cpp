@@ -52,7 +52,7 @@ void HeadViewCanvas::setData(const ResultPtr& result, int layer) {
   if (!sameHeads) visible_.assign(heads_.size(), true);
   if (focusToken_ >= tokens_.size()) setFocusToken(-1, -1, false);
   rebuildLines();
-  setMinimumHeight(2 * kMargin + static_cast<int>(tokens_.size()) * rowHeight());
+  setMinimumHeight(2 * kMargin + static_cast<int>(tokens_.size()) * naturalRowHeight());
   update();
 }
 
@@ -77,7 +77,7 @@ void HeadViewCanvas::setFontScale(double scale) {
   QFont f = font();
   f.setPointSizeF(9.5 * scale);
   setFont(f);
-  setMinimumHeight(2 * kMargin + static_cast<int>(tokens_.size()) * rowHeight());
+  setMinimumHeight(2 * kMargin + static_cast<int>(tokens_.size()) * naturalRowHeight());
   update();
 }
 
@@ -107,7 +107,16 @@ void HeadViewCanvas::rebuildLines() {
   }
 }
 
-int HeadViewCanvas::rowHeight() const { return std::max(6, static_cast<int>(fontMetrics().height() * 1.35)); }
+int HeadViewCanvas::naturalRowHeight() const { return std::max(6, static_cast<int>(fontMetrics().height() * 1.35)); }
+
+// Short sentences spread over the height they are given (up to twice the natural spacing), so a
+// figure of nine tokens does not sit in the top fifth of the page; long ones scroll at the natural one.
+int HeadViewCanvas::rowHeight() const {
+  const int natural = naturalRowHeight();
+  if (tokens_.empty()) return natural;
+  const int fit = (height() - 2 * kMargin) / static_cast<int>(tokens_.size());
+  return std::clamp(fit, natural, 2 * natural);
+}
 
 int HeadViewCanvas::columnWidth() const {
   int w = 20;
@@ -127,7 +136,9 @@ void HeadViewCanvas::lineEnds(double* leftX, double* rightX) const {
 
 double HeadViewCanvas::rowY(int token) const { return kMargin + (token + 0.5) * rowHeight(); }
 
-QSize HeadViewCanvas::sizeHint() const { return {600, 2 * kMargin + static_cast<int>(tokens_.size()) * rowHeight()}; }
+QSize HeadViewCanvas::sizeHint() const {
+  return {600, 2 * kMargin + static_cast<int>(tokens_.size()) * naturalRowHeight()};
+}
 
 bool HeadViewCanvas::tokenAt(const QPoint& pos, int* side, int* token) const {
   const int row = (pos.y() - kMargin) / rowHeight();

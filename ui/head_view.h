@@ -70,7 +70,8 @@ class HeadViewCanvas : public QWidget {
   bool pinned() const { return pinned_; }
   /// The token under a canvas position: side and index, or false.
   bool tokenAt(const QPoint& pos, int* side, int* token) const;
-  int rowHeight() const;
+  int naturalRowHeight() const;  ///< one text line and a little air
+  int rowHeight() const;         ///< the natural height, stretched to fill the view
   /// Number of line segments the last paint drew (for the benchmark and tests).
   int linesDrawn() const { return linesDrawn_; }
   /// Lines above the threshold before the cap on the number drawn (the strongest 4000 are kept).

@@ -13,6 +13,7 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
@@ -35,6 +36,20 @@
 #include "ui/view_style.h"
 
 namespace attnlab::ui {
+namespace {
+
+/// A tab page that scrolls when the window is narrower than the view's controls want: a QTabWidget is
+/// as wide as its widest page, and the variants and collapse views would otherwise push the window
+/// past the screen once the lesson panel opens (or fonts grow in presentation mode).
+QScrollArea* scrollable(QWidget* view) {
+  auto* area = new QScrollArea;
+  area->setWidget(view);
+  area->setWidgetResizable(true);
+  area->setFrameShape(QFrame::NoFrame);
+  return area;
+}
+
+}  // namespace
 
 MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(parent), restoreSettings_(restoreSettings) {
   setWindowTitle(tr("Attention Lab"));
@@ -79,7 +94,7 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
     if (name == "heatmap" || name == "model") {
       attentionSplit_->addWidget(v);
     } else {
-      tabs_->addTab(v, v->displayName());
+      tabs_->addTab(scrollable(v), v->displayName());
     }
   }
   attentionSplit_->setStretchFactor(0, 3);
@@ -239,10 +254,16 @@ void MainWindow::setPresentation(bool on) {
     if (on) paramsWereVisible_ = params->isVisible();
     params->setVisible(!on && paramsWereVisible_);
   }
-  if (on)
+  if (on) {
     showFullScreen();
-  else
+    // Without a window manager (a bare X server, some kiosk set-ups) the full-screen state is only a
+    // hint: fill the screen by hand when it was not honoured.
+    QTimer::singleShot(300, this, [this] {
+      if (presentation_ && screen() && size() != screen()->geometry().size()) setGeometry(screen()->geometry());
+    });
+  } else {
     showNormal();
+  }
 }
 
 void MainWindow::buildMenus() {

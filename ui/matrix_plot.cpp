@@ -42,6 +42,14 @@ MatrixPlot::MatrixPlot(QWidget* parent) : QCustomPlot(parent) {
   axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
   scale_->setMarginGroup(QCP::msBottom | QCP::msTop, group);
 
+  // The axis rect gets its final size only inside a replot's layout pass, after a resize event: when
+  // the labels were thinned for another size, thin them again and draw once more.
+  connect(this, &QCustomPlot::afterLayout, this, [this] {
+    if (axisRect()->size() == tickedSize_) return;
+    updateTicks();
+    replot(rpQueuedReplot);
+  });
+
   yAxis->setRangeReversed(true);  // row 0 (the first query) at the top, as in a matrix
   xAxis->setTickLabelRotation(60);
   for (QCPAxis* a : {xAxis, yAxis}) {
@@ -133,6 +141,7 @@ void MatrixPlot::setFontScale(double scale) {
 }
 
 void MatrixPlot::updateTicks() {
+  tickedSize_ = axisRect()->size();
   xAxis->setTicker(labelTicker(colLabels_, axisRect()->width(), xAxis->tickLabelFont()));
   yAxis->setTicker(labelTicker(rowLabels_, axisRect()->height(), yAxis->tickLabelFont()));
 }

@@ -57,6 +57,7 @@ class MatrixPlot : public QCustomPlot {
   QCPColorMap* map_;
   QCPColorScale* scale_;
   QCPTextElement* title_;
+  QSize tickedSize_;  ///< the axis rect size the tick labels were thinned for
   Mat data_;
   QStringList rowLabels_, colLabels_;
   Range rangeMode_ = Range::Data;
