@@ -32,6 +32,7 @@ class BackgroundJob : public QObject {
     auto flag = std::make_shared<std::atomic<bool>>(false);
     flag_ = flag;
     const quint64 gen = ++generation_;
+    busy_ = true;
     emit busyChanged(true);
     QtConcurrent::run(&pool_, [this, flag, work]() -> std::shared_ptr<Outcome<R>> {
       auto out = std::make_shared<Outcome<R>>();
@@ -52,6 +53,7 @@ class BackgroundJob : public QObject {
       return out;
     }).then(this, [this, gen, done, failed](const std::shared_ptr<Outcome<R>>& out) {
       if (gen != generation_) return;  // superseded by a newer run
+      busy_ = false;
       emit busyChanged(false);
       if (out->ok)
         done(out->value);
@@ -59,6 +61,9 @@ class BackgroundJob : public QObject {
         failed(out->error);
     });
   }
+
+  /// True from run() until the newest run's result (or failure) has been delivered on the GUI thread.
+  bool busy() const { return busy_; }
 
   void cancel() {
     if (flag_) flag_->store(true);
@@ -79,6 +84,7 @@ class BackgroundJob : public QObject {
   };
   QThreadPool pool_;
   std::shared_ptr<std::atomic<bool>> flag_;
+  bool busy_ = false;
   quint64 generation_ = 0;
 };
 

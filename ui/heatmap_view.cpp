@@ -10,6 +10,7 @@ HeatmapView::HeatmapView(QWidget* parent) : TraceView(parent) {
   plot_->setAxisTitles(tr("query (attends from)"), tr("key (attends to)"));
   hover_ = new QLabel(tr("Hover a cell to read its weight."), this);
   hover_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  hover_->setProperty(kScreenOnlyProperty, true);  // a hint for the mouse, not part of a figure
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   layout->addWidget(plot_, 1);

@@ -45,6 +45,12 @@ ViewNumbers TraceView::numbers(const ComputeResult& result) const {
 
 namespace attnlab::ui {
 
+bool TraceView::isReady() const {
+  for (const BackgroundJob* job : findChildren<BackgroundJob*>())
+    if (job->busy()) return false;
+  return true;
+}
+
 void TraceView::waitForAnalyses() {
   // A finished job's result arrives as a queued event whose handler may start another job: rounds.
   for (int round = 0; round < 4; ++round) {

@@ -10,6 +10,10 @@
 
 namespace attnlab::ui {
 
+/// Widgets of a view with this property set to true (hover hints, "click here" notes) are left out
+/// of exported figures.
+inline constexpr char kScreenOnlyProperty[] = "attnlabScreenOnly";
+
 class TraceView : public QWidget {
   Q_OBJECT
  public:
@@ -31,7 +35,7 @@ class TraceView : public QWidget {
   virtual ViewNumbers numbers(const ComputeResult& result) const;
   /// False while a background analysis for the last result is still running: exporters wait
   /// (processing events) until it is true, so a figure never shows a half-finished view.
-  virtual bool isReady() const { return true; }
+  virtual bool isReady() const;
 
  protected:
   /// A matrix with token or index labels, for numbers().

@@ -46,6 +46,8 @@ std::unique_ptr<TraceView> makeOffscreenView(const QString& name, const ResultPt
   // on screen (the variants and collapse views lay out wider than 640 px).
   if (view->layout()) view->layout()->setSizeConstraint(QLayout::SetNoConstraint);
   view->setMinimumSize(0, 0);
+  for (QWidget* child : view->findChildren<QWidget*>())
+    if (child->property(kScreenOnlyProperty).toBool()) child->hide();
   view->resize(size);
   view->setFontScale(fontScale);
   view->show();  // lays the view out; offscreen, nothing appears
