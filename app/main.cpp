@@ -12,6 +12,14 @@
 
 namespace {
 
+/// Headless runs: Qt's offscreen platform warns about things that only matter on a screen (no
+/// XDG_RUNTIME_DIR, no window-manager size hints). Scripts read stderr for our errors, so those two
+/// notes are dropped; every other message goes through.
+void quietOffscreenNotes(QtMsgType type, const QMessageLogContext& context, const QString& message) {
+  if (message.contains("propagateSizeHints") || message.startsWith("QStandardPaths: XDG_RUNTIME_DIR")) return;
+  std::cerr << qPrintable(qFormatLogMessage(type, context, message)) << "\n";
+}
+
 bool hasDisplay() { return std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY") || std::getenv("QT_QPA_PLATFORM"); }
 
 int runSubcommand(const attnlab::cli::Subcommand& cmd, int argc, char** argv) {
@@ -22,6 +30,7 @@ int runSubcommand(const attnlab::cli::Subcommand& cmd, int argc, char** argv) {
   if (cmd.needsGui) {
     // Figures are rendered without a screen: the offscreen platform needs no display server.
     if (!std::getenv("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    qInstallMessageHandler(quietOffscreenNotes);
     app = std::make_unique<QApplication>(argc, argv);
   }
   try {
