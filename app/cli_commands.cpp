@@ -78,6 +78,14 @@ const std::vector<Subcommand>& subcommands() {
        "[0..L], \"configs\": {\"san\": {\"median\": [...], \"min\": [...], \"max\": [...]}, ...}}. A curve whose "
        "values leave the double range stops there (null entries, \"stopped_at\" says where and why).",
        collapseOptions(), false, false, runCollapse},
+      {"train",
+       "--task induction|reverse|copy|sort|recall --layers L --heads H --d-model D --steps N --lr X --seed S "
+       "[--attention-only] [--variant NAME] [--save DIR]",
+       "Trains a tiny transformer on a toy task and prints one JSON object per line: {\"step\": k, \"loss\": x, "
+       "\"grad_norm\": g} every --every steps, then {\"final\": {\"step\", \"loss\", \"accuracy\", \"scores\": "
+       "[[{\"induction\": a, \"previous_token\": b, ...} per head] per layer], \"best_head\", \"ms_per_step\"}}. "
+       "--save DIR writes the model as a checkpoint folder that --model DIR opens.",
+       trainOptions(), false, false, runTrain},
   };
   return table;
 }

@@ -31,5 +31,8 @@ int runCollapse(const Args& args);
 /// The options of `attnlab collapse` (its own table: --norm and --d-model mean the deep stack's here).
 const std::vector<Option>& collapseOptions();
 int runRankDemo(const Args& args);
+int runTrain(const Args& args);
+/// The options of `attnlab train`.
+const std::vector<Option>& trainOptions();
 
 }  // namespace attnlab::cli

@@ -4,11 +4,17 @@
 #include "core/checkpoint.h"
 #include "core/errors.h"
 #include "core/params_json.h"
+#include "core/shipped_models.h"
+#include "core/tiny_checkpoint.h"
 
 namespace attnlab {
 
 std::shared_ptr<const Model> makeModel(const Params& p, const RunControl& control) {
-  if (!p.modelDir.empty()) return loadCheckpoint(p.modelDir, control);
+  if (!p.modelDir.empty()) {
+    if (isShippedModelName(p.modelDir)) return loadTinyModel(shippedModelFolder(p.modelDir));
+    if (isTinyCheckpoint(p.modelDir)) return loadTinyModel(p.modelDir);  // saved by the Training view
+    return loadCheckpoint(p.modelDir, control);
+  }
   return std::make_shared<BuiltinModel>(p.model, p.lowercase, control);
 }
 

@@ -31,6 +31,7 @@
 #include "ui/param_history.h"
 #include "ui/param_panel.h"
 #include "ui/session_actions.h"
+#include "ui/training_view.h"
 #include "ui/view_actions.h"
 #include "ui/view_factory.h"
 #include "ui/view_style.h"
@@ -101,6 +102,10 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
   attentionSplit_->setStretchFactor(1, 2);
   attentionSplit_->setSizes({640, 420});
   tabs_->insertTab(0, attentionSplit_, tr("Attention"));
+  // Training is not a view of the sentence's trace: it trains its own model (on its own thread) and
+  // hands it to the views with "Use in views".
+  training_ = new TrainingView;
+  tabs_->addTab(training_, tr("Training"));
   tabs_->setCurrentIndex(0);
   connect(tabs_, &QTabWidget::currentChanged, this, &MainWindow::presentToVisibleViews);
 
@@ -235,6 +240,7 @@ void MainWindow::buildViewMenu() {
 
 void MainWindow::setFontScaleEverywhere(double scale) {
   for (TraceView* v : views_) v->setFontScale(scale);
+  training_->setFontScale(scale);
   lessons_->setFontScale(scale);
   QFont f = normalFont_;
   f.setPointSizeF(normalFont_.pointSizeF() * (scale > 1 ? 1.6 : 1.0));
@@ -269,6 +275,10 @@ void MainWindow::setPresentation(bool on) {
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   modelOpener_ = new ModelOpener(this, controller_, file, [this](const Params& p) { applyParams(p); });
+  connect(training_, &TrainingView::useModelRequested, this, [this](const QString& dir) {
+    modelOpener_->open(dir);
+    tabs_->setCurrentIndex(0);
+  });
   file->addSeparator();
   sessions_->addToMenu(file);
   file->addSeparator();

@@ -23,6 +23,7 @@ class ParamHistory;
 class SessionActions;
 class ViewActions;
 class LessonPanel;
+class TrainingView;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -51,6 +52,7 @@ class MainWindow : public QMainWindow {
   SessionActions* sessions() const { return sessions_; }
   ViewActions* viewActions() const { return actions_; }
   LessonPanel* lessonPanel() const { return lessons_; }
+  TrainingView* trainingView() const { return training_; }
   /// F11: full screen, large fonts, thick lines, high contrast.
   void setPresentation(bool on);
   bool presentation() const { return presentation_; }
@@ -83,6 +85,7 @@ class MainWindow : public QMainWindow {
   ViewActions* actions_;
   SessionActions* sessions_;
   LessonPanel* lessons_;
+  TrainingView* training_ = nullptr;
   QAction* presentationAct_ = nullptr;
   bool presentation_ = false;
   bool paramsWereVisible_ = true;

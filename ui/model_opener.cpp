@@ -7,6 +7,7 @@
 #include <QMessageBox>
 #include <QSettings>
 
+#include "core/shipped_models.h"
 #include "ui/live_controller.h"
 
 namespace attnlab::ui {
@@ -25,6 +26,12 @@ ModelOpener::ModelOpener(QWidget* window, LiveController* controller, QMenu* men
   openAct->setToolTip(tr("Open a Hugging Face checkpoint folder (config.json, model.safetensors, tokenizer)"));
   recentMenu_ = menu->addMenu(tr("Recent &models"));
   menu->addAction(tr("Use the &built-in model"), this, [this] { open(QString()); });
+  QAction* trained = menu->addAction(tr("Use the trained &induction model"), this,
+                                     [this] { open(QString::fromLatin1(kShippedInductionModel)); });
+  trained->setToolTip(
+      tr("A 2-layer model trained on the induction task: on \"the cat sat on the mat . the cat sat on "
+         "the mat\" one head looks at the previous word, another at the word after the last "
+         "occurrence of the current one."));
   rebuildRecentMenu();
   connect(controller_, &LiveController::resultReady, this, &ModelOpener::onResult);
 }

@@ -1,0 +1,82 @@
+#include "core/tiny_checkpoint.h"
+
+#include <cmath>
+#include <filesystem>
+
+#include "core/errors.h"
+#include "core/json_file.h"
+#include "core/safetensors.h"
+#include "core/safetensors_writer.h"
+
+namespace attnlab {
+
+namespace {
+std::string baseName(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  const std::size_t slash = dir.rfind('/');
+  return slash == std::string::npos ? dir : dir.substr(slash + 1);
+}
+}  // namespace
+
+void prepareModelFolder(const std::string& dir) {
+  std::error_code ec;
+  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
+    throw InputError(dir + ": exists and is not a folder");
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw InputError(dir + ": cannot create the folder (" + ec.message() + ")");
+}
+
+void saveTinyModel(const std::string& dir, const TinyConfig& config, const TinyParams<float>& params) {
+  prepareModelFolder(dir);
+  std::vector<TensorToWrite> tensors;
+  params.forEach([&](const std::string& name, const Eigen::MatrixXf& m) {
+    TensorToWrite t;
+    t.name = name;
+    if (m.cols() == 1)
+      t.shape = {m.rows()};
+    else
+      t.shape = {m.rows(), m.cols()};
+    t.data.resize(static_cast<std::size_t>(m.size()));
+    Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(t.data.data(), m.rows(),
+                                                                                      m.cols()) = m;
+    tensors.push_back(std::move(t));
+  });
+  writeSafetensors(dir + "/model.safetensors", tensors, {{"format", "pt"}, {"producer", "attnlab train"}});
+  writeFileAtomically(dir + "/config.json", toJson(config).dump(2) + "\n");
+}
+
+bool isTinyCheckpoint(const std::string& dir) {
+  try {
+    const nlohmann::json j = readJsonFile(dir + "/config.json");
+    return j.is_object() && j.value("model_type", std::string()) == "attnlab-tiny";
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+std::shared_ptr<const TinyModel> loadTinyModel(const std::string& dir) {
+  const std::string configPath = dir + "/config.json";
+  const TinyConfig config = tinyConfigFromJson(readJsonFile(configPath), configPath);
+  const std::string weightsPath = dir + "/model.safetensors";
+  if (!fileExists(weightsPath)) throw InputError(dir + ": model.safetensors is missing");
+  SafetensorsFile file(weightsPath);
+  // Start from the shapes the config implies, then fill every tensor from the file.
+  TinyParams<float> params = initTinyParams(config);
+  params.forEach([&](const std::string& name, Eigen::MatrixXf& m) {
+    const TensorInfo* t = file.find(name);
+    if (!t) throw InputError(weightsPath + ": tensor " + name + " is missing");
+    const bool vector = m.cols() == 1;
+    const bool shapeOk = vector ? (t->shape.size() == 1 && t->shape[0] == m.rows())
+                                : (t->shape.size() == 2 && t->shape[0] == m.rows() && t->shape[1] == m.cols());
+    if (!shapeOk)
+      throw InputError(weightsPath + ": tensor " + name + " has shape " + t->shapeString() + ", config.json implies [" +
+                       std::to_string(m.rows()) + (vector ? "" : ", " + std::to_string(m.cols())) + "]");
+    const float* data = file.floats(*t);
+    m = Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(data, m.rows(),
+                                                                                                m.cols());
+    if (!m.allFinite()) throw InputError(weightsPath + ": tensor " + name + " holds NaN or infinite values");
+  });
+  return std::make_shared<TinyModel>(config, std::move(params), baseName(dir));
+}
+
+}  // namespace attnlab

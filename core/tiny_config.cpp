@@ -1,0 +1,91 @@
+#include "core/tiny_config.h"
+
+#include "core/errors.h"
+
+namespace attnlab {
+
+void validate(const TinyConfig& c) {
+  auto range = [](const char* what, int v, int lo, int hi) {
+    if (v < lo || v > hi)
+      throw InputError(std::string(what) + " must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
+                       " (got " + std::to_string(v) + ")");
+  };
+  range("vocabulary size", c.vocab, 4, 4096);
+  range("context length", c.context, 2, 512);
+  range("layers", c.layers, 1, 4);
+  range("heads", c.heads, 1, 8);
+  range("d_model", c.dModel, 2, 128);
+  if (c.dModel % c.heads != 0)
+    throw InputError("d_model (" + std::to_string(c.dModel) + ") must be divisible by the number of heads (" +
+                     std::to_string(c.heads) + ")");
+}
+
+const char* toString(TinyAttention a) {
+  switch (a) {
+    case TinyAttention::Softmax:
+      return "softmax";
+    case TinyAttention::LinearElu:
+      return "linear_elu";
+    case TinyAttention::LinearExp:
+      return "linear_exp";
+  }
+  return "softmax";
+}
+
+TinyAttention parseTinyAttention(const std::string& s) {
+  if (s == "softmax") return TinyAttention::Softmax;
+  if (s == "linear_elu" || s == "elu" || s == "linear-elu") return TinyAttention::LinearElu;
+  if (s == "linear_exp" || s == "exp" || s == "linear-exp") return TinyAttention::LinearExp;
+  throw InputError("unknown trainable attention variant '" + s +
+                   "' (differentiable variants: softmax, linear_elu, linear_exp)");
+}
+
+nlohmann::json toJson(const TinyConfig& c) {
+  return {{"model_type", "attnlab-tiny"},
+          {"vocab_size", c.vocab},
+          {"n_positions", c.context},
+          {"n_layer", c.layers},
+          {"n_head", c.heads},
+          {"n_embd", c.dModel},
+          {"mlp", c.mlp},
+          {"layer_norm", c.layerNorm},
+          {"attention", toString(c.attention)},
+          {"seed", c.seed}};
+}
+
+TinyConfig tinyConfigFromJson(const nlohmann::json& j, const std::string& name) {
+  if (!j.is_object()) throw InputError(name + ": not a JSON object");
+  TinyConfig c;
+  auto intField = [&](const char* key, int& out) {
+    if (!j.contains(key)) throw InputError(name + ": \"" + key + "\" is missing");
+    if (!j[key].is_number_integer()) throw InputError(name + ": \"" + key + "\" must be an integer");
+    const long long v = j[key].get<long long>();
+    if (v < -1000000 || v > 1000000) throw InputError(name + ": \"" + key + "\" is out of range");
+    out = static_cast<int>(v);
+  };
+  auto boolField = [&](const char* key, bool& out) {
+    if (!j.contains(key)) return;
+    if (!j[key].is_boolean()) throw InputError(name + ": \"" + key + "\" must be true or false");
+    out = j[key].get<bool>();
+  };
+  intField("vocab_size", c.vocab);
+  intField("n_positions", c.context);
+  intField("n_layer", c.layers);
+  intField("n_head", c.heads);
+  intField("n_embd", c.dModel);
+  boolField("mlp", c.mlp);
+  boolField("layer_norm", c.layerNorm);
+  if (j.contains("attention")) {
+    if (!j["attention"].is_string()) throw InputError(name + ": \"attention\" must be a string");
+    c.attention = parseTinyAttention(j["attention"].get<std::string>());
+  }
+  if (j.contains("seed") && j["seed"].is_number_unsigned()) c.seed = j["seed"].get<uint64_t>();
+  try {
+    validate(c);
+  } catch (const InputError& e) {
+    throw InputError(name + ": " + e.what());
+  }
+  return c;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,156 @@
+#include "core/trainer.h"
+
+#include <malloc.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/errors.h"
+#include "core/rng.h"
+
+namespace attnlab {
+
+void validate(const TrainSettings& s) {
+  validate(s.model);
+  const AdamSettings& a = s.adam;
+  if (!std::isfinite(a.lr) || a.lr <= 0 || a.lr > 1)
+    throw InputError("learning rate must be a number in (0, 1] (got " + std::to_string(a.lr) + ")");
+  if (!std::isfinite(a.beta1) || a.beta1 < 0 || a.beta1 >= 1 || !std::isfinite(a.beta2) || a.beta2 < 0 || a.beta2 >= 1)
+    throw InputError("Adam's betas must lie in [0, 1)");
+  if (!std::isfinite(a.eps) || a.eps <= 0) throw InputError("Adam's epsilon must be positive");
+  if (!std::isfinite(a.weightDecay) || a.weightDecay < 0 || a.weightDecay > 1)
+    throw InputError("weight decay must lie in [0, 1]");
+  if (!std::isfinite(a.clip) || a.clip < 0) throw InputError("gradient clip must be 0 (off) or positive");
+  if (s.batch < 1 || s.batch > 1024) throw InputError("batch size must be between 1 and 1024");
+  if (s.threads < 1 || s.threads > 64) throw InputError("threads must be between 1 and 64");
+}
+
+namespace {
+
+/// A training step allocates and frees activations of a few hundred KB each. glibc serves blocks that
+/// large with mmap and returns them at once, so every step paid page faults for fresh zeroed pages
+/// (a quarter of the step's time). Keeping them in the heap makes the frees reusable. Process-wide,
+/// set once; it only changes where glibc takes memory from.
+void keepLargeBlocksInHeap() {
+  static const bool done = [] {
+    mallopt(M_MMAP_THRESHOLD, 64 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    return true;
+  }();
+  (void)done;
+}
+
+}  // namespace
+
+Trainer::Trainer(const TrainSettings& s)
+    : settings_((validate(s), s)),
+      generator_(s.task, s.model.vocab, s.model.context),
+      probe_(generator_.probe()),
+      params_(initTinyParams(s.model)),
+      m_(params_.zerosLike()),
+      v_(params_.zerosLike()) {
+  keepLargeBlocksInHeap();
+  const int threads = std::min(settings_.threads, settings_.batch);
+  grads_.assign(static_cast<std::size_t>(threads), params_.zerosLike());
+  caches_.resize(static_cast<std::size_t>(threads));
+}
+
+void Trainer::setLearningRate(double lr) {
+  AdamSettings a = settings_.adam;
+  a.lr = lr;
+  TrainSettings s = settings_;
+  s.adam = a;
+  validate(s);
+  settings_.adam.lr = lr;
+}
+
+double Trainer::step() {
+  const TinyConfig& c = settings_.model;
+  const TaskBatch batch = generator_.sample(settings_.batch, mixSeed(c.seed, 0xBA7C, static_cast<uint64_t>(step_)));
+  const double targets =
+      static_cast<double>(std::count_if(batch.targets.begin(), batch.targets.end(), [](int t) { return t >= 0; }));
+  const int threads = static_cast<int>(grads_.size()), T = batch.tokens;
+  std::vector<double> losses(static_cast<std::size_t>(threads), 0.0);
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int t = 0; t < threads; ++t) {
+    const int b0 = settings_.batch * t / threads, b1 = settings_.batch * (t + 1) / threads;
+    TinyParams<float>& g = grads_[static_cast<std::size_t>(t)];
+    g.forEach([](const std::string&, Eigen::MatrixXf& m) { m.setZero(); });
+    TinyForward<float>& f = caches_[static_cast<std::size_t>(t)];
+    const int* ids = batch.ids.data() + static_cast<std::ptrdiff_t>(b0) * T;
+    tinyForward(c, params_, ids, b1 - b0, T, f);
+    Eigen::MatrixXf dLogits;
+    losses[static_cast<std::size_t>(t)] =
+        tinyCrossEntropy(f, batch.targets.data() + static_cast<std::ptrdiff_t>(b0) * T, targets, dLogits);
+    tinyBackward(c, params_, f, ids, dLogits, g);
+  }
+  double loss = 0;
+  for (double l : losses) loss += l;
+  if (!std::isfinite(loss))
+    throw InputError("training diverged at step " + std::to_string(step_ + 1) +
+                     " (the loss is not a number): lower the learning rate");
+  // Sum the per-thread gradients into the first buffer.
+  std::vector<Eigen::MatrixXf*> sum;
+  grads_[0].forEach([&](const std::string&, Eigen::MatrixXf& m) { sum.push_back(&m); });
+  for (std::size_t t = 1; t < grads_.size(); ++t) {
+    std::size_t i = 0;
+    grads_[t].forEach([&](const std::string&, const Eigen::MatrixXf& m) { *sum[i++] += m; });
+  }
+  double sq = 0;
+  for (const Eigen::MatrixXf* m : sum) sq += static_cast<double>(m->squaredNorm());
+  lastGradNorm_ = std::sqrt(sq);
+  const AdamSettings& a = settings_.adam;
+  const float clipScale = a.clip > 0 && lastGradNorm_ > a.clip ? static_cast<float>(a.clip / lastGradNorm_) : 1.0f;
+  ++step_;
+  const double bc1 = 1.0 - std::pow(a.beta1, step_), bc2 = 1.0 - std::pow(a.beta2, step_);
+  const float lrHat = static_cast<float>(a.lr * std::sqrt(bc2) / bc1);
+  const float b1 = static_cast<float>(a.beta1), b2 = static_cast<float>(a.beta2);
+  const float eps = static_cast<float>(a.eps * std::sqrt(bc2));
+  const float decay = static_cast<float>(a.lr * a.weightDecay);
+  std::vector<Eigen::MatrixXf*> ms, vs;
+  m_.forEach([&](const std::string&, Eigen::MatrixXf& m) { ms.push_back(&m); });
+  v_.forEach([&](const std::string&, Eigen::MatrixXf& m) { vs.push_back(&m); });
+  std::size_t i = 0;
+  params_.forEach([&](const std::string&, Eigen::MatrixXf& p) {
+    const Eigen::MatrixXf g = *sum[i] * clipScale;
+    *ms[i] = b1 * *ms[i] + (1.0f - b1) * g;
+    *vs[i] = b2 * *vs[i] + (1.0f - b2) * g.cwiseAbs2();
+    if (decay > 0 && p.cols() > 1) p *= 1.0f - decay;  // AdamW: matrices only, not LayerNorm or biases
+    p.array() -= lrHat * ms[i]->array() / (vs[i]->array().sqrt() + eps);
+    ++i;
+  });
+  lastLoss_ = loss;
+  return loss;
+}
+
+TrainSnapshot Trainer::snapshot() const {
+  const TinyConfig& c = settings_.model;
+  TrainSnapshot s;
+  s.step = step_, s.loss = lastLoss_, s.gradNorm = lastGradNorm_;
+  TinyForward<float> f;
+  tinyForward(c, params_, probe_.ids.data(), probe_.batch, probe_.tokens, f);
+  long long right = 0, total = 0;
+  for (Eigen::Index r = 0; r < f.logits.rows(); ++r) {
+    const int t = probe_.targets[static_cast<std::size_t>(r)];
+    if (t < 0) continue;
+    Eigen::Index best = 0;
+    f.logits.row(r).maxCoeff(&best);
+    right += best == t, ++total;
+  }
+  s.accuracy = total ? static_cast<double>(right) / static_cast<double>(total) : 0.0;
+  s.scores.resize(static_cast<std::size_t>(c.layers));
+  s.attention.resize(static_cast<std::size_t>(c.layers));
+  for (int l = 0; l < c.layers; ++l)
+    for (int h = 0; h < c.heads; ++h) {
+      std::vector<const Eigen::MatrixXf*> perProbe;
+      for (int b = 0; b < probe_.batch; ++b)
+        perProbe.push_back(&f.layers[static_cast<std::size_t>(l)].attention[static_cast<std::size_t>(b * c.heads + h)]);
+      s.scores[static_cast<std::size_t>(l)].push_back(headScores(settings_.task, probe_, perProbe));
+      s.attention[static_cast<std::size_t>(l)].push_back(*perProbe[0]);
+    }
+  s.probeIds.assign(probe_.ids.begin(), probe_.ids.begin() + probe_.tokens);
+  return s;
+}
+
+}  // namespace attnlab
