@@ -105,7 +105,7 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
   // Training is not a view of the sentence's trace: it trains its own model (on its own thread) and
   // hands it to the views with "Use in views".
   training_ = new TrainingView;
-  tabs_->addTab(training_, tr("Training"));
+  tabs_->insertTab(1, training_, tr("Training"));  // beside Attention: a headline of the program
   tabs_->setCurrentIndex(0);
   connect(tabs_, &QTabWidget::currentChanged, this, &MainWindow::presentToVisibleViews);
 

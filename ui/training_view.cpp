@@ -136,7 +136,7 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent), worker_(new Train
   loss_->addGraph();
   loss_->graph(0)->setPen(QPen(QColor(31, 119, 180), 1.5));
   loss_->xAxis->setLabel(tr("step"));
-  loss_->yAxis->setLabel(tr("training loss (cross-entropy, log scale)"));
+  loss_->yAxis->setLabel(tr("loss (log)"));
   loss_->yAxis->setScaleType(QCPAxis::stLogarithmic);
   loss_->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
   loss_->setMinimumHeight(160);
@@ -258,9 +258,19 @@ void TrainingView::showUpdate(const TrainingUpdatePtr& u) {
   grid_->setData(s.attention, titles, bl, bh);
 
   const auto [pl, ph, pv] = best(s, "previous_token");
-  QString head = tr("%1 head: layer %2 head %3 (%4)").arg(primaryScore(task)).arg(bl).arg(bh).arg(bv, 0, 'f', 2);
+  // A head "is" an induction (mirror, …) head once its score is well above what diffuse attention gives.
+  constexpr double kFormed = 0.4;
+  QString head =
+      bv >= kFormed
+          ? tr("%1 head: layer %2 head %3 (score %4)").arg(primaryScore(task)).arg(bl).arg(bh).arg(bv, 0, 'f', 2)
+          : tr("no %1 head yet (best: layer %2 head %3, %4)")
+                .arg(primaryScore(task))
+                .arg(bl)
+                .arg(bh)
+                .arg(bv, 0, 'f', 2);
   if (task == TrainTask::Induction)
-    head += tr(" · previous-token head: layer %1 head %2 (%3)").arg(pl).arg(ph).arg(pv, 0, 'f', 2);
+    head += pv >= kFormed ? tr(" · previous-token head: layer %1 head %2 (%3)").arg(pl).arg(ph).arg(pv, 0, 'f', 2)
+                          : tr(" · no previous-token head yet");
   headline_->setText(head.replace('_', ' '));
 
   // Table: one row per head, one column per score.
@@ -288,11 +298,13 @@ void TrainingView::showUpdate(const TrainingUpdatePtr& u) {
     }
 
   if (u->error.empty())
-    status_->setText(tr("step %1 · loss %2 · probe accuracy %3%4")
-                         .arg(s.step)
-                         .arg(s.loss, 0, 'f', 4)
-                         .arg(s.accuracy, 0, 'f', 2)
-                         .arg(u->msPerStep > 0 ? tr(" · %1 ms/step").arg(u->msPerStep, 0, 'f', 2) : QString()));
+    status_->setText(s.step == 0
+                         ? tr("step 0: untrained weights. Press Train.")
+                         : tr("step %1 · loss %2 · probe accuracy %3%4")
+                               .arg(s.step)
+                               .arg(s.loss, 0, 'f', 4)
+                               .arg(s.accuracy, 0, 'f', 2)
+                               .arg(u->msPerStep > 0 ? tr(" · %1 ms/step").arg(u->msPerStep, 0, 'f', 2) : QString()));
   if (!u->running && training_ && !u->reset) training_ = false;  // reached the step limit or diverged
   updateButtons();
 }
