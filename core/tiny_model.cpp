@@ -107,9 +107,9 @@ Trace TinyModel::run(const std::vector<int>& ids, std::vector<std::string> displ
     lt.residualIn = L.xIn;
     for (int h = 0; h < config_.heads; ++h) {
       HeadTrace ht;
-      ht.q = L.q.middleCols(h * dh, dh);
-      ht.k = L.k.middleCols(h * dh, dh);
-      ht.v = L.v.middleCols(h * dh, dh);
+      ht.q = L.q().middleCols(h * dh, dh);
+      ht.k = L.k().middleCols(h * dh, dh);
+      ht.v = L.v().middleCols(h * dh, dh);
       ht.scores = ht.q * ht.k.transpose() * scale;
       ht.attention = L.attention[static_cast<std::size_t>(h)];
       ht.output = L.concat.middleCols(h * dh, dh);

@@ -79,12 +79,21 @@ MatS<S> causalKernel(const Q& fq, const K& fk) {
   return a;
 }
 
+/// [Wq Wk Wv]  [d, 3d]: Q, K and V come from one product with the layer's input (one packing of it
+/// instead of three), and their gradients from one product each way.
+template <typename S>
+MatS<S> stackedQkv(const TinyLayerParams<S>& w) {
+  MatS<S> m(w.wq.rows(), 3 * w.wq.cols());
+  m << w.wq, w.wk, w.wv;
+  return m;
+}
+
 template <typename S>
 void attentionForward(const TinyConfig& c, int batch, int tokens, TinyLayerCache<S>& L) {
   const int heads = c.heads, dh = c.dHead(), d = c.dModel;
   const S scale = static_cast<S>(1.0 / std::sqrt(static_cast<double>(dh)));
   const bool linear = c.attention != TinyAttention::Softmax;
-  if (linear) L.fq = featureMap(L.q, c.attention), L.fk = featureMap(L.k, c.attention);
+  if (linear) L.fq = featureMap<S>(L.q(), c.attention), L.fk = featureMap<S>(L.k(), c.attention);
   L.attention.resize(static_cast<std::size_t>(batch) * heads);
   L.concat.resize(static_cast<Eigen::Index>(batch) * tokens, d);
   for (int b = 0; b < batch; ++b)
@@ -92,7 +101,7 @@ void attentionForward(const TinyConfig& c, int batch, int tokens, TinyLayerCache
       const Eigen::Index r0 = static_cast<Eigen::Index>(b) * tokens, c0 = static_cast<Eigen::Index>(h) * dh;
       MatS<S>& a = L.attention[static_cast<std::size_t>(b) * heads + h];
       if (!linear) {
-        a.noalias() = L.q.block(r0, c0, tokens, dh) * L.k.block(r0, c0, tokens, dh).transpose();
+        a.noalias() = L.q().block(r0, c0, tokens, dh) * L.k().block(r0, c0, tokens, dh).transpose();
         a *= scale;
         applyCausalMask(a);
         softmaxRowsInPlace(a);
@@ -101,16 +110,14 @@ void attentionForward(const TinyConfig& c, int batch, int tokens, TinyLayerCache
         const ColS<S> z = a.rowwise().sum().cwiseMax(std::numeric_limits<S>::min());
         a = (a.array().colwise() / z.array()).matrix();
       }
-      L.concat.block(r0, c0, tokens, dh).noalias() = a * L.v.block(r0, c0, tokens, dh);
+      L.concat.block(r0, c0, tokens, dh).noalias() = a * L.v().block(r0, c0, tokens, dh);
     }
 }
 
 template <typename S>
 void layerForward(const TinyConfig& c, const TinyLayerParams<S>& w, int batch, int tokens, TinyLayerCache<S>& L) {
   L.a = c.layerNorm ? layerNormForward(L.xIn, w.ln1Gamma, w.ln1Beta, L.ln1) : L.xIn;
-  L.q.noalias() = L.a * w.wq;
-  L.k.noalias() = L.a * w.wk;
-  L.v.noalias() = L.a * w.wv;
+  L.qkv.noalias() = L.a * stackedQkv(w);
   attentionForward(c, batch, tokens, L);
   L.attnOut.noalias() = L.concat * w.wo;
   L.xOut = L.xIn + L.attnOut;
@@ -142,20 +149,24 @@ void layerBackward(const TinyConfig& c, const TinyLayerParams<S>& w, const TinyL
   const int heads = c.heads, dh = c.dHead();
   const S scale = static_cast<S>(1.0 / std::sqrt(static_cast<double>(dh)));
   const bool linear = c.attention != TinyAttention::Softmax;
-  MatS<S> dq = MatS<S>::Zero(L.q.rows(), L.q.cols()), dk = dq, dv = dq;  // dφq, dφk for the linear variants
+  const Eigen::Index d = c.dModel;
+  MatS<S> dqkv = MatS<S>::Zero(L.qkv.rows(), L.qkv.cols());  // dQ | dK | dV (dφq, dφk for the linear variants)
+  auto dq = dqkv.leftCols(d);
+  auto dk = dqkv.middleCols(d, d);
+  auto dv = dqkv.rightCols(d);
   for (int b = 0; b < batch; ++b)
     for (int h = 0; h < heads; ++h) {
       const Eigen::Index r0 = static_cast<Eigen::Index>(b) * tokens, c0 = static_cast<Eigen::Index>(h) * dh;
       const MatS<S>& a = L.attention[static_cast<std::size_t>(b) * heads + h];
       const auto dOut = dConcat.block(r0, c0, tokens, dh);
-      const MatS<S> dA = dOut * L.v.block(r0, c0, tokens, dh).transpose();  // [T, T]
+      const MatS<S> dA = dOut * L.v().block(r0, c0, tokens, dh).transpose();  // [T, T]
       dv.block(r0, c0, tokens, dh).noalias() += a.transpose() * dOut;
       const ColS<S> rowDot = (dA.array() * a.array()).rowwise().sum();  // Σ_k dA_ik·A_ik
       if (!linear) {
         // softmax: dS = A∘(dA − rowDot); S = scale·Q·Kᵀ
         const MatS<S> dS = (a.array() * (dA.colwise() - rowDot).array()).matrix() * scale;
-        dq.block(r0, c0, tokens, dh).noalias() += dS * L.k.block(r0, c0, tokens, dh);
-        dk.block(r0, c0, tokens, dh).noalias() += dS.transpose() * L.q.block(r0, c0, tokens, dh);
+        dq.block(r0, c0, tokens, dh).noalias() += dS * L.k().block(r0, c0, tokens, dh);
+        dk.block(r0, c0, tokens, dh).noalias() += dS.transpose() * L.q().block(r0, c0, tokens, dh);
       } else {
         // A = K/z with K = causal φq·φkᵀ: dK_ij = (dA_ij − rowDot_i)/z_i for j ≤ i
         const auto fq = L.fq.block(r0, c0, tokens, dh);
@@ -168,15 +179,14 @@ void layerBackward(const TinyConfig& c, const TinyLayerParams<S>& w, const TinyL
       }
     }
   if (linear) {
-    dq = dq.cwiseProduct(featureMapDerivative(L.q, L.fq, c.attention));
-    dk = dk.cwiseProduct(featureMapDerivative(L.k, L.fk, c.attention));
+    dq.array() *= featureMapDerivative<S>(L.q(), L.fq, c.attention).array();
+    dk.array() *= featureMapDerivative<S>(L.k(), L.fk, c.attention).array();
   }
-  g.wq.noalias() += L.a.transpose() * dq;
-  g.wk.noalias() += L.a.transpose() * dk;
-  g.wv.noalias() += L.a.transpose() * dv;
-  MatS<S> dA = dq * w.wq.transpose();
-  dA.noalias() += dk * w.wk.transpose();
-  dA.noalias() += dv * w.wv.transpose();
+  const MatS<S> gqkv = L.a.transpose() * dqkv;  // [d, 3d]
+  g.wq += gqkv.leftCols(d);
+  g.wk += gqkv.middleCols(d, d);
+  g.wv += gqkv.rightCols(d);
+  const MatS<S> dA = dqkv * stackedQkv(w).transpose();
   dx += c.layerNorm ? layerNormBackward(dA, w.ln1Gamma, L.ln1, g.ln1Gamma, g.ln1Beta) : dA;
 }
 
@@ -184,7 +194,7 @@ void layerBackward(const TinyConfig& c, const TinyLayerParams<S>& w, const TinyL
 
 template <typename S>
 void tinyForward(const TinyConfig& c, const TinyParams<S>& p, const int* ids, int batch, int tokens,
-                 TinyForward<S>& out) {
+                 TinyForward<S>& out, const int* targets) {
   out.batch = batch, out.tokens = tokens;
   const Eigen::Index rows = static_cast<Eigen::Index>(batch) * tokens;
   out.x0.resize(rows, c.dModel);
@@ -198,7 +208,17 @@ void tinyForward(const TinyConfig& c, const TinyParams<S>& p, const int* ids, in
     x = &L.xOut;
   }
   out.final = c.layerNorm ? layerNormForward(*x, p.lnfGamma, p.lnfBeta, out.lnf) : *x;
-  out.logits.noalias() = out.final * p.unembed;
+  out.logitRows.clear();
+  for (Eigen::Index r = 0; r < rows; ++r)
+    if (!targets || targets[r] >= 0) out.logitRows.push_back(static_cast<int>(r));
+  if (static_cast<Eigen::Index>(out.logitRows.size()) == rows) {
+    out.finalRows = out.final;
+  } else {
+    out.finalRows.resize(static_cast<Eigen::Index>(out.logitRows.size()), c.dModel);
+    for (std::size_t i = 0; i < out.logitRows.size(); ++i)
+      out.finalRows.row(static_cast<Eigen::Index>(i)) = out.final.row(out.logitRows[i]);
+  }
+  out.logits.noalias() = out.finalRows * p.unembed;
 }
 
 template <typename S>
@@ -215,7 +235,7 @@ double tinyCrossEntropy(const TinyForward<S>& f, const int* targets, double norm
   double loss = 0;
   long long count = 0;
   for (Eigen::Index r = 0; r < rows; ++r) {
-    const int t = targets[r];
+    const int t = targets[f.logitRows[static_cast<std::size_t>(r)]];
     if (t < 0) {
       dLogits.row(r).setZero();
       continue;
@@ -233,8 +253,16 @@ double tinyCrossEntropy(const TinyForward<S>& f, const int* targets, double norm
 template <typename S>
 void tinyBackward(const TinyConfig& c, const TinyParams<S>& p, const TinyForward<S>& f, const int* ids,
                   const MatS<S>& dLogits, TinyParams<S>& g) {
-  g.unembed.noalias() += f.final.transpose() * dLogits;
-  MatS<S> dx = dLogits * p.unembed.transpose();  // [BT, d]
+  g.unembed.noalias() += f.finalRows.transpose() * dLogits;
+  MatS<S> dx;  // [BT, d]
+  if (f.logitRows.size() == static_cast<std::size_t>(f.final.rows())) {
+    dx.noalias() = dLogits * p.unembed.transpose();
+  } else {                                                  // rows without logits get no gradient from the loss
+    const MatS<S> dRows = dLogits * p.unembed.transpose();  // [R, d]
+    dx.setZero(f.final.rows(), f.final.cols());
+    for (std::size_t i = 0; i < f.logitRows.size(); ++i)
+      dx.row(f.logitRows[i]) = dRows.row(static_cast<Eigen::Index>(i));
+  }
   if (c.layerNorm) dx = layerNormBackward(dx, p.lnfGamma, f.lnf, g.lnfGamma, g.lnfBeta);
   for (int l = c.layers - 1; l >= 0; --l)
     layerBackward(c, p.layers[static_cast<std::size_t>(l)], f.layers[static_cast<std::size_t>(l)], f.batch, f.tokens,
@@ -245,10 +273,11 @@ void tinyBackward(const TinyConfig& c, const TinyParams<S>& p, const TinyForward
   }
 }
 
-#define ATTNLAB_TINY_NET(S)                                                                                     \
-  template void tinyForward<S>(const TinyConfig&, const TinyParams<S>&, const int*, int, int, TinyForward<S>&); \
-  template double tinyCrossEntropy<S>(const TinyForward<S>&, const int*, double, MatS<S>&);                     \
-  template void tinyBackward<S>(const TinyConfig&, const TinyParams<S>&, const TinyForward<S>&, const int*,     \
+#define ATTNLAB_TINY_NET(S)                                                                                    \
+  template void tinyForward<S>(const TinyConfig&, const TinyParams<S>&, const int*, int, int, TinyForward<S>&, \
+                               const int*);                                                                    \
+  template double tinyCrossEntropy<S>(const TinyForward<S>&, const int*, double, MatS<S>&);                    \
+  template void tinyBackward<S>(const TinyConfig&, const TinyParams<S>&, const TinyForward<S>&, const int*,    \
                                 const MatS<S>&, TinyParams<S>&);
 ATTNLAB_TINY_NET(float)
 ATTNLAB_TINY_NET(double)

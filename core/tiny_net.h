@@ -24,9 +24,12 @@ struct TinyLayerCache {
   using M = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
   M xIn;  ///< the layer's input  [BT, d]
   TinyLayerNormCache<S> ln1;
-  M a;                       ///< LN₁(xIn), or xIn without LayerNorm  [BT, d]
-  M q, k, v;                 ///< [BT, d]
-  M fq, fk;                  ///< linear variants: φ(q), φ(k)  [BT, d]
+  M a;    ///< LN₁(xIn), or xIn without LayerNorm  [BT, d]
+  M qkv;  ///< Q | K | V side by side (one product a·[Wq Wk Wv])  [BT, 3d]
+  auto q() const { return qkv.leftCols(qkv.cols() / 3); }                    ///< [BT, d]
+  auto k() const { return qkv.middleCols(qkv.cols() / 3, qkv.cols() / 3); }  ///< [BT, d]
+  auto v() const { return qkv.rightCols(qkv.cols() / 3); }                   ///< [BT, d]
+  M fq, fk;                                                                  ///< linear variants: φ(q), φ(k)  [BT, d]
   std::vector<M> attention;  ///< per (sequence b, head h) at b·H + h: [T, T], rows = queries
   M concat;                  ///< heads' outputs side by side  [BT, d]
   M attnOut;                 ///< concat·Wo  [BT, d]
@@ -43,19 +46,24 @@ struct TinyForward {
   M x0;  ///< embeddings  [BT, d]
   std::vector<TinyLayerCache<S>> layers;
   TinyLayerNormCache<S> lnf;
-  M final;   ///< LN_f(last residual)  [BT, d]
-  M logits;  ///< [BT, V]
+  M final;  ///< LN_f(last residual)  [BT, d]
+  /// Rows of `final` the logits were computed for: all rows, or (training) only the scored ones — a
+  /// third of the positions of an induction batch predict nothing, and the unembedding is the widest product.
+  std::vector<int> logitRows;
+  M finalRows;  ///< final's rows at logitRows  [R, d]
+  M logits;     ///< [R, V]; row i belongs to position logitRows[i]
 };
 
 /// Runs the model on `batch` sequences of `tokens` ids each (ids row-major: ids[b·T + t]). Ids must lie
-/// in [0, V) and tokens ≤ context (callers check; tiny_model.h does for typed text).
+/// in [0, V) and tokens ≤ context (callers check; tiny_model.h does for typed text). With `targets`
+/// (as for tinyCrossEntropy), logits are computed only for the rows whose target is ≥ 0.
 template <typename S>
 void tinyForward(const TinyConfig& c, const TinyParams<S>& p, const int* ids, int batch, int tokens,
-                 TinyForward<S>& out);
+                 TinyForward<S>& out, const int* targets = nullptr);
 
 /// Mean cross-entropy over the rows whose target is ≥ 0, divided by `normalizer` instead of the count
 /// when normalizer > 0 (so chunks of one batch, run on separate threads, add up to the batch mean).
-/// Writes dLoss/dLogits into `dLogits` [BT, V]. Returns the summed loss / normalizer.
+/// Writes dLoss/dLogits into `dLogits` [R, V] (the rows of f.logits). Returns the summed loss / normalizer.
 template <typename S>
 double tinyCrossEntropy(const TinyForward<S>& f, const int* targets, double normalizer,
                         Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>& dLogits);

@@ -79,10 +79,10 @@ double Trainer::step() {
     g.forEach([](const std::string&, Eigen::MatrixXf& m) { m.setZero(); });
     TinyForward<float>& f = caches_[static_cast<std::size_t>(t)];
     const int* ids = batch.ids.data() + static_cast<std::ptrdiff_t>(b0) * T;
-    tinyForward(c, params_, ids, b1 - b0, T, f);
+    const int* tg = batch.targets.data() + static_cast<std::ptrdiff_t>(b0) * T;
+    tinyForward(c, params_, ids, b1 - b0, T, f, tg);
     Eigen::MatrixXf dLogits;
-    losses[static_cast<std::size_t>(t)] =
-        tinyCrossEntropy(f, batch.targets.data() + static_cast<std::ptrdiff_t>(b0) * T, targets, dLogits);
+    losses[static_cast<std::size_t>(t)] = tinyCrossEntropy(f, tg, targets, dLogits);
     tinyBackward(c, params_, f, ids, dLogits, g);
   }
   double loss = 0;

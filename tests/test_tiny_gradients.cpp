@@ -38,7 +38,7 @@ Problem makeProblem(TinyAttention variant, bool mlp, bool layerNorm, uint64_t se
 
 double loss(const Problem& p, const TinyParams<double>& w) {
   TinyForward<double> f;
-  tinyForward(p.config, w, p.ids.data(), p.batch, p.tokens, f);
+  tinyForward(p.config, w, p.ids.data(), p.batch, p.tokens, f, p.targets.data());  // scored rows only, as in training
   MatD2 d;
   return tinyCrossEntropy(f, p.targets.data(), 0.0, d);
 }
@@ -67,7 +67,7 @@ class TestTinyGradients : public QObject {
     QFETCH(bool, layerNorm);
     const Problem p = makeProblem(static_cast<TinyAttention>(variant), mlp, layerNorm, 7);
     TinyForward<double> f;
-    tinyForward(p.config, p.params, p.ids.data(), p.batch, p.tokens, f);
+    tinyForward(p.config, p.params, p.ids.data(), p.batch, p.tokens, f, p.targets.data());
     MatD2 dLogits;
     tinyCrossEntropy(f, p.targets.data(), 0.0, dLogits);
     TinyParams<double> grads = p.params.zerosLike();
