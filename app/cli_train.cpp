@@ -25,6 +25,7 @@ const std::vector<Option>& trainOptions() {
       {"seed", true, "S: seeds the initial weights and the batches (default 1)"},
       {"attention-only", false, "no MLP sub-blocks (the induction-head setting)"},
       {"no-layer-norm", false, "no LayerNorm before the sub-blocks and the unembedding"},
+      {"activation", true, "gelu|relu: the MLP's non-linearity (default gelu)"},
       {"variant", true, "softmax|linear_elu|linear_exp: the attention of every head (default softmax)"},
       {"batch", true, "B: sequences per step (default 32)"},
       {"threads", true, "N: worker threads (default 2)"},
@@ -47,6 +48,9 @@ int runTrain(const Args& args) {
   m.context = args.intValue("context", m.context, 4, 256);
   m.mlp = !args.has("attention-only");
   m.layerNorm = !args.has("no-layer-norm");
+  const std::string act = args.value("activation", "gelu");
+  if (act != "gelu" && act != "relu") throw InputError("--activation must be gelu or relu (got '" + act + "')");
+  m.relu = act == "relu";
   m.attention = parseTinyAttention(args.value("variant", "softmax"));
   m.seed = static_cast<uint64_t>(args.intValue("seed", 1, 0, 2147483647));
   s.adam.lr = args.doubleValue("lr", s.adam.lr, 1e-6, 1.0);

@@ -54,7 +54,7 @@ bool isTinyCheckpoint(const std::string& dir) {
   }
 }
 
-std::shared_ptr<const TinyModel> loadTinyModel(const std::string& dir) {
+std::shared_ptr<const TinyModel> loadTinyModel(const std::string& dir, const std::string& name) {
   const std::string configPath = dir + "/config.json";
   const TinyConfig config = tinyConfigFromJson(readJsonFile(configPath), configPath);
   const std::string weightsPath = dir + "/model.safetensors";
@@ -76,7 +76,7 @@ std::shared_ptr<const TinyModel> loadTinyModel(const std::string& dir) {
                                                                                                 m.cols());
     if (!m.allFinite()) throw InputError(weightsPath + ": tensor " + name + " holds NaN or infinite values");
   });
-  return std::make_shared<TinyModel>(config, std::move(params), baseName(dir));
+  return std::make_shared<TinyModel>(config, std::move(params), name.empty() ? baseName(dir) : name);
 }
 
 }  // namespace attnlab

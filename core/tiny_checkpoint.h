@@ -17,7 +17,8 @@ void prepareModelFolder(const std::string& dir);
 /// Creates the folder when missing. Throws InputError naming the path on failure.
 void saveTinyModel(const std::string& dir, const TinyConfig& config, const TinyParams<float>& params);
 /// Throws InputError naming the file and the problem (missing or misshapen tensor, non-finite weight).
-std::shared_ptr<const TinyModel> loadTinyModel(const std::string& dir);
+/// `name` (title bar, figure captions) defaults to the folder's name.
+std::shared_ptr<const TinyModel> loadTinyModel(const std::string& dir, const std::string& name = {});
 /// True when dir/config.json exists and names model_type "attnlab-tiny" (false for anything unreadable:
 /// the checkpoint loader then reports the problem).
 bool isTinyCheckpoint(const std::string& dir);

@@ -48,6 +48,7 @@ nlohmann::json toJson(const TinyConfig& c) {
           {"n_head", c.heads},
           {"n_embd", c.dModel},
           {"mlp", c.mlp},
+          {"activation", c.relu ? "relu" : "gelu"},
           {"layer_norm", c.layerNorm},
           {"attention", toString(c.attention)},
           {"seed", c.seed}};
@@ -75,6 +76,12 @@ TinyConfig tinyConfigFromJson(const nlohmann::json& j, const std::string& name) 
   intField("n_embd", c.dModel);
   boolField("mlp", c.mlp);
   boolField("layer_norm", c.layerNorm);
+  if (j.contains("activation")) {
+    const nlohmann::json& a = j["activation"];
+    if (!a.is_string() || (a != "gelu" && a != "relu"))
+      throw InputError(name + ": \"activation\" must be \"gelu\" or \"relu\"");
+    c.relu = a == "relu";
+  }
   if (j.contains("attention")) {
     if (!j["attention"].is_string()) throw InputError(name + ": \"attention\" must be a string");
     c.attention = parseTinyAttention(j["attention"].get<std::string>());

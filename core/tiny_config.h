@@ -4,9 +4,9 @@
 //   x⁰ = E[tok] + P[pos]                                       [T, d]
 //   per layer: a = LN₁(x) (or x);  Q, K, V = a·Wq, a·Wk, a·Wv   [T, d]
 //              per head: A = attention(Q_h, K_h) (causal);  O_h = A·V_h
-//              x += concat(O)·Wo;  with MLP: x += GELU(LN₂(x)·W₁ + b₁)·W₂ + b₂
+//              x += concat(O)·Wo;  with MLP: x += σ(LN₂(x)·W₁ + b₁)·W₂ + b₂, σ GELU or ReLU
 //   logits = LN_f(x)·U                                         [T, V]
-// Saved as config.json (model_type "attnlab-tiny") + model.safetensors, opened by loadCheckpoint.
+// Saved as config.json (model_type "attnlab-tiny") + model.safetensors (tiny_checkpoint.h), opened by makeModel.
 #include <cstdint>
 #include <string>
 
@@ -25,6 +25,7 @@ struct TinyConfig {
   int heads = 4;
   int dModel = 64;
   bool mlp = false;       ///< attention-only by default: the induction-head setting
+  bool relu = false;      ///< the MLP's non-linearity: ReLU, or GELU (tanh form) when false
   bool layerNorm = true;  ///< pre-LN before each sub-block and before the unembedding
   TinyAttention attention = TinyAttention::Softmax;
   uint64_t seed = 1;  ///< initial weights

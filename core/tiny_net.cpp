@@ -125,7 +125,10 @@ void layerForward(const TinyConfig& c, const TinyLayerParams<S>& w, int batch, i
   L.mlpIn = c.layerNorm ? layerNormForward(L.xOut, w.ln2Gamma, w.ln2Beta, L.ln2) : L.xOut;
   L.hidden = affine(L.mlpIn, w.w1, w.b1.col(0));
   L.act = L.hidden;
-  geluTanhInPlace(L.act);
+  if (c.relu)
+    L.act = L.act.cwiseMax(S(0));
+  else
+    geluTanhInPlace(L.act);
   L.mlpOut = affine(L.act, w.w2, w.b2.col(0));
   L.xOut += L.mlpOut;
 }
@@ -137,7 +140,11 @@ void layerBackward(const TinyConfig& c, const TinyLayerParams<S>& w, const TinyL
   if (c.mlp) {  // x_out = x_mid + W₂ᵀ-side of the MLP
     g.b2.col(0) += dx.colwise().sum().transpose();
     g.w2.noalias() += L.act.transpose() * dx;
-    MatS<S> dHidden = (dx * w.w2.transpose()).cwiseProduct(geluTanhDerivative(L.hidden));  // [BT, 4d]
+    MatS<S> dHidden = dx * w.w2.transpose();  // [BT, 4d]
+    if (c.relu)
+      dHidden = (L.hidden.array() > S(0)).select(dHidden.array(), S(0)).matrix();
+    else
+      dHidden = dHidden.cwiseProduct(geluTanhDerivative(L.hidden));
     g.b1.col(0) += dHidden.colwise().sum().transpose();
     g.w1.noalias() += L.mlpIn.transpose() * dHidden;
     MatS<S> dMlpIn = dHidden * w.w1.transpose();

@@ -34,7 +34,7 @@ struct TinyLayerCache {
   M concat;                  ///< heads' outputs side by side  [BT, d]
   M attnOut;                 ///< concat·Wo  [BT, d]
   TinyLayerNormCache<S> ln2;
-  M mlpIn, hidden, act;  ///< MLP: LN₂(x), pre-activation and GELU  [BT, d], [BT, 4d], [BT, 4d]
+  M mlpIn, hidden, act;  ///< MLP: LN₂(x), pre-activation, GELU/ReLU  [BT, d], [BT, 4d], [BT, 4d]
   M mlpOut;              ///< [BT, d]; empty without MLP
   M xOut;                ///< [BT, d]
 };

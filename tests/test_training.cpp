@@ -103,6 +103,7 @@ class TestTraining : public QObject {
         s.task = task;
         s.model.attention = a;
         s.model.mlp = true;
+        s.model.relu = task == TrainTask::Sort || task == TrainTask::Recall;  // both MLP non-linearities train
         s.batch = 8;
         Trainer t(s);
         const double first = t.step();

@@ -25,6 +25,7 @@
 
 #include "core/errors.h"
 #include "core/params_json.h"
+#include "core/shipped_models.h"
 #include "ui/figure_export.h"
 #include "ui/lesson_panel.h"
 #include "ui/model_opener.h"
@@ -187,7 +188,15 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
     placed = restoreGeometry(s.value("window/geometry").toByteArray());
     restoreState(s.value("window/state").toByteArray());
     const QByteArray saved = s.value("params/last").toByteArray();
-    if (!saved.isEmpty()) {
+    if (saved.isEmpty()) {
+      // A first start: heads that mean something. The shipped induction model on a repeated sentence
+      // shows a previous-token head (layer 0) and an induction head (layer 1, selected); File ▸ Use the
+      // built-in model switches to the random-weight transformer.
+      initial.modelDir = kShippedInductionModel;
+      initial.sentence = "the cat sat on the mat . the cat sat on the mat";
+      initial.selection.layer = 1;
+      initial.selection.head = 2;
+    } else {
       try {
         initial = paramsFromJson(parseJsonText(saved.toStdString(), "saved parameters"));
       } catch (const InputError&) {

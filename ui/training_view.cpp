@@ -69,6 +69,9 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent), worker_(new Train
   dModel_->setCurrentText(QString::number(defaults.model.dModel));
   mlp_ = new QCheckBox(tr("MLP sub-blocks"));
   mlp_->setChecked(defaults.model.mlp);
+  activation_ = new QComboBox;
+  activation_->addItems({"gelu", "relu"});
+  activation_->setToolTip(tr("The MLP's non-linearity"));
   layerNorm_ = new QCheckBox(tr("LayerNorm"));
   layerNorm_->setChecked(defaults.model.layerNorm);
   variant_ = new QComboBox;
@@ -104,6 +107,7 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent), worker_(new Train
   form->addRow(tr("Heads"), heads_);
   form->addRow(tr("d_model"), dModel_);
   form->addRow(QString(), mlp_);
+  form->addRow(tr("MLP activation"), activation_);
   form->addRow(QString(), layerNorm_);
   form->addRow(tr("Attention"), variant_);
   form->addRow(tr("Learning rate"), lr_);
@@ -179,6 +183,9 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent), worker_(new Train
   connect(dModel_, &QComboBox::currentIndexChanged, this, &TrainingView::resetTrainer);
   connect(mlp_, &QCheckBox::toggled, this, &TrainingView::resetTrainer);
   connect(layerNorm_, &QCheckBox::toggled, this, &TrainingView::resetTrainer);
+  connect(activation_, &QComboBox::currentIndexChanged, this, &TrainingView::resetTrainer);
+  connect(mlp_, &QCheckBox::toggled, activation_, &QWidget::setEnabled);
+  activation_->setEnabled(mlp_->isChecked());
   connect(variant_, &QComboBox::currentIndexChanged, this, &TrainingView::resetTrainer);
   connect(seed_, &QSpinBox::valueChanged, this, &TrainingView::resetTrainer);
   resetTrainer();
@@ -192,6 +199,7 @@ TrainSettings TrainingView::settings() const {
   s.model.dModel = dModel_->currentData().toInt();
   s.model.mlp = mlp_->isChecked();
   s.model.layerNorm = layerNorm_->isChecked();
+  s.model.relu = activation_->currentText() == "relu";
   s.model.attention = parseTinyAttention(variant_->currentText().toStdString());
   s.model.seed = static_cast<uint64_t>(seed_->value());
   s.adam.lr = lr_->value();

@@ -67,6 +67,7 @@ class TrainingView : public QWidget {
   QComboBox* dModel_;
   QCheckBox* mlp_;
   QCheckBox* layerNorm_;
+  QComboBox* activation_;
   QComboBox* variant_;
   QDoubleSpinBox* lr_;
   QSpinBox* seed_;
