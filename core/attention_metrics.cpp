@@ -7,10 +7,14 @@
 #include <numeric>
 #include <vector>
 
+#include "core/lapack_spectrum.h"
+
 namespace attnlab {
 
 VecD singularValues(const MatD& a) {
   if (a.size() == 0) return VecD();
+  if (std::min(a.rows(), a.cols()) >= kLapackMinSize)
+    if (auto s = lapackSingularValues(a)) return *s;  // see lapack_spectrum.h; Eigen is the fallback
   // BDCSVD switches to Jacobi below 16 columns and to divide-and-conquer above: accurate and fast.
   Eigen::BDCSVD<MatD> svd(a);
   return svd.singularValues();

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/SVD>
 
 #include "core/errors.h"
+#include "core/lapack_spectrum.h"
 
 namespace attnlab {
 
@@ -17,10 +19,16 @@ std::vector<std::complex<double>> eigenvalues(const MatD& m) {
                      std::to_string(m.cols()));
   std::vector<std::complex<double>> out;
   if (m.size() == 0) return out;
-  Eigen::EigenSolver<MatD> solver(m, /*computeEigenvectors=*/false);
-  if (solver.info() != Eigen::Success) throw InputError("the eigenvalue iteration did not converge");
-  const Eigen::VectorXcd ev = solver.eigenvalues();
-  out.assign(ev.data(), ev.data() + ev.size());
+  std::optional<std::vector<std::complex<double>>> fast;
+  if (m.rows() >= kLapackMinSize) fast = lapackEigenvalues(m);  // see lapack_spectrum.h
+  if (fast) {
+    out = std::move(*fast);
+  } else {
+    Eigen::EigenSolver<MatD> solver(m, /*computeEigenvectors=*/false);
+    if (solver.info() != Eigen::Success) throw InputError("the eigenvalue iteration did not converge");
+    const Eigen::VectorXcd ev = solver.eigenvalues();
+    out.assign(ev.data(), ev.data() + ev.size());
+  }
   std::stable_sort(out.begin(), out.end(), [](const std::complex<double>& a, const std::complex<double>& b) {
     return std::abs(a) > std::abs(b);
   });

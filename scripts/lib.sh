@@ -6,8 +6,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${ATTNLAB_BUILD_DIR:-$ROOT/build}"
 
 # Packages the build needs on a fresh, minimal Debian 12.
+# liblapack-dev + libopenblas0-pthread: the spectra of large attention matrices (core/lapack_spectrum.h).
 BUILD_PACKAGES=(g++ cmake ninja-build pkg-config qt6-base-dev qt6-svg-dev libqcustomplot-dev libeigen3-dev
-  nlohmann-json3-dev libgl-dev fonts-dejavu-core fontconfig)
+  nlohmann-json3-dev libgl-dev fonts-dejavu-core fontconfig liblapack-dev libopenblas0-pthread)
 # The test suite's fuzz targets (tests/fuzz) need clang with libFuzzer; without them they are skipped.
 FUZZ_PACKAGES=(clang libclang-rt-14-dev)
 # bench/compare.sh: PyTorch from Debian, doing its products with OpenBLAS (also usable by the core with

@@ -1,0 +1,27 @@
+#pragma once
+// Singular values and eigenvalues through the system's LAPACK (dgesdd, dgeev; values only) for the
+// larger matrices of the spectrum views. Eigen's EigenSolver needs ~230 ms for a 256² softmax attention
+// matrix and 23 s for 1024² (its Francis QR has no aggressive early deflation, and an attention matrix's
+// cluster of tiny eigenvalues makes it iterate); LAPACK's dhseqr does it in a fraction. On Debian the
+// library behind liblapack.so.3 is OpenBLAS when libopenblas0-pthread is installed (scripts install it),
+// else the reference LAPACK. OpenBLAS is pinned to one thread per call: the program's own worker threads
+// already run analyses side by side, and letting each call spread over the cores oversubscribed them.
+#include <complex>
+#include <optional>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace attnlab {
+
+/// True when the build links a LAPACK (CMake option ATTNLAB_LAPACK).
+bool lapackAvailable();
+/// Singular values, descending; nullopt without LAPACK or when the routine fails (callers fall back to Eigen).
+std::optional<VecD> lapackSingularValues(const MatD& a);
+/// Eigenvalues of a square matrix, unordered; nullopt without LAPACK or when the iteration fails.
+std::optional<std::vector<std::complex<double>>> lapackEigenvalues(const MatD& a);
+
+/// Below this size Eigen is as fast and the call stays in one library.
+inline constexpr Eigen::Index kLapackMinSize = 48;
+
+}  // namespace attnlab
