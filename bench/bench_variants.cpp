@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <ctime>
 #include <functional>
+#include <string>
 
 #include "core/eigen_threads.h"
 #include "core/rng.h"
@@ -92,6 +93,16 @@ int main(int argc, char** argv) {
         view.render(&p);
       },
       &drawCpu);
+  // `bench_variants draw`: only the drawing, repeated, for a profiler (perf record).
+  if (argc > 1 && std::string(argv[1]) == "draw") {
+    for (int i = 0; i < 300; ++i) {
+      view.drawComparison(c, tokens);
+      QApplication::processEvents();
+      QPainter p(&img);
+      view.render(&p);
+    }
+    return 0;
+  }
   std::printf("Attention variants: %zu variants, n = 64, d_head = 16, m = 64\n", all.names.size());
   lastCpu = compareCpu;
   row("compare all (both paths, rank, entropy, sparsity, errors)", compareMs, 0);

