@@ -46,7 +46,10 @@ class TestTrainingView : public QObject {
     QCOMPARE(v.lossPoints(), 60);
     QVERIFY(v.status()->text().contains("step 60"));
     QVERIFY(v.headline()->text().contains("induction head"));
-    QTest::mouseClick(v.stepButton(), Qt::LeftButton);  // the step limit is reached: one more step is still allowed
+    QTest::mouseClick(v.trainButton(), Qt::LeftButton);  // Train at the limit: stops at once, says so
+    QTRY_COMPARE(v.trainButton()->text(), QString("Train"));
+    QCOMPARE(step(v), 60);
+    QTest::mouseClick(v.stepButton(), Qt::LeftButton);  // one more step by hand is still allowed
     QTRY_COMPARE(step(v), 61);
     v.lrBox()->setValue(0.001);
     QTRY_COMPARE(v.lastUpdate()->settings.adam.lr, 0.001);  // live change, no reset

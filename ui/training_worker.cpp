@@ -100,7 +100,10 @@ void TrainingWorker::loop() {
       publishNow = publishNow_;
       publishNow_ = false;
       if (!resetTo && trainer) {
-        if (running_ && trainer->stepCount() >= maxSteps_) running_ = false;
+        if (running_ && trainer->stepCount() >= maxSteps_) {  // Train pressed at the limit: say it stopped
+          running_ = false;
+          publishNow = true;
+        }
         if (running_) {
           doStep = true;
         } else if (pendingSteps_ > 0) {
