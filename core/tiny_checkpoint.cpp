@@ -24,6 +24,10 @@ void prepareModelFolder(const std::string& dir) {
     throw InputError(dir + ": exists and is not a folder");
   std::filesystem::create_directories(dir, ec);
   if (ec) throw InputError(dir + ": cannot create the folder (" + ec.message() + ")");
+  if (fileExists(dir + "/config.json") && !isTinyCheckpoint(dir))
+    throw InputError(dir +
+                     ": holds another model (its config.json is not an Attention Lab tiny model); "
+                     "choose an empty folder");
 }
 
 void saveTinyModel(const std::string& dir, const TinyConfig& config, const TinyParams<float>& params) {

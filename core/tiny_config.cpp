@@ -86,7 +86,10 @@ TinyConfig tinyConfigFromJson(const nlohmann::json& j, const std::string& name) 
     if (!j["attention"].is_string()) throw InputError(name + ": \"attention\" must be a string");
     c.attention = parseTinyAttention(j["attention"].get<std::string>());
   }
-  if (j.contains("seed") && j["seed"].is_number_unsigned()) c.seed = j["seed"].get<uint64_t>();
+  if (j.contains("seed")) {
+    if (!j["seed"].is_number_unsigned()) throw InputError(name + ": \"seed\" must be a non-negative integer");
+    c.seed = j["seed"].get<uint64_t>();
+  }
   try {
     validate(c);
   } catch (const InputError& e) {

@@ -58,7 +58,8 @@ TokenizedText TinyModel::tokenize(const std::string& text) const {
     if (it == assigned.end()) {
       int id = tinyWordSymbol(w.text, config_.vocab);
       // Probe for a free symbol; once all are used, words share symbols (the hash's choice).
-      for (int k = 0; k < symbols && used.count(id); ++k) id = kFirstSymbol + (id - kFirstSymbol + 1) % symbols;
+      if (static_cast<int>(used.size()) < symbols)
+        while (used.count(id)) id = kFirstSymbol + (id - kFirstSymbol + 1) % symbols;
       used.insert(id);
       it = assigned.emplace(w.text, id).first;
     }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 
 #include "core/errors.h"
 #include "core/rng.h"
@@ -24,14 +25,25 @@ void validate(const TrainSettings& s) {
   if (!std::isfinite(a.clip) || a.clip < 0) throw InputError("gradient clip must be 0 (off) or positive");
   if (s.batch < 1 || s.batch > 1024) throw InputError("batch size must be between 1 and 1024");
   if (s.threads < 1 || s.threads > 64) throw InputError("threads must be between 1 and 64");
+  // What one step keeps alive, in floats: per layer the activations (≈ 12 d-wide rows, 3 more with an
+  // MLP's 4d) and every head's T×T attention, plus logits and their gradient; parameters, gradients and
+  // Adam's moments are small beside them. Refused above 2 GiB: a message, not an allocation failure.
+  const double rows = static_cast<double>(s.batch) * s.model.context, d = s.model.dModel;
+  const double perLayer = rows * (12 * d + (s.model.mlp ? 12 * d : 0)) + rows * s.model.heads * s.model.context;
+  const double floats = s.model.layers * perLayer + 3 * rows * s.model.vocab + 4 * rows * d;
+  if (floats * sizeof(float) > 2.0 * (1ull << 30))
+    throw InputError("this model and batch would need about " +
+                     std::to_string(static_cast<long long>(floats * 4 / (1 << 20))) +
+                     " MB per training step (limit 2048 MB): lower the batch, context, vocabulary or layers");
 }
 
 namespace {
 
 /// A training step allocates and frees activations of a few hundred KB each. glibc serves blocks that
 /// large with mmap and returns them at once, so every step paid page faults for fresh zeroed pages
-/// (a quarter of the step's time). Keeping them in the heap makes the frees reusable. Process-wide,
-/// set once; it only changes where glibc takes memory from.
+/// (a quarter of the step's time). Keeping them in the heap makes the frees reusable. Process-wide and
+/// set once (the window makes a Trainer at start-up): blocks below 64 MB come from the heap, and up to
+/// 256 MB of freed heap is kept rather than returned to the system.
 void keepLargeBlocksInHeap() {
   static const bool done = [] {
     mallopt(M_MMAP_THRESHOLD, 64 << 20);
@@ -72,19 +84,25 @@ double Trainer::step() {
       static_cast<double>(std::count_if(batch.targets.begin(), batch.targets.end(), [](int t) { return t >= 0; }));
   const int threads = static_cast<int>(grads_.size()), T = batch.tokens;
   std::vector<double> losses(static_cast<std::size_t>(threads), 0.0);
+  // An exception may not leave an OpenMP region (it would terminate the program): keep the first.
+  std::vector<std::exception_ptr> failures(static_cast<std::size_t>(threads));
 #pragma omp parallel for num_threads(threads) schedule(static)
-  for (int t = 0; t < threads; ++t) {
-    const int b0 = settings_.batch * t / threads, b1 = settings_.batch * (t + 1) / threads;
-    TinyParams<float>& g = grads_[static_cast<std::size_t>(t)];
-    g.forEach([](const std::string&, Eigen::MatrixXf& m) { m.setZero(); });
-    TinyForward<float>& f = caches_[static_cast<std::size_t>(t)];
-    const int* ids = batch.ids.data() + static_cast<std::ptrdiff_t>(b0) * T;
-    const int* tg = batch.targets.data() + static_cast<std::ptrdiff_t>(b0) * T;
-    tinyForward(c, params_, ids, b1 - b0, T, f, tg);
-    Eigen::MatrixXf dLogits;
-    losses[static_cast<std::size_t>(t)] = tinyCrossEntropy(f, tg, targets, dLogits);
-    tinyBackward(c, params_, f, ids, dLogits, g);
-  }
+  for (int t = 0; t < threads; ++t) try {
+      const int b0 = settings_.batch * t / threads, b1 = settings_.batch * (t + 1) / threads;
+      TinyParams<float>& g = grads_[static_cast<std::size_t>(t)];
+      g.forEach([](const std::string&, Eigen::MatrixXf& m) { m.setZero(); });
+      TinyForward<float>& f = caches_[static_cast<std::size_t>(t)];
+      const int* ids = batch.ids.data() + static_cast<std::ptrdiff_t>(b0) * T;
+      const int* tg = batch.targets.data() + static_cast<std::ptrdiff_t>(b0) * T;
+      tinyForward(c, params_, ids, b1 - b0, T, f, tg);
+      Eigen::MatrixXf dLogits;
+      losses[static_cast<std::size_t>(t)] = tinyCrossEntropy(f, tg, targets, dLogits);
+      tinyBackward(c, params_, f, ids, dLogits, g);
+    } catch (...) {
+      failures[static_cast<std::size_t>(t)] = std::current_exception();
+    }
+  for (const std::exception_ptr& e : failures)
+    if (e) std::rethrow_exception(e);
   double loss = 0;
   for (double l : losses) loss += l;
   if (!std::isfinite(loss))
@@ -99,6 +117,9 @@ double Trainer::step() {
   }
   double sq = 0;
   for (const Eigen::MatrixXf* m : sum) sq += static_cast<double>(m->squaredNorm());
+  if (!std::isfinite(sq))  // checked before any state changes: the weights stay those of the last good step
+    throw InputError("training diverged at step " + std::to_string(step_ + 1) +
+                     " (the gradient is not a number): lower the learning rate");
   lastGradNorm_ = std::sqrt(sq);
   const AdamSettings& a = settings_.adam;
   const float clipScale = a.clip > 0 && lastGradNorm_ > a.clip ? static_cast<float>(a.clip / lastGradNorm_) : 1.0f;

@@ -81,6 +81,13 @@ class TestLapackSpectrum : public QObject {
     }
   }
 
+  void nonFiniteInputFallsBackToEigen() {
+    MatD a = attentionMatrix(64, 16, 9);
+    a(3, 5) = std::numeric_limits<double>::quiet_NaN();
+    QVERIFY(!lapackSingularValues(a).has_value());  // reference LAPACK would stop the program on NaN
+    QVERIFY(!lapackEigenvalues(a).has_value());
+  }
+
   void rankOneStaysRankOne() {
     Rng rng(5);
     VecD x(100);

@@ -2,6 +2,7 @@
 // layer), the reverse task's mirror head, determinism, and the trained model as an ordinary Model
 // that saves and reopens through the checkpoint path. Step counts are bounded so the test takes seconds
 // to a minute on the CI machine; each loop stops as soon as its target is met.
+#include <QDir>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -128,6 +129,14 @@ class TestTraining : public QObject {
     s = TrainSettings{};
     s.model.layers = 9;
     QVERIFY_THROWS_EXCEPTION(InputError, Trainer{s});
+    s = TrainSettings{};  // ~10 GB of activations per step: refused up front, not an allocation failure
+    s.batch = 1024, s.model.context = 256, s.model.vocab = 4096, s.model.layers = 4, s.model.heads = 8;
+    try {
+      Trainer{s};
+      QFAIL("a step needing gigabytes was accepted");
+    } catch (const InputError& e) {
+      QVERIFY2(QString(e.what()).contains("MB per training step"), e.what());
+    }
     s = TrainSettings{};
     s.adam.lr = 1.0;  // diverges; must end in a message, not NaN weights
     s.adam.clip = 0;
@@ -207,6 +216,18 @@ class TestTraining : public QObject {
     } catch (const InputError& e) {
       QVERIFY2(QString(e.what()).contains("tok_emb"), e.what());
     }
+    // a seed that is not a non-negative integer
+    nlohmann::json j = toJson(c);
+    j["seed"] = "seven";
+    QVERIFY_THROWS_EXCEPTION(InputError, tinyConfigFromJson(j, "config.json"));
+    // saving over another kind of model's folder is refused (it would destroy that checkpoint)
+    const std::string other = dir.filePath("hf").toStdString();
+    QVERIFY(QDir().mkpath(QString::fromStdString(other)));
+    QFile hf(QString::fromStdString(other + "/config.json"));
+    QVERIFY(hf.open(QIODevice::WriteOnly));
+    hf.write(R"({"model_type": "gpt2"})");
+    hf.close();
+    QVERIFY_THROWS_EXCEPTION(InputError, saveTinyModel(other, c, initTinyParams(c)));
     // truncated weights
     saveTinyModel(path, c, initTinyParams(c));
     QFile w(QString::fromStdString(path + "/model.safetensors"));

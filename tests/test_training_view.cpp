@@ -70,6 +70,9 @@ class TestTrainingView : public QObject {
     // d_model 16 with 8 heads is fine; heads 3 with d 64 is not: the view says so and keeps its model.
     v.findChildren<QSpinBox*>()[1]->setValue(3);  // the heads box (second spin box)
     QTRY_VERIFY(v.status()->text().contains("divisible"));
+    QVERIFY(!v.trainButton()->isEnabled());  // it would train the old model under the new controls
+    v.findChildren<QSpinBox*>()[1]->setValue(4);
+    QTRY_VERIFY(v.trainButton()->isEnabled());
   }
 
   void useInViewsOpensTheTrainedModel() {

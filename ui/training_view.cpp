@@ -233,7 +233,8 @@ void TrainingView::toggleTraining() {
 
 void TrainingView::updateButtons() {
   train_->setText(training_ ? tr("Pause") : tr("Train"));
-  step_->setEnabled(!training_);
+  train_->setEnabled(!refused_);
+  step_->setEnabled(!training_ && !refused_);
   const bool haveModel = last_ && last_->params;
   use_->setEnabled(haveModel);
   save_->setEnabled(haveModel);
@@ -244,13 +245,17 @@ int TrainingView::lossPoints() const { return loss_->graph(0)->dataCount(); }
 void TrainingView::showUpdate(const TrainingUpdatePtr& u) {
   if (!u->error.empty()) {
     status_->setText(tr("<b>Stopped:</b> %1").arg(QString::fromStdString(u->error).toHtmlEscaped()));
-    if (!u->params) {  // the settings were refused: nothing to draw
+    if (!u->params) {  // the settings were refused: nothing to draw, nothing to train until they change
       training_ = false;
+      refused_ = true;
       updateButtons();
       return;
     }
   }
-  if (u->reset) loss_->graph(0)->data()->clear();
+  if (u->reset) {
+    loss_->graph(0)->data()->clear();
+    refused_ = false;
+  }
   last_ = u;
   for (const auto& [step, loss] : u->losses) loss_->graph(0)->addData(step, std::max(loss, 1e-6));
   loss_->rescaleAxes();

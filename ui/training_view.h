@@ -84,6 +84,7 @@ class TrainingView : public QWidget {
   QTableWidget* table_;
   TrainingUpdatePtr last_;
   bool training_ = false;
+  bool refused_ = false;  ///< the controls' settings were refused: Train/Step would train the old model
 };
 
 }  // namespace attnlab::ui

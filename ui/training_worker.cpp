@@ -90,6 +90,7 @@ void TrainingWorker::loop() {
     std::optional<TrainSettings> resetTo;
     std::optional<double> lr;
     bool doStep = false, publishNow = false;
+    int maxSteps = 0;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock,
@@ -99,6 +100,8 @@ void TrainingWorker::loop() {
       lr.swap(lr_);
       publishNow = publishNow_;
       publishNow_ = false;
+      maxSteps = maxSteps_;
+      if (!trainer && !resetTo) pendingSteps_ = 0, running_ = false;  // nothing to step (the settings were refused)
       if (!resetTo && trainer) {
         if (running_ && trainer->stepCount() >= maxSteps_) {  // Train pressed at the limit: say it stopped
           running_ = false;
@@ -144,19 +147,25 @@ void TrainingWorker::loop() {
       const double loss = trainer->step();
       pending.losses.emplace_back(trainer->stepCount(), loss);
     } catch (const std::exception& e) {  // divergence: stop, keep the weights of the last good step
-      running_ = false;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        running_ = false;
+      }
       pending.error = e.what();
       publish(*trainer, pending, false, false);
       continue;
     }
     ++stepsSincePublish;
     msSincePublish += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    const bool stillRunning = running_ && trainer->stepCount() < maxSteps_;
+    const bool stillRunning = running_ && trainer->stepCount() < maxSteps;
     const double since = std::chrono::duration<double>(Clock::now() - lastPublish).count();
     if (!stillRunning || since >= publishInterval_) {
       pending.msPerStep = msSincePublish / std::max(1, stepsSincePublish);
       stepsSincePublish = 0, msSincePublish = 0;
-      if (!stillRunning) running_ = false;
+      if (!stillRunning) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (trainer->stepCount() >= maxSteps_) running_ = false;  // a Train pressed meanwhile raised the limit
+      }
       publish(*trainer, pending, stillRunning, false);
       lastPublish = Clock::now();
     }
