@@ -52,13 +52,20 @@ class BackgroundJob : public QObject {
       }
       return out;
     }).then(this, [this, gen, done, failed](const std::shared_ptr<Outcome<R>>& out) {
-      if (gen != generation_) return;  // superseded by a newer run
-      busy_ = false;
-      emit busyChanged(false);
-      if (out->ok)
-        done(out->value);
-      else if (!out->cancelled && failed)
-        failed(out->error);
+      // Always through the event loop: when the work finishes before then() is attached, Qt runs this
+      // continuation at once inside run(), and a caller would get its result before run() returned.
+      QMetaObject::invokeMethod(
+          this,
+          [this, gen, done, failed, out] {
+            if (gen != generation_) return;  // superseded by a newer run
+            busy_ = false;
+            emit busyChanged(false);
+            if (out->ok)
+              done(out->value);
+            else if (!out->cancelled && failed)
+              failed(out->error);
+          },
+          Qt::QueuedConnection);
     });
   }
 
