@@ -77,6 +77,11 @@ void Trainer::setLearningRate(double lr) {
   settings_.adam.lr = lr;
 }
 
+namespace {
+/// Sequences per forward/backward pass inside a thread's share of the batch (see step()).
+constexpr int kMicroBatch = 8;
+}  // namespace
+
 double Trainer::step() {
   const TinyConfig& c = settings_.model;
   const TaskBatch batch = generator_.sample(settings_.batch, mixSeed(c.seed, 0xBA7C, static_cast<uint64_t>(step_)));
@@ -92,12 +97,16 @@ double Trainer::step() {
       TinyParams<float>& g = grads_[static_cast<std::size_t>(t)];
       g.forEach([](const std::string&, Eigen::MatrixXf& m) { m.setZero(); });
       TinyForward<float>& f = caches_[static_cast<std::size_t>(t)];
-      const int* ids = batch.ids.data() + static_cast<std::ptrdiff_t>(b0) * T;
-      const int* tg = batch.targets.data() + static_cast<std::ptrdiff_t>(b0) * T;
-      tinyForward(c, params_, ids, b1 - b0, T, f, tg);
       Eigen::MatrixXf dLogits;
-      losses[static_cast<std::size_t>(t)] = tinyCrossEntropy(f, tg, targets, dLogits);
-      tinyBackward(c, params_, f, ids, dLogits, g);
+      // Micro-batches of kMicroBatch sequences: a chunk's activations then stay in this core's cache.
+      for (int m0 = b0; m0 < b1; m0 += kMicroBatch) {
+        const int m1 = std::min(b1, m0 + kMicroBatch);
+        const int* ids = batch.ids.data() + static_cast<std::ptrdiff_t>(m0) * T;
+        const int* tg = batch.targets.data() + static_cast<std::ptrdiff_t>(m0) * T;
+        tinyForward(c, params_, ids, m1 - m0, T, f, tg);
+        losses[static_cast<std::size_t>(t)] += tinyCrossEntropy(f, tg, targets, dLogits);
+        tinyBackward(c, params_, f, ids, dLogits, g);
+      }
     } catch (...) {
       failures[static_cast<std::size_t>(t)] = std::current_exception();
     }
