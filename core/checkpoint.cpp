@@ -11,12 +11,6 @@
 namespace attnlab {
 namespace {
 
-std::string baseName(std::string dir) {
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  const std::size_t slash = dir.rfind('/');
-  return slash == std::string::npos ? dir : dir.substr(slash + 1);
-}
-
 std::string weightsPath(const std::string& dir) {
   const std::string path = dir + "/model.safetensors";
   if (fileExists(path)) return path;
@@ -30,6 +24,12 @@ std::string weightsPath(const std::string& dir) {
 }
 
 }  // namespace
+
+std::string checkpointFolderName(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  const std::size_t slash = dir.rfind('/');
+  return slash == std::string::npos ? dir : dir.substr(slash + 1);
+}
 
 std::shared_ptr<const HfModel> loadCheckpoint(const std::string& dir, const RunControl& control) {
   struct stat st {};
@@ -45,9 +45,11 @@ std::shared_ptr<const HfModel> loadCheckpoint(const std::string& dir, const RunC
   control.checkpoint(0.7);
   std::shared_ptr<const HfModel> model;
   if (config.arch == HfArch::Gpt2)
-    model = std::make_shared<Gpt2Model>(std::move(config), std::move(tokenizer), std::move(file), baseName(dir));
+    model = std::make_shared<Gpt2Model>(std::move(config), std::move(tokenizer), std::move(file),
+                                        checkpointFolderName(dir));
   else
-    model = std::make_shared<BertModel>(std::move(config), std::move(tokenizer), std::move(file), baseName(dir));
+    model = std::make_shared<BertModel>(std::move(config), std::move(tokenizer), std::move(file),
+                                        checkpointFolderName(dir));
   control.checkpoint(1.0);
   return model;
 }

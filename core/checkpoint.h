@@ -16,5 +16,7 @@ namespace attnlab {
 /// model_type, damaged safetensors, missing tensors, shapes that contradict config.json), and
 /// Cancelled when the control's flag is raised.
 std::shared_ptr<const HfModel> loadCheckpoint(const std::string& dir, const RunControl& control = {});
+/// The folder's own name ("gpt2" for "/models/gpt2/"): a model's display name.
+std::string checkpointFolderName(std::string dir);
 
 }  // namespace attnlab

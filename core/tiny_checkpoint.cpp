@@ -3,20 +3,13 @@
 #include <cmath>
 #include <filesystem>
 
+#include "core/checkpoint.h"
 #include "core/errors.h"
 #include "core/json_file.h"
 #include "core/safetensors.h"
 #include "core/safetensors_writer.h"
 
 namespace attnlab {
-
-namespace {
-std::string baseName(std::string dir) {
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  const std::size_t slash = dir.rfind('/');
-  return slash == std::string::npos ? dir : dir.substr(slash + 1);
-}
-}  // namespace
 
 void prepareModelFolder(const std::string& dir) {
   std::error_code ec;
@@ -80,7 +73,7 @@ std::shared_ptr<const TinyModel> loadTinyModel(const std::string& dir, const std
                                                                                                 m.cols());
     if (!m.allFinite()) throw InputError(weightsPath + ": tensor " + name + " holds NaN or infinite values");
   });
-  return std::make_shared<TinyModel>(config, std::move(params), name.empty() ? baseName(dir) : name);
+  return std::make_shared<TinyModel>(config, std::move(params), name.empty() ? checkpointFolderName(dir) : name);
 }
 
 }  // namespace attnlab
