@@ -1,9 +1,9 @@
 #pragma once
 // Trains the tiny transformer (tiny_net.h) on a toy task (train_tasks.h) with Adam/AdamW and global
 // gradient-norm clipping. One step = one batch: the batch is cut into one chunk per thread, each chunk
-// runs forward + backward into its own gradient buffer, and the buffers are summed (the loss is the
-// mean over the whole batch, so the result does not depend on the thread count beyond rounding).
-// Deterministic for a seed and a thread count.
+// runs forward + backward (in micro-batches of 8 sequences, which keep the activations in cache) into its
+// own gradient buffer, and the buffers are summed (the loss is the mean over the whole batch, so the
+// result does not depend on the thread count beyond rounding). Deterministic for a seed and a thread count.
 #include <map>
 #include <string>
 #include <vector>
