@@ -1,5 +1,6 @@
 #include "core/tiny_config.h"
 
+#include "core/enum_names.h"
 #include "core/errors.h"
 
 namespace attnlab {
@@ -20,24 +21,21 @@ void validate(const TinyConfig& c) {
                      std::to_string(c.heads) + ")");
 }
 
-const char* toString(TinyAttention a) {
-  switch (a) {
-    case TinyAttention::Softmax:
-      return "softmax";
-    case TinyAttention::LinearElu:
-      return "linear_elu";
-    case TinyAttention::LinearExp:
-      return "linear_exp";
-  }
-  return "softmax";
-}
+namespace {
+// Canonical names first (nameOf returns the first match); then the spellings of the variants issue.
+constexpr EnumNames<TinyAttention, 7> kAttentionNames{{{"softmax", TinyAttention::Softmax},
+                                                       {"linear_elu", TinyAttention::LinearElu},
+                                                       {"linear_exp", TinyAttention::LinearExp},
+                                                       {"linear-elu", TinyAttention::LinearElu},
+                                                       {"linear-exp", TinyAttention::LinearExp},
+                                                       {"elu", TinyAttention::LinearElu},
+                                                       {"exp", TinyAttention::LinearExp}}};
+}  // namespace
+
+const char* toString(TinyAttention a) { return nameOf(a, kAttentionNames); }
 
 TinyAttention parseTinyAttention(const std::string& s) {
-  if (s == "softmax") return TinyAttention::Softmax;
-  if (s == "linear_elu" || s == "elu" || s == "linear-elu") return TinyAttention::LinearElu;
-  if (s == "linear_exp" || s == "exp" || s == "linear-exp") return TinyAttention::LinearExp;
-  throw InputError("unknown trainable attention variant '" + s +
-                   "' (differentiable variants: softmax, linear_elu, linear_exp)");
+  return parseEnum(s, kAttentionNames, "trainable attention variant");
 }
 
 nlohmann::json toJson(const TinyConfig& c) {

@@ -14,6 +14,10 @@
 
 namespace attnlab {
 
+/// Reserved ids of every tiny vocabulary: BOS starts each sequence (the model's training data and typed
+/// text alike), SEP separates a task's input from its answer; task symbols and words use the rest.
+inline constexpr int kTinyBos = 0, kTinySep = 1, kTinyFirstSymbol = 2;
+
 /// How a head turns queries and keys into attention weights. Every one is causal here (the model
 /// predicts the next token). Linear: A_ij = φ(q_i)·φ(k_j) / Σ_{j'≤i} φ(q_i)·φ(k_j'), φ elu+1 or exp.
 enum class TinyAttention { Softmax, LinearElu, LinearExp };

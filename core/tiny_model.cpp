@@ -10,7 +10,6 @@
 namespace attnlab {
 
 namespace {
-constexpr int kBosId = 0, kFirstSymbol = 2;
 
 void checkShapes(const TinyConfig& c, const TinyParams<float>& p) {
   std::vector<std::pair<std::string, std::pair<int, int>>> have;
@@ -25,7 +24,7 @@ void checkShapes(const TinyConfig& c, const TinyParams<float>& p) {
 int tinyWordSymbol(const std::string& word, int vocab) {
   uint32_t h = 2166136261u;  // FNV-1a: stable across runs and platforms (std::hash is not)
   for (unsigned char ch : word) h = (h ^ ch) * 16777619u;
-  return kFirstSymbol + static_cast<int>(h % static_cast<uint32_t>(vocab - kFirstSymbol));
+  return kTinyFirstSymbol + static_cast<int>(h % static_cast<uint32_t>(vocab - kTinyFirstSymbol));
 }
 
 TinyModel::TinyModel(TinyConfig config, TinyParams<float> params, std::string name)
@@ -49,8 +48,8 @@ TokenizedText TinyModel::tokenize(const std::string& text) const {
   Token bos;
   bos.text = "<bos>";
   out.tokens.push_back(bos);
-  out.ids.push_back(kBosId);
-  const int symbols = config_.vocab - kFirstSymbol;
+  out.ids.push_back(kTinyBos);
+  const int symbols = config_.vocab - kTinyFirstSymbol;
   std::map<std::string, int> assigned;  // word → symbol, this sentence
   std::set<int> used;
   for (const Token& w : words) {
@@ -59,7 +58,7 @@ TokenizedText TinyModel::tokenize(const std::string& text) const {
       int id = tinyWordSymbol(w.text, config_.vocab);
       // Probe for a free symbol; once all are used, words share symbols (the hash's choice).
       if (static_cast<int>(used.size()) < symbols)
-        while (used.count(id)) id = kFirstSymbol + (id - kFirstSymbol + 1) % symbols;
+        while (used.count(id)) id = kTinyFirstSymbol + (id - kTinyFirstSymbol + 1) % symbols;
       used.insert(id);
       it = assigned.emplace(w.text, id).first;
     }
@@ -73,20 +72,8 @@ Trace TinyModel::forward(const TokenizedText& text, const RunControl& control) c
   control.checkpoint(0.0);
   if (text.tokens.size() <= 1 || text.ids.size() != text.tokens.size())
     throw InputError("the sentence has no tokens: type at least one word");
-  std::vector<std::string> display;
-  for (const Token& t : text.tokens) display.push_back(t.text);
-  return run(text.ids, std::move(display));
-}
-
-Trace TinyModel::forwardIds(const std::vector<int>& ids) const {
-  std::vector<std::string> display;
-  for (int id : ids) display.push_back("#" + std::to_string(id));
-  return run(ids, std::move(display));
-}
-
-Trace TinyModel::run(const std::vector<int>& ids, std::vector<std::string> display) const {
+  const std::vector<int>& ids = text.ids;
   const int n = static_cast<int>(ids.size());
-  if (n == 0) throw InputError("the input has no tokens");
   if (n > config_.context)
     throw InputError("the sentence has " + std::to_string(n) + " tokens with BOS; this tiny model was trained on " +
                      std::to_string(config_.context) + " at most");
@@ -99,7 +86,7 @@ Trace TinyModel::run(const std::vector<int>& ids, std::vector<std::string> displ
   const int dh = config_.dHead();
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
   Trace t;
-  t.tokens = std::move(display);
+  for (const Token& token : text.tokens) t.tokens.push_back(token.text);
   t.tokenIds = ids;
   t.causal = true;
   t.embeddings = f.x0;

@@ -21,13 +21,10 @@ class TinyModel : public Model {
   TokenizedText tokenize(const std::string& text) const override;
   /// Throws InputError for an empty text or one longer than the context (BOS included).
   Trace forward(const TokenizedText& text, const RunControl& control = {}) const override;
-  /// Runs raw ids (BOS not added); the display strings are "#id". Same checks as forward().
-  Trace forwardIds(const std::vector<int>& ids) const;
   const TinyConfig& config() const { return config_; }
   const TinyParams<float>& params() const { return params_; }
 
  private:
-  Trace run(const std::vector<int>& ids, std::vector<std::string> display) const;
   TinyConfig config_;
   TinyParams<float> params_;
   std::string name_;

@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <numeric>
 
+#include "core/enum_names.h"
 #include "core/errors.h"
 #include "core/rng.h"
+#include "core/tiny_config.h"
 
 namespace attnlab {
 namespace {
 
-constexpr int kBos = 0, kSep = 1, kFirstSymbol = 2;
 constexpr int kSortAlphabet = 10, kSortLength = 10;
 constexpr int kSourceMatchingInput = -2;  ///< sort: any input position holding the answer's symbol
 constexpr uint64_t kProbeSeed = 0x5EED0F0F0Bull;
@@ -35,29 +36,23 @@ std::vector<int> drawSymbols(Rng& rng, int count, int lo, int hi) {
 
 }  // namespace
 
-const char* toString(TrainTask t) {
-  switch (t) {
-    case TrainTask::Induction:
-      return "induction";
-    case TrainTask::Reverse:
-      return "reverse";
-    case TrainTask::Copy:
-      return "copy";
-    case TrainTask::Sort:
-      return "sort";
-    case TrainTask::Recall:
-      return "recall";
-  }
-  return "induction";
+namespace {
+constexpr EnumNames<TrainTask, 5> kTaskNames{{{"induction", TrainTask::Induction},
+                                              {"reverse", TrainTask::Reverse},
+                                              {"copy", TrainTask::Copy},
+                                              {"sort", TrainTask::Sort},
+                                              {"recall", TrainTask::Recall}}};
+}  // namespace
+
+const char* toString(TrainTask t) { return nameOf(t, kTaskNames); }
+
+std::vector<std::string> trainTaskNames() {
+  std::vector<std::string> names;
+  for (const auto& entry : kTaskNames) names.push_back(entry.first);
+  return names;
 }
 
-std::vector<std::string> trainTaskNames() { return {"induction", "reverse", "copy", "sort", "recall"}; }
-
-TrainTask parseTrainTask(const std::string& s) {
-  for (TrainTask t : {TrainTask::Induction, TrainTask::Reverse, TrainTask::Copy, TrainTask::Sort, TrainTask::Recall})
-    if (s == toString(t)) return t;
-  throw InputError("unknown task '" + s + "' (tasks: induction, reverse, copy, sort, recall)");
-}
+TrainTask parseTrainTask(const std::string& s) { return parseEnum(s, kTaskNames, "task"); }
 
 const char* primaryScore(TrainTask t) {
   switch (t) {
@@ -76,7 +71,7 @@ const char* primaryScore(TrainTask t) {
 }
 
 TaskGenerator::TaskGenerator(TrainTask task, int vocab, int context) : task_(task), vocab_(vocab), context_(context) {
-  const int symbols = vocab - kFirstSymbol;
+  const int symbols = vocab - kTinyFirstSymbol;
   auto need = [&](bool ok, const std::string& what) {
     if (!ok) throw InputError(std::string("the ") + toString(task) + " task needs " + what);
   };
@@ -85,7 +80,7 @@ TaskGenerator::TaskGenerator(TrainTask task, int vocab, int context) : task_(tas
       length_ = (context - 1) / 2;
       tokens_ = context;
       need(length_ >= 2, "a context of at least 5 tokens");
-      need(symbols >= length_, "at least " + std::to_string(length_ + kFirstSymbol) + " tokens in the vocabulary");
+      need(symbols >= length_, "at least " + std::to_string(length_ + kTinyFirstSymbol) + " tokens in the vocabulary");
       break;
     case TrainTask::Copy:
     case TrainTask::Reverse:
@@ -104,8 +99,8 @@ TaskGenerator::TaskGenerator(TrainTask task, int vocab, int context) : task_(tas
       length_ = (context - 1) / 4;
       tokens_ = 1 + 4 * length_;
       need(length_ >= 1, "a context of at least 5 tokens");
-      need(symbols / 2 >= length_,
-           "at least " + std::to_string(2 * length_ + kFirstSymbol) + " tokens in the vocabulary (keys and values)");
+      need(symbols / 2 >= length_, "at least " + std::to_string(2 * length_ + kTinyFirstSymbol) +
+                                       " tokens in the vocabulary (keys and values)");
       break;
   }
 }
@@ -114,7 +109,7 @@ TaskBatch TaskGenerator::sample(int batch, uint64_t seed) const {
   TaskBatch out;
   out.batch = batch, out.tokens = tokens_;
   const std::size_t n = static_cast<std::size_t>(batch) * tokens_;
-  out.ids.assign(n, kBos), out.targets.assign(n, -1), out.source.assign(n, -1);
+  out.ids.assign(n, kTinyBos), out.targets.assign(n, -1), out.source.assign(n, -1);
   for (int b = 0; b < batch; ++b) fill(b, mixSeed(seed, static_cast<uint64_t>(b)), false, out);
   return out;
 }
@@ -123,7 +118,7 @@ TaskBatch TaskGenerator::probe(int count) const {
   TaskBatch out;
   out.batch = count, out.tokens = tokens_;
   const std::size_t n = static_cast<std::size_t>(count) * tokens_;
-  out.ids.assign(n, kBos), out.targets.assign(n, -1), out.source.assign(n, -1);
+  out.ids.assign(n, kTinyBos), out.targets.assign(n, -1), out.source.assign(n, -1);
   for (int b = 0; b < count; ++b) fill(b, mixSeed(kProbeSeed, static_cast<uint64_t>(b)), true, out);
   return out;
 }
@@ -135,12 +130,12 @@ void TaskGenerator::fill(int b, uint64_t seed, bool probe, TaskBatch& out) const
   int* tgt = out.targets.data() + static_cast<std::ptrdiff_t>(b) * T;
   int* src = out.source.data() + static_cast<std::ptrdiff_t>(b) * T;
   const int S = length_;
-  ids[0] = kBos;
+  ids[0] = kTinyBos;
   switch (task_) {
     case TrainTask::Induction: {
       const int lo = std::min(4, S);
       const int period = probe ? S : lo + static_cast<int>(rng.next() % static_cast<uint64_t>(S - lo + 1));
-      const std::vector<int> s = drawSymbols(rng, period, kFirstSymbol, vocab_);
+      const std::vector<int> s = drawSymbols(rng, period, kTinyFirstSymbol, vocab_);
       for (int t = 1; t < T; ++t) ids[t] = s[static_cast<std::size_t>((t - 1) % period)];
       // From position period + 1 on, the token at t occurred at t − period; the one after that
       // occurrence (t − period + 1) is the next token.
@@ -154,20 +149,20 @@ void TaskGenerator::fill(int b, uint64_t seed, bool probe, TaskBatch& out) const
     case TrainTask::Reverse:
     case TrainTask::Sort: {
       const bool sort = task_ == TrainTask::Sort;
-      const int hi = sort ? std::min(vocab_, kFirstSymbol + kSortAlphabet) : vocab_;
+      const int hi = sort ? std::min(vocab_, kTinyFirstSymbol + kSortAlphabet) : vocab_;
       // Sort draws with repetition (as minGPT's demo): S distinct symbols of an S-symbol alphabet would
       // always sort to the same sequence, learnable without looking at the input.
       std::vector<int> s;
       if (sort)
         for (int j = 0; j < S; ++j)
-          s.push_back(kFirstSymbol + static_cast<int>(rng.next() % static_cast<uint64_t>(hi - kFirstSymbol)));
+          s.push_back(kTinyFirstSymbol + static_cast<int>(rng.next() % static_cast<uint64_t>(hi - kTinyFirstSymbol)));
       else
-        s = drawSymbols(rng, S, kFirstSymbol, hi);
+        s = drawSymbols(rng, S, kTinyFirstSymbol, hi);
       std::vector<int> second = s;
       if (task_ == TrainTask::Reverse) std::reverse(second.begin(), second.end());
       if (sort) std::sort(second.begin(), second.end());
       for (int j = 0; j < S; ++j) ids[1 + j] = s[static_cast<std::size_t>(j)];
-      ids[S + 1] = kSep;
+      ids[S + 1] = kTinySep;
       for (int j = 0; j < S; ++j) ids[S + 2 + j] = second[static_cast<std::size_t>(j)];
       for (int t = S + 1; t <= 2 * S; ++t) {
         tgt[t] = ids[t + 1];
@@ -180,8 +175,8 @@ void TaskGenerator::fill(int b, uint64_t seed, bool probe, TaskBatch& out) const
       break;
     }
     case TrainTask::Recall: {
-      const int half = (vocab_ - kFirstSymbol) / 2;
-      const std::vector<int> keys = drawSymbols(rng, S, kFirstSymbol, kFirstSymbol + half);
+      const int half = (vocab_ - kTinyFirstSymbol) / 2;
+      const std::vector<int> keys = drawSymbols(rng, S, kTinyFirstSymbol, kTinyFirstSymbol + half);
       std::vector<int> order(static_cast<std::size_t>(S));
       std::iota(order.begin(), order.end(), 0);
       for (int i = S - 1; i > 0; --i)
@@ -190,7 +185,8 @@ void TaskGenerator::fill(int b, uint64_t seed, bool probe, TaskBatch& out) const
       std::vector<int> values(static_cast<std::size_t>(S));
       for (int j = 0; j < S; ++j)
         values[static_cast<std::size_t>(j)] =
-            kFirstSymbol + half + static_cast<int>(rng.next() % static_cast<uint64_t>(vocab_ - kFirstSymbol - half));
+            kTinyFirstSymbol + half +
+            static_cast<int>(rng.next() % static_cast<uint64_t>(vocab_ - kTinyFirstSymbol - half));
       for (int j = 0; j < S; ++j) {
         ids[1 + 2 * j] = keys[static_cast<std::size_t>(j)];
         ids[2 + 2 * j] = values[static_cast<std::size_t>(j)];

@@ -1,6 +1,7 @@
 #pragma once
 // The toy tasks of the Training view: generators of batches (no data files) and the per-head scores
-// that say what a head has become. Token 0 is BOS, 1 is SEP; task symbols start at 2.
+// that say what a head has become. Token 0 is BOS, 1 is SEP; task symbols start at 2
+// (kTinyBos, kTinySep, kTinyFirstSymbol in tiny_config.h, shared with the typed-text mapping).
 // Layouts (S the string length, positions from 0):
 //   induction  [BOS, s, s, s …] cut to the context; s has S distinct random tokens, S drawn per
 //              sequence from [4, (T−1)/2] (a fixed period would let a positional head cheat); the
