@@ -2,9 +2,10 @@
 
 namespace attnlab {
 
-BestHead bestHead(const TrainSnapshot& s, TrainTask task) {
+BestHead bestHead(const TrainSnapshot& s, TrainTask task) { return bestHead(s, primaryScore(task)); }
+
+BestHead bestHead(const TrainSnapshot& s, const std::string& key) {
   BestHead best;
-  const std::string key = primaryScore(task);
   for (std::size_t l = 0; l < s.scores.size(); ++l)
     for (std::size_t h = 0; h < s.scores[l].size(); ++h) {
       const auto it = s.scores[l][h].find(key);

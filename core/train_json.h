@@ -11,11 +11,13 @@ namespace attnlab {
 
 nlohmann::json snapshotToJson(const TrainSnapshot& s, TrainTask task, bool withAttention);
 
-/// The head with the highest primary score of the task (layer, head, score); {-1, -1, 0} when none.
+/// The head with the highest score of that name (layer, head, score); {-1, -1, 0} when none has it.
 struct BestHead {
   int layer = -1, head = -1;
   double score = 0;
 };
+BestHead bestHead(const TrainSnapshot& s, const std::string& scoreName);
+/// The head with the highest primary score of the task.
 BestHead bestHead(const TrainSnapshot& s, TrainTask task);
 
 }  // namespace attnlab

@@ -36,18 +36,6 @@ QString cellTitle(int l, int h, const std::map<std::string, double>& scores, Tra
   return QString("L%1 H%2 · %3 %4").arg(l).arg(h).arg(QString(primaryScore(task)).replace('_', ' ')).arg(v, 0, 'f', 2);
 }
 
-/// The best head for one score name over every layer: (layer, head, value).
-std::tuple<int, int, double> best(const TrainSnapshot& s, const std::string& key) {
-  std::tuple<int, int, double> b{-1, -1, 0.0};
-  for (std::size_t l = 0; l < s.scores.size(); ++l)
-    for (std::size_t h = 0; h < s.scores[l].size(); ++h) {
-      const auto it = s.scores[l][h].find(key);
-      if (it != s.scores[l][h].end() && it->second > std::get<2>(b))
-        b = {static_cast<int>(l), static_cast<int>(h), it->second};
-    }
-  return b;
-}
-
 }  // namespace
 
 TrainingView::TrainingView(QWidget* parent) : QWidget(parent), worker_(new TrainingWorker(this)) {
@@ -267,23 +255,28 @@ void TrainingView::showUpdate(const TrainingUpdatePtr& u) {
   for (std::size_t l = 0; l < s.scores.size(); ++l)
     for (std::size_t h = 0; h < s.scores[l].size(); ++h)
       titles[l].push_back(cellTitle(static_cast<int>(l), static_cast<int>(h), s.scores[l][h], task));
-  const auto [bl, bh, bv] = best(s, primaryScore(task));
-  grid_->setData(s.attention, titles, bl, bh);
+  const BestHead primary = bestHead(s, task);
+  grid_->setData(s.attention, titles, primary.layer, primary.head);
 
-  const auto [pl, ph, pv] = best(s, "previous_token");
+  const BestHead previous = bestHead(s, "previous_token");
   // A head "is" an induction (mirror, …) head once its score is well above what diffuse attention gives.
   constexpr double kFormed = 0.4;
-  QString head =
-      bv >= kFormed
-          ? tr("%1 head: layer %2 head %3 (score %4)").arg(primaryScore(task)).arg(bl).arg(bh).arg(bv, 0, 'f', 2)
-          : tr("no %1 head yet (best: layer %2 head %3, %4)")
-                .arg(primaryScore(task))
-                .arg(bl)
-                .arg(bh)
-                .arg(bv, 0, 'f', 2);
+  QString head = primary.score >= kFormed ? tr("%1 head: layer %2 head %3 (score %4)")
+                                                .arg(primaryScore(task))
+                                                .arg(primary.layer)
+                                                .arg(primary.head)
+                                                .arg(primary.score, 0, 'f', 2)
+                                          : tr("no %1 head yet (best: layer %2 head %3, %4)")
+                                                .arg(primaryScore(task))
+                                                .arg(primary.layer)
+                                                .arg(primary.head)
+                                                .arg(primary.score, 0, 'f', 2);
   if (task == TrainTask::Induction)
-    head += pv >= kFormed ? tr(" · previous-token head: layer %1 head %2 (%3)").arg(pl).arg(ph).arg(pv, 0, 'f', 2)
-                          : tr(" · no previous-token head yet");
+    head += previous.score >= kFormed ? tr(" · previous-token head: layer %1 head %2 (%3)")
+                                            .arg(previous.layer)
+                                            .arg(previous.head)
+                                            .arg(previous.score, 0, 'f', 2)
+                                      : tr(" · no previous-token head yet");
   headline_->setText(head.replace('_', ' '));
 
   // Table: one row per head, one column per score.
