@@ -5,26 +5,17 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
 #include <QtTest>
 
+#include "cli_test_util.h"
+
 class TestCli : public QObject {
   Q_OBJECT
 
-  struct Run {
-    int code;
-    QByteArray out, err;
-  };
-  Run run(const QStringList& args) {
-    QProcess p;
-    p.setProgram(ATTNLAB_APP_BINARY);
-    p.setArguments(args);
-    p.start();
-    if (!p.waitForFinished(60000)) return {-1, {}, "timeout"};
-    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
-  }
+  using Run = AppRun;
+  static Run run(const QStringList& args) { return runApp(args); }
   QTemporaryDir dir_;
 
  private slots:

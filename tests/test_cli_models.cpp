@@ -3,26 +3,15 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QtTest>
+
+#include "cli_test_util.h"
 
 class TestCliModels : public QObject {
   Q_OBJECT
 
-  struct Run {
-    int code;
-    QByteArray out, err;
-  };
-  Run run(const QStringList& args, const QByteArray& input = {}) {
-    QProcess p;
-    p.setProgram(ATTNLAB_APP_BINARY);
-    p.setArguments(args);
-    p.start();
-    p.write(input);
-    p.closeWriteChannel();
-    if (!p.waitForFinished(60000)) return {-1, {}, "timeout"};
-    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
-  }
+  using Run = AppRun;
+  static Run run(const QStringList& args, const QByteArray& input = {}) { return runApp(args, input); }
   static QString data(const char* rel) { return QString(ATTNLAB_TEST_DATA) + "/" + rel; }
   static QStringList strings(const QJsonArray& a) {
     QStringList out;

@@ -1,24 +1,17 @@
 // The command line's spectra contract (issue 4): `attnlab dump --spectrum` and `attnlab rank-demo`,
 // exact key names, values that follow from the maths, and clear errors.
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include "cli_test_util.h"
 
 #include <nlohmann/json.hpp>
 
 namespace {
 
-struct Run {
-  int code;
-  QByteArray out, err;
-};
+using Run = AppRun;
 
-Run attnlab(const QStringList& args) {
-  QProcess p;
-  p.start(ATTNLAB_APP_BINARY, args);
-  if (!p.waitForFinished(120000)) return {-1, {}, "timeout"};
-  return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
-}
+Run attnlab(const QStringList& args) { return runApp(args, {}, 120000); }
 
 }  // namespace
 

@@ -1,8 +1,9 @@
 // `attnlab collapse` (its JSON is a public contract) and the collapse/paths views drawing through
 // their BackgroundJobs.
 #include <QCheckBox>
-#include <QProcess>
 #include <QtTest>
+
+#include "cli_test_util.h"
 
 #include <qcustomplot.h>
 #include <nlohmann/json.hpp>
@@ -14,18 +15,7 @@
 
 using namespace attnlab;
 
-namespace {
-struct Run {
-  int exitCode;
-  QByteArray out, err;
-};
-Run runApp(const QStringList& args) {
-  QProcess p;
-  p.start(ATTNLAB_APP_BINARY, args);
-  p.waitForFinished(60000);
-  return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
-}
-}  // namespace
+using Run = AppRun;
 
 class TestCollapseCli : public QObject {
   Q_OBJECT
@@ -34,7 +24,7 @@ class TestCollapseCli : public QObject {
     const Run r =
         runApp({"collapse", "--depth", "6", "--tokens", "8", "--d-model", "16", "--heads", "2", "--init", "xavier",
                 "--seeds", "3", "--configs", "san,san-skip,pre-ln", "--variant", "softmax", "--norm", "fro"});
-    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.code == 0, r.err.constData());
     const auto j = nlohmann::json::parse(r.out.toStdString());
     QCOMPARE(j.at("depths").size(), std::size_t(7));
     QCOMPARE(j.at("depths")[6].get<int>(), 6);
@@ -53,7 +43,7 @@ class TestCollapseCli : public QObject {
   void pathsOnRequest() {
     const Run r = runApp({"collapse", "--depth", "4", "--tokens", "5", "--d-model", "8", "--heads", "2", "--seeds", "1",
                           "--configs", "san", "--paths", "--path-samples", "2"});
-    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.code == 0, r.err.constData());
     const auto j = nlohmann::json::parse(r.out.toStdString());
     QCOMPARE(j.at("paths").at("log10_count").size(), std::size_t(5));
   }
@@ -71,7 +61,7 @@ class TestCollapseCli : public QObject {
     QFETCH(QStringList, args);
     QFETCH(QString, message);
     const Run r = runApp(QStringList{"collapse", "--depth", "2", "--seeds", "1"} + args);
-    QCOMPARE(r.exitCode, 1);
+    QCOMPARE(r.code, 1);
     QVERIFY2(QString(r.err).contains(message), r.err.constData());
     QVERIFY(r.out.isEmpty());
   }
