@@ -58,7 +58,7 @@ std::shared_ptr<const TinyModel> loadTinyModel(const std::string& dir, const std
   if (!fileExists(weightsPath)) throw InputError(dir + ": model.safetensors is missing");
   SafetensorsFile file(weightsPath);
   // Start from the shapes the config implies, then fill every tensor from the file.
-  TinyParams<float> params = initTinyParams(config);
+  TinyParams<float> params = tinyParamsLayout(config);
   params.forEach([&](const std::string& name, Eigen::MatrixXf& m) {
     const TensorInfo* t = file.find(name);
     if (!t) throw InputError(weightsPath + ": tensor " + name + " is missing");

@@ -99,6 +99,8 @@ struct TinyParams {
   }
 };
 
+/// Every tensor at the shape the config implies: LayerNorm γ = 1, everything else 0 (loading fills it).
+TinyParams<float> tinyParamsLayout(const TinyConfig& c);
 /// Draws initial weights from the config's seed: embeddings N(0, 1), projections N(0, 1/fan_in),
 /// LayerNorm γ = 1, β = 0, biases 0. Deterministic for a seed.
 TinyParams<float> initTinyParams(const TinyConfig& c);
