@@ -1,7 +1,8 @@
 // GPT-2-small-shaped forward pass with every attention map kept (the full Trace), on random weights.
 //   bench_gpt2 [--dir DIR] [--tokens 64] [--threads 2] [--runs 20]
 // Writes DIR/{config.json, model.safetensors (≈500 MB, F32, N(0, 0.02)-like weights), vocab.json, merges.txt}
-// once (reused when present), opens it like the GUI does (weights mmapped), then times forward().
+// once (reused when present), opens it like the GUI does (the product weights repacked, core/packed_matrix.h;
+// the rest mmapped), then times forward().
 // Prints resident memory after opening and after the runs, and the timing (median, min) with GFLOP/s.
 // bench/pytorch_gpt2.py runs the same checkpoint in PyTorch; bench/compare.sh runs both.
 #include <omp.h>
@@ -23,10 +24,7 @@
 #include "core/checkpoint.h"
 #include "core/errors.h"
 #include "core/json_file.h"
-
-#ifdef ATTNLAB_OPENBLAS
-extern "C" void openblas_set_num_threads(int);  // OpenBLAS's own API (cblas.h is in the -dev package)
-#endif
+#include "core/packed_gemm.h"
 
 using namespace attnlab;
 
@@ -136,9 +134,6 @@ int main(int argc, char** argv) {
   const int tokens = std::stoi(opt["--tokens"]), threads = std::stoi(opt["--threads"]), runs = std::stoi(opt["--runs"]);
   omp_set_num_threads(threads);
   Eigen::setNbThreads(threads);
-#ifdef ATTNLAB_OPENBLAS
-  openblas_set_num_threads(threads);
-#endif
   try {
     if (!fileExists(dir + "/model.safetensors")) {
       std::cerr << "writing a random GPT-2-small checkpoint to " << dir << " …\n";
@@ -175,18 +170,14 @@ int main(int argc, char** argv) {
     std::sort(ms.begin(), ms.end());
     std::sort(cpu.begin(), cpu.end());
     const double median = ms[ms.size() / 2];
-#ifdef ATTNLAB_OPENBLAS
-    const char* gemm = "OpenBLAS";
-#else
-    const char* gemm = "Eigen";
-#endif
+    const char* gemm = packedGemmHasAvx512() ? "packed AVX-512" : "packed portable";
     std::printf(
         "attnlab  GPT-2 small, %d tokens, %d threads, %s products: median %.1f ms, min %.1f ms over %d runs "
         "(%.0f GFLOP/s); CPU time per run %.1f ms\n",
         tokens, threads, gemm, median, ms.front(), runs, forwardFlops(tokens) / median / 1e6, cpu[cpu.size() / 2]);
     std::printf(
-        "attnlab  open %.0f ms; resident memory %.0f MB before opening, %.0f MB after opening (weights "
-        "mmapped), %.0f MB after the runs (fp32 weights: %.0f MB)\n",
+        "attnlab  open %.0f ms; resident memory %.0f MB before opening, %.0f MB after opening (product weights "
+        "repacked, embeddings mmapped), %.0f MB after the runs (fp32 weights: %.0f MB)\n",
         openMs, rssBefore, rssOpen, residentMb(), 124.4e6 * 4 / 1e6);
   } catch (const InputError& e) {
     std::cerr << "bench_gpt2: " << e.what() << "\n";

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # Runs the GPT-2-small forward pass in Attention Lab and in PyTorch, back to back in the same run, with
 # the same checkpoint, tokens and thread count. Usage: bench/compare.sh [BUILD_DIR] [THREADS]
-# (BUILD_DIR configured with -DATTNLAB_OPENBLAS=ON measures the core with OpenBLAS products.)
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
 ensure_packages "${BENCH_PACKAGES[@]}"
 BUILD="${1:-$BUILD_DIR}"

@@ -1,5 +1,7 @@
 #include "core/attention_head.h"
 
+#include <omp.h>
+
 #include "core/blocks.h"
 
 namespace attnlab {
@@ -15,6 +17,24 @@ HeadTrace attendHead(Mat q, Mat k, Mat v, float scale, bool causal) {
   h.k = std::move(k);
   h.v = std::move(v);
   return h;
+}
+
+std::vector<HeadTrace> attendHeads(const Eigen::Ref<const Mat>& q, const Eigen::Ref<const Mat>& k,
+                                   const Eigen::Ref<const Mat>& v, int heads, int dHead, float scale, bool causal,
+                                   Mat& concat) {
+  const Eigen::Index n = q.rows();
+  std::vector<HeadTrace> out(static_cast<std::size_t>(heads));
+  concat.resize(n, static_cast<Eigen::Index>(heads) * dHead);
+  const double madds = 2.0 * static_cast<double>(heads) * static_cast<double>(n) * static_cast<double>(n) * dHead;
+  const int threads = madds >= kParallelHeadMadds ? std::min(omp_get_max_threads(), heads) : 1;
+#pragma omp parallel for num_threads(threads) schedule(dynamic)
+  for (int h = 0; h < heads; ++h) {
+    const Eigen::Index c0 = static_cast<Eigen::Index>(h) * dHead;
+    HeadTrace& t = out[static_cast<std::size_t>(h)];
+    t = attendHead(q.middleCols(c0, dHead), k.middleCols(c0, dHead), v.middleCols(c0, dHead), scale, causal);
+    concat.middleCols(c0, dHead) = t.output;
+  }
+  return out;
 }
 
 }  // namespace attnlab

@@ -1,4 +1,6 @@
 #pragma once
+#include <vector>
+
 #include "core/trace.h"
 
 namespace attnlab {
@@ -8,5 +10,15 @@ namespace attnlab {
 ///   A      = softmax(mask(scores)) rows    [n, n]
 ///   out    = A·V                 [n, d_head]
 HeadTrace attendHead(Mat q, Mat k, Mat v, float scale, bool causal);
+
+/// Every head of a layer: head h reads columns [h·dHead, (h+1)·dHead) of q, k and v [n, heads·dHead]
+/// (column blocks of one fused [n, 3d] matrix are fine). When the layer's attention has at least
+/// kParallelHeadMadds multiply-adds (GPT-2 small from about 100 tokens) the heads run side by side on the
+/// OpenMP threads; the numbers are the same either way. `concat` [n, heads·dHead] receives the outputs.
+std::vector<HeadTrace> attendHeads(const Eigen::Ref<const Mat>& q, const Eigen::Ref<const Mat>& k,
+                                   const Eigen::Ref<const Mat>& v, int heads, int dHead, float scale, bool causal,
+                                   Mat& concat);
+
+inline constexpr double kParallelHeadMadds = 8.0e6;
 
 }  // namespace attnlab

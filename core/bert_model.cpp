@@ -4,7 +4,6 @@
 
 #include "core/attention_head.h"
 #include "core/blocks.h"
-#include "core/parallel_affine.h"
 
 namespace attnlab {
 
@@ -34,19 +33,19 @@ void BertModel::loadBert(WeightSource& w) {
   for (int l = 0; l < c.layers; ++l) {
     const std::string p = "encoder.layer." + std::to_string(l) + ".";
     BertLayerWeights lw;
-    lw.qW = w.matrix(p + "attention.self.query.weight", d, d);
+    lw.qW = w.packed(p + "attention.self.query.weight", d, d, WeightSource::Stored::OutIn);
     lw.qB = w.vector(p + "attention.self.query.bias", d);
-    lw.kW = w.matrix(p + "attention.self.key.weight", d, d);
+    lw.kW = w.packed(p + "attention.self.key.weight", d, d, WeightSource::Stored::OutIn);
     lw.kB = w.vector(p + "attention.self.key.bias", d);
-    lw.vW = w.matrix(p + "attention.self.value.weight", d, d);
+    lw.vW = w.packed(p + "attention.self.value.weight", d, d, WeightSource::Stored::OutIn);
     lw.vB = w.vector(p + "attention.self.value.bias", d);
-    lw.oW = w.matrix(p + "attention.output.dense.weight", d, d);
+    lw.oW = w.packed(p + "attention.output.dense.weight", d, d, WeightSource::Stored::OutIn);
     lw.oB = w.vector(p + "attention.output.dense.bias", d);
     lw.ln1Gamma = w.vector(p + "attention.output.LayerNorm.weight", p + "attention.output.LayerNorm.gamma", d);
     lw.ln1Beta = w.vector(p + "attention.output.LayerNorm.bias", p + "attention.output.LayerNorm.beta", d);
-    lw.iW = w.matrix(p + "intermediate.dense.weight", inner, d);
+    lw.iW = w.packed(p + "intermediate.dense.weight", inner, d, WeightSource::Stored::OutIn);
     lw.iB = w.vector(p + "intermediate.dense.bias", inner);
-    lw.o2W = w.matrix(p + "output.dense.weight", d, inner);
+    lw.o2W = w.packed(p + "output.dense.weight", d, inner, WeightSource::Stored::OutIn);
     lw.o2B = w.vector(p + "output.dense.bias", d);
     lw.ln2Gamma = w.vector(p + "output.LayerNorm.weight", p + "output.LayerNorm.gamma", d);
     lw.ln2Beta = w.vector(p + "output.LayerNorm.bias", p + "output.LayerNorm.beta", d);
@@ -64,19 +63,19 @@ void BertModel::loadDistilBert(WeightSource& w) {
   for (int l = 0; l < c.layers; ++l) {
     const std::string p = "transformer.layer." + std::to_string(l) + ".";
     BertLayerWeights lw;
-    lw.qW = w.matrix(p + "attention.q_lin.weight", d, d);
+    lw.qW = w.packed(p + "attention.q_lin.weight", d, d, WeightSource::Stored::OutIn);
     lw.qB = w.vector(p + "attention.q_lin.bias", d);
-    lw.kW = w.matrix(p + "attention.k_lin.weight", d, d);
+    lw.kW = w.packed(p + "attention.k_lin.weight", d, d, WeightSource::Stored::OutIn);
     lw.kB = w.vector(p + "attention.k_lin.bias", d);
-    lw.vW = w.matrix(p + "attention.v_lin.weight", d, d);
+    lw.vW = w.packed(p + "attention.v_lin.weight", d, d, WeightSource::Stored::OutIn);
     lw.vB = w.vector(p + "attention.v_lin.bias", d);
-    lw.oW = w.matrix(p + "attention.out_lin.weight", d, d);
+    lw.oW = w.packed(p + "attention.out_lin.weight", d, d, WeightSource::Stored::OutIn);
     lw.oB = w.vector(p + "attention.out_lin.bias", d);
     lw.ln1Gamma = w.vector(p + "sa_layer_norm.weight", d);
     lw.ln1Beta = w.vector(p + "sa_layer_norm.bias", d);
-    lw.iW = w.matrix(p + "ffn.lin1.weight", inner, d);
+    lw.iW = w.packed(p + "ffn.lin1.weight", inner, d, WeightSource::Stored::OutIn);
     lw.iB = w.vector(p + "ffn.lin1.bias", inner);
-    lw.o2W = w.matrix(p + "ffn.lin2.weight", d, inner);
+    lw.o2W = w.packed(p + "ffn.lin2.weight", d, inner, WeightSource::Stored::OutIn);
     lw.o2B = w.vector(p + "ffn.lin2.bias", d);
     lw.ln2Gamma = w.vector(p + "output_layer_norm.weight", d);
     lw.ln2Beta = w.vector(p + "output_layer_norm.bias", d);
@@ -111,23 +110,18 @@ LayerTrace BertModel::runLayer(int layer, const Mat& x) const {
   LayerTrace t;
   t.residualIn = x;
   // Q = x·W_qᵀ + b_q and likewise K, V   [n, d]; head h uses columns h·d_head …
-  const Mat q = parallelAffine(x, w.qW.transposed(), w.qB.vector());
-  const Mat k = parallelAffine(x, w.kW.transposed(), w.kB.vector());
-  const Mat v = parallelAffine(x, w.vW.transposed(), w.vB.vector());
+  const Mat q = w.qW.affine(x, w.qB.vector());
+  const Mat k = w.kW.affine(x, w.kB.vector());
+  const Mat v = w.vW.affine(x, w.vB.vector());
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
-  t.concat.resize(x.rows(), d);
-  for (int hd = 0; hd < config_.heads; ++hd) {
-    const int c0 = hd * dh;
-    t.heads.push_back(attendHead(q.middleCols(c0, dh), k.middleCols(c0, dh), v.middleCols(c0, dh), scale, false));
-    t.concat.middleCols(c0, dh) = t.heads.back().output;
-  }
-  t.attentionOut = parallelAffine(t.concat, w.oW.transposed(), w.oB.vector());  // [n, d]
+  t.heads = attendHeads(q, k, v, config_.heads, dh, scale, /*causal=*/false, t.concat);
+  t.attentionOut = w.oW.affine(t.concat, w.oB.vector());  // [n, d]
   const Mat h = layerNorm(Mat(x + t.attentionOut), w.ln1Gamma.vector(), w.ln1Beta.vector(), config_.layerNormEps);
 
   // MLP: act(h·W_iᵀ + b_i)·W_o2ᵀ + b_o2   [n, inner] → [n, d]
-  Mat hidden = parallelAffine(h, w.iW.transposed(), w.iB.vector());
+  Mat hidden = w.iW.affine(h, w.iB.vector());
   applyActivation(hidden, config_.activation);
-  t.mlpOut = parallelAffine(hidden, w.o2W.transposed(), w.o2B.vector());
+  t.mlpOut = w.o2W.affine(hidden, w.o2B.vector());
   t.residualOut = layerNorm(Mat(h + t.mlpOut), w.ln2Gamma.vector(), w.ln2Beta.vector(), config_.layerNormEps);
   return t;
 }

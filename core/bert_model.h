@@ -4,7 +4,7 @@
 //   h⁰ = LN_emb(word[ids] + pos[0..n) + type[0])                  [n, d]
 //   a  = attn(h)·W_oᵀ + b_o,          h ← LN₁(h + a)
 //   m  = gelu(h·W_iᵀ + b_i)·W_o2ᵀ + b_o2,  h ← LN₂(h + m)
-// nn.Linear stores W [out, in]; hf_weights.h reads it transposed without a copy. Pooler and MLM head
+// nn.Linear stores W [out, in]; the product weights are repacked at load (core/packed_matrix.h). Pooler and MLM head
 // are not run.
 #include <vector>
 
@@ -14,12 +14,12 @@
 namespace attnlab {
 
 struct BertLayerWeights {
-  WeightView qW, qB, kW, kB, vW, vB;  ///< [d, d] as stored [out, in], biases [d]
-  WeightView oW, oB;                  ///< attention output projection
-  WeightView ln1Gamma, ln1Beta;       ///< after attention
-  WeightView iW, iB;                  ///< intermediate [inner, d], [inner]
-  WeightView o2W, o2B;                ///< output [d, inner], [d]
-  WeightView ln2Gamma, ln2Beta;       ///< after the MLP
+  PackedMatrix qW, kW, vW, oW;   ///< [d, d], stored [out, in]; repacked for products
+  WeightView qB, kB, vB, oB;     ///< biases [d]
+  WeightView ln1Gamma, ln1Beta;  ///< after attention
+  PackedMatrix iW, o2W;          ///< intermediate d → inner, output inner → d
+  WeightView iB, o2B;            ///< [inner], [d]
+  WeightView ln2Gamma, ln2Beta;  ///< after the MLP
 };
 
 class BertModel : public HfModel {

@@ -4,7 +4,6 @@
 
 #include "core/attention_head.h"
 #include "core/blocks.h"
-#include "core/parallel_affine.h"
 
 namespace attnlab {
 
@@ -21,15 +20,15 @@ Gpt2Model::Gpt2Model(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, 
     Gpt2LayerWeights lw;
     lw.ln1Gamma = w.vector(p + "ln_1.weight", d);
     lw.ln1Beta = w.vector(p + "ln_1.bias", d);
-    lw.attnW = w.matrix(p + "attn.c_attn.weight", d, 3 * d);
+    lw.attnW = w.packed(p + "attn.c_attn.weight", d, 3 * d, WeightSource::Stored::InOut);
     lw.attnB = w.vector(p + "attn.c_attn.bias", 3 * d);
-    lw.projW = w.matrix(p + "attn.c_proj.weight", d, d);
+    lw.projW = w.packed(p + "attn.c_proj.weight", d, d, WeightSource::Stored::InOut);
     lw.projB = w.vector(p + "attn.c_proj.bias", d);
     lw.ln2Gamma = w.vector(p + "ln_2.weight", d);
     lw.ln2Beta = w.vector(p + "ln_2.bias", d);
-    lw.fcW = w.matrix(p + "mlp.c_fc.weight", d, inner);
+    lw.fcW = w.packed(p + "mlp.c_fc.weight", d, inner, WeightSource::Stored::InOut);
     lw.fcB = w.vector(p + "mlp.c_fc.bias", inner);
-    lw.mprojW = w.matrix(p + "mlp.c_proj.weight", inner, d);
+    lw.mprojW = w.packed(p + "mlp.c_proj.weight", inner, d, WeightSource::Stored::InOut);
     lw.mprojB = w.vector(p + "mlp.c_proj.bias", d);
     layers_.push_back(lw);
   }
@@ -61,24 +60,19 @@ LayerTrace Gpt2Model::runLayer(int layer, const Mat& x) const {
 
   // qkv = LN₁(x)·W_attn + b   [n, 3d]; columns [0, d) are Q, [d, 2d) K, [2d, 3d) V, head h at h·d_head.
   const Mat a = layerNorm(x, w.ln1Gamma.vector(), w.ln1Beta.vector(), config_.layerNormEps);
-  const Mat qkv = parallelAffine(a, w.attnW.matrix(), w.attnB.vector());
+  const Mat qkv = w.attnW.affine(a, w.attnB.vector());
   float scale = config_.scaleAttention ? 1.0f / std::sqrt(static_cast<float>(dh)) : 1.0f;
   if (config_.scaleByInverseLayer) scale /= static_cast<float>(layer + 1);
-  t.concat.resize(x.rows(), d);
-  for (int hd = 0; hd < config_.heads; ++hd) {
-    const int c0 = hd * dh;
-    t.heads.push_back(attendHead(qkv.middleCols(c0, dh), qkv.middleCols(d + c0, dh), qkv.middleCols(2 * d + c0, dh),
-                                 scale, /*causal=*/true));
-    t.concat.middleCols(c0, dh) = t.heads.back().output;
-  }
-  t.attentionOut = parallelAffine(t.concat, w.projW.matrix(), w.projB.vector());  // [n, d]
+  t.heads = attendHeads(qkv.middleCols(0, d), qkv.middleCols(d, d), qkv.middleCols(2 * d, d), config_.heads, dh, scale,
+                        /*causal=*/true, t.concat);
+  t.attentionOut = w.projW.affine(t.concat, w.projB.vector());  // [n, d]
   const Mat h = x + t.attentionOut;
 
   // MLP: act(LN₂(h)·W_fc + b_fc)·W_mproj + b_mproj   [n, inner] → [n, d]
-  Mat hidden = parallelAffine(layerNorm(h, w.ln2Gamma.vector(), w.ln2Beta.vector(), config_.layerNormEps),
-                              w.fcW.matrix(), w.fcB.vector());
+  Mat hidden =
+      w.fcW.affine(layerNorm(h, w.ln2Gamma.vector(), w.ln2Beta.vector(), config_.layerNormEps), w.fcB.vector());
   applyActivation(hidden, config_.activation);
-  t.mlpOut = parallelAffine(hidden, w.mprojW.matrix(), w.mprojB.vector());
+  t.mlpOut = w.mprojW.affine(hidden, w.mprojB.vector());
   t.residualOut = h + t.mlpOut;
   return t;
 }

@@ -3,7 +3,8 @@
 //   h⁰ = wte[ids] + wpe[0..n)                                    [n, d]
 //   a  = attn(LN₁(h)),  h ← h + a·W_proj + b_proj                  (c_attn fused: [d, 3d] → Q | K | V)
 //   m  = gelu_new(LN₂(h)·W_fc + b_fc)·W_mproj + b_mproj,  h ← h + m
-// Weights stay in the safetensors mapping. The final ln_f and the tied lm_head (wte) are not run:
+// Embeddings, biases and norms stay in the safetensors mapping; the four product weights of each layer
+// are repacked at load (core/packed_matrix.h). The final ln_f and the tied lm_head (wte) are not run:
 // no view shows logits.
 #include <vector>
 
@@ -14,10 +15,14 @@ namespace attnlab {
 
 struct Gpt2LayerWeights {
   WeightView ln1Gamma, ln1Beta, ln2Gamma, ln2Beta;  ///< [d]
-  WeightView attnW, attnB;                          ///< c_attn [d, 3d], [3d]
-  WeightView projW, projB;                          ///< attn.c_proj [d, d], [d]
-  WeightView fcW, fcB;                              ///< mlp.c_fc [d, inner], [inner]
-  WeightView mprojW, mprojB;                        ///< mlp.c_proj [inner, d], [d]
+  PackedMatrix attnW;                               ///< c_attn [d, 3d], repacked for products
+  WeightView attnB;                                 ///< [3d]
+  PackedMatrix projW;                               ///< attn.c_proj [d, d]
+  WeightView projB;                                 ///< [d]
+  PackedMatrix fcW;                                 ///< mlp.c_fc [d, inner]
+  WeightView fcB;                                   ///< [inner]
+  PackedMatrix mprojW;                              ///< mlp.c_proj [inner, d]
+  WeightView mprojB;                                ///< [d]
 };
 
 class Gpt2Model : public HfModel {

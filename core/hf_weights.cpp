@@ -48,6 +48,15 @@ WeightView WeightSource::matrix(const std::string& name, Eigen::Index rows, Eige
   return load(name, {rows, cols});
 }
 
+PackedMatrix WeightSource::packed(const std::string& name, Eigen::Index rows, Eigen::Index cols, Stored stored) {
+  const WeightView v = load(name, {rows, cols});
+  if (!v.data) return {};
+  PackedMatrix m = stored == Stored::InOut ? PackedMatrix::fromInOut(v.data, rows, cols)
+                                           : PackedMatrix::fromOutIn(v.data, rows, cols);
+  file_->release(*file_->find(prefix_ + name));
+  return m;
+}
+
 WeightView WeightSource::vector(const std::string& name, Eigen::Index n) { return load(name, {n}); }
 
 WeightView WeightSource::vector(const std::string& name, const std::string& alt, Eigen::Index n) {

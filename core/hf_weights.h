@@ -12,6 +12,7 @@
 
 #include <Eigen/Dense>
 
+#include "core/packed_matrix.h"
 #include "core/safetensors.h"
 #include "core/tensor.h"
 
@@ -47,6 +48,13 @@ class WeightSource {
   /// Like vector(), but tries `alt` (e.g. the old "gamma" for "weight") when `name` is absent.
   WeightView vector(const std::string& name, const std::string& alt, Eigen::Index n);
   bool has(const std::string& name) const;
+
+  /// How a 2-D weight is stored: GPT-2's Conv1D as [in, out], nn.Linear as [out, in].
+  enum class Stored { InOut, OutIn };
+  /// A weight used only in products, repacked for PackedMatrix::affine; the checkpoint's own copy is
+  /// then released (see SafetensorsFile::release), so resident memory holds the weights once. `rows` ×
+  /// `cols` is the stored shape. A missing tensor is recorded like matrix() does and gives an empty result.
+  PackedMatrix packed(const std::string& name, Eigen::Index rows, Eigen::Index cols, Stored stored);
 
   /// Throws InputError listing every missing tensor, if any.
   void finish() const;

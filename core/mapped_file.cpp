@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 #include "core/errors.h"
@@ -31,6 +32,15 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
     data_ = static_cast<const unsigned char*>(p);
   }
   ::close(fd);  // the mapping stays valid without the descriptor
+}
+
+void MappedFile::release(const void* p, std::size_t bytes) const {
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<std::uintptr_t>(p), end = begin + bytes;
+  const auto base = reinterpret_cast<std::uintptr_t>(data_);
+  if (!data_ || begin < base || end > base + size_) return;  // not ours (e.g. converted storage)
+  const std::uintptr_t first = (begin + page - 1) / page * page, last = end / page * page;
+  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 
 MappedFile::~MappedFile() {

@@ -18,6 +18,11 @@ class MappedFile {
   std::size_t size() const { return size_; }
   const std::string& path() const { return path_; }
 
+  /// Drops the whole pages inside [p, p + bytes) from this process's resident memory (madvise
+  /// MADV_DONTNEED; they stay in the page cache and page in again if read). For data that has been
+  /// copied elsewhere, e.g. weights repacked at load.
+  void release(const void* p, std::size_t bytes) const;
+
  private:
   std::string path_;
   const unsigned char* data_ = nullptr;

@@ -253,4 +253,8 @@ const float* SafetensorsFile::floats(const TensorInfo& t) {
   return it->second.data();
 }
 
+void SafetensorsFile::release(const TensorInfo& t) {
+  if (converted_.erase(t.name) == 0) file_->release(bytes(t), static_cast<std::size_t>(t.end - t.begin));
+}
+
 }  // namespace attnlab

@@ -60,6 +60,9 @@ class SafetensorsFile {
   /// mapping pages in on first touch); other dtypes are converted once into storage owned by this object.
   /// The pointer lives as long as this object. Not thread-safe: call while loading.
   const float* floats(const TensorInfo& t);
+  /// Gives back the memory behind floats(t) once the caller has its own copy: converted storage is
+  /// freed, mapped pages leave the resident set. Pointers from floats(t) must not be used afterwards.
+  void release(const TensorInfo& t);
 
  private:
   std::string path_;

@@ -11,8 +11,7 @@ BUILD_PACKAGES=(g++ cmake ninja-build pkg-config qt6-base-dev qt6-svg-dev libqcu
   nlohmann-json3-dev libgl-dev fonts-dejavu-core fontconfig liblapack-dev libopenblas0-pthread)
 # The test suite's fuzz targets (tests/fuzz) need clang with libFuzzer; without them they are skipped.
 FUZZ_PACKAGES=(clang libclang-rt-14-dev)
-# bench/compare.sh: PyTorch from Debian, doing its products with OpenBLAS (also usable by the core with
-# -DATTNLAB_OPENBLAS=ON).
+# bench/compare.sh: PyTorch from Debian, doing its products with OpenBLAS.
 BENCH_PACKAGES=(python3-torch python3-numpy libopenblas0-pthread)
 
 as_root() {
