@@ -53,8 +53,9 @@ Mat PackedMatrix::affine(const Mat& x, const Eigen::Ref<const Vec>& b) const {
   p.cols = out_;
   const Eigen::Index panels = (out_ + kPanelCols - 1) / kPanelCols;
   const double madds = static_cast<double>(x.rows()) * static_cast<double>(in_) * static_cast<double>(out_);
-  const int threads =
-      madds >= kParallelPackedMadds ? static_cast<int>(std::min<Eigen::Index>(omp_get_max_threads(), panels)) : 1;
+  // Many multiply-adds, or a big W to stream from memory even for one token (GPT-2's c_attn is 7 MB).
+  const bool big = madds >= kParallelPackedMadds || static_cast<double>(in_) * out_ >= kParallelPackedWeights;
+  const int threads = big ? static_cast<int>(std::min<Eigen::Index>(omp_get_max_threads(), panels)) : 1;
   if (threads <= 1) {
     packedGemm(p, 0, panels);
     return y;

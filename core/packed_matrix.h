@@ -21,8 +21,8 @@ class PackedMatrix {
   Eigen::Index outputs() const { return out_; }
   bool empty() const { return panels_.empty(); }
 
-  /// y = x·W + b for x [n, in]; b holds `outputs()` entries or none. Products of more than
-  /// kParallelPackedMadds multiply-adds split their column panels over omp_get_max_threads() threads.
+  /// y = x·W + b for x [n, in]; b holds `outputs()` entries or none. Big products (see
+  /// kParallelPackedMadds) split their column panels over omp_get_max_threads() threads.
   Mat affine(const Mat& x, const Eigen::Ref<const Vec>& b) const;
 
   /// W back as a dense [in, out] matrix (for the tests).
@@ -38,7 +38,8 @@ class PackedMatrix {
   std::vector<float> panels_;  ///< [⌈out / kPanelCols⌉][in][kPanelCols], zero-padded
 };
 
-/// Below this many multiply-adds one thread is faster than waking a second one.
+/// Below this many multiply-adds, and this many weights, one thread is faster than waking a second one.
 inline constexpr double kParallelPackedMadds = 8.0e6;
+inline constexpr double kParallelPackedWeights = 262144;  // 1 MB of floats
 
 }  // namespace attnlab
