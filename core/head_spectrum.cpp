@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/blocks.h"
+#include "core/parallel_jobs.h"
 
 namespace attnlab {
 
@@ -32,38 +33,43 @@ HeadSpectrum headSpectrum(const HeadTrace& h, bool causal, const RunControl& con
   s.dHead = static_cast<int>(h.q.cols());
   control.checkpoint(0.0);
   const HeadMatricesD m = headMatricesD(h, causal);
-  // Rough cost shares for the progress bar: an SVD is ~1/10 of the eigenvalue iteration.
-  const double svdShare = withEigenvalues ? 0.08 : 1.0 / 3.0;
-  s.attention = computeSpectrum(m.attention, false);
-  control.checkpoint(svdShare);
-  s.scores = computeSpectrum(m.scores, false);
-  control.checkpoint(2 * svdShare);
-  s.expScores = computeSpectrum(m.expScores, false);
-  control.checkpoint(3 * svdShare);
-  if (withEigenvalues) {
-    s.attention.eigenvalues = eigenvalues(m.attention);
-    control.checkpoint(1.0);
-  }
+  // Three SVDs and the eigenvalues, independent of each other: side by side on the OpenMP threads. The
+  // eigenvalues go first (dynamic schedule) because for a bidirectional head they take the longest.
+  std::vector<std::complex<double>> eig;
+  const int first = withEigenvalues ? 0 : 1;
+  parallelJobs(4 - first, control, [&](int job) {
+    switch (job + first) {
+      case 0:
+        eig = eigenvalues(m.attention);
+        break;
+      case 1:
+        s.attention = computeSpectrum(m.attention, false);
+        break;
+      case 2:
+        s.scores = computeSpectrum(m.scores, false);
+        break;
+      default:
+        s.expScores = computeSpectrum(m.expScores, false);
+        break;
+    }
+  });
+  s.attention.eigenvalues = std::move(eig);
   return s;
 }
 
 HeadRankTable headRankTable(const Trace& t, const RunControl& control) {
   HeadRankTable table;
   table.n = t.tokenCount();
-  const int total = t.layerCount() * t.headCount();
-  int done = 0;
-  control.checkpoint(0.0);
-  for (const LayerTrace& layer : t.layers) {
-    std::vector<HeadRankCell> row;
-    for (const HeadTrace& h : layer.heads) {
-      const HeadMatricesD m = headMatricesD(h, t.causal);
-      const VecD sv = singularValues(m.attention);
-      row.push_back(
-          {numericalRank(sv, m.attention.rows(), m.attention.cols()), effectiveRank(sv), meanRowEntropy(m.attention)});
-      control.checkpoint(static_cast<double>(++done) / std::max(1, total));
-    }
-    table.cells.push_back(std::move(row));
-  }
+  const int layers = t.layerCount(), heads = t.headCount();
+  table.cells.assign(static_cast<std::size_t>(layers), std::vector<HeadRankCell>(static_cast<std::size_t>(heads)));
+  // One job per head, side by side on the OpenMP threads (GPT-2 small has 144).
+  parallelJobs(layers * heads, control, [&](int job) {
+    const int l = job / heads, hd = job % heads;
+    const HeadMatricesD m = headMatricesD(t.layers[l].heads[hd], t.causal);
+    const VecD sv = singularValues(m.attention);
+    table.cells[l][hd] = {numericalRank(sv, m.attention.rows(), m.attention.cols()), effectiveRank(sv),
+                          meanRowEntropy(m.attention)};
+  });
   return table;
 }
 

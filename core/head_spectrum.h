@@ -36,8 +36,8 @@ struct HeadSpectrum {
   Spectrum expScores;
 };
 
-/// The three spectra of one head. Checks `control` between the steps (progress 0…1); the
-/// eigenvalues of the attention matrix come last because they cost the most.
+/// The three spectra of one head, computed side by side on the OpenMP threads. Checks `control` after
+/// each of them (progress 0…1).
 HeadSpectrum headSpectrum(const HeadTrace& h, bool causal, const RunControl& control = {}, bool withEigenvalues = true);
 
 struct HeadRankCell {
@@ -52,7 +52,8 @@ struct HeadRankTable {
   std::vector<std::vector<HeadRankCell>> cells;
 };
 
-/// Rank and entropy of every head's attention. Checks `control` after every head.
+/// Rank and entropy of every head's attention, heads side by side on the OpenMP threads. Checks
+/// `control` after every head.
 HeadRankTable headRankTable(const Trace& t, const RunControl& control = {});
 
 }  // namespace attnlab

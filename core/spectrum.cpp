@@ -10,8 +10,25 @@
 
 #include "core/errors.h"
 #include "core/lapack_spectrum.h"
+#include "core/parallel_jobs.h"
 
 namespace attnlab {
+
+namespace {
+
+/// True when every entry above the diagonal is exactly 0 (a causal attention matrix), or every entry
+/// below it. Such a matrix's eigenvalues are its diagonal entries: det(T − λI) = Π (t_ii − λ).
+bool isTriangular(const MatD& m) {
+  bool lower = true, upper = true;
+  for (Eigen::Index j = 0; j < m.cols() && (lower || upper); ++j)
+    for (Eigen::Index i = 0; i < m.rows(); ++i) {
+      if (i < j && m(i, j) != 0.0) lower = false;
+      if (i > j && m(i, j) != 0.0) upper = false;
+    }
+  return lower || upper;
+}
+
+}  // namespace
 
 std::vector<std::complex<double>> eigenvalues(const MatD& m) {
   if (m.rows() != m.cols())
@@ -20,7 +37,14 @@ std::vector<std::complex<double>> eigenvalues(const MatD& m) {
   std::vector<std::complex<double>> out;
   if (m.size() == 0) return out;
   std::optional<std::vector<std::complex<double>>> fast;
-  if (m.rows() >= kLapackMinSize) fast = lapackEigenvalues(m);  // see lapack_spectrum.h
+  if (m.allFinite() && isTriangular(m)) {
+    // Exact, and O(n²) instead of the QR iteration's O(n³): a 1024² causal head takes microseconds, not
+    // 0.7 s. The QR iteration would converge to these same numbers.
+    fast.emplace();
+    for (Eigen::Index i = 0; i < m.rows(); ++i) fast->emplace_back(m(i, i), 0.0);
+  } else if (m.rows() >= kLapackMinSize) {
+    fast = lapackEigenvalues(m);  // see lapack_spectrum.h
+  }
   if (fast) {
     out = std::move(*fast);
   } else {
@@ -64,11 +88,20 @@ double spectralRadius(const std::vector<std::complex<double>>& eig) {
 
 Spectrum computeSpectrum(const MatD& m, bool withEigenvalues) {
   Spectrum s;
-  s.singularValues = singularValues(m);
+  // The singular values and the eigenvalues are independent: on two threads the pair costs the longer
+  // of the two (the eigenvalues, for a bidirectional head) instead of their sum. Small matrices stay on
+  // one thread, where waking a second costs more than it saves.
+  const bool both = withEigenvalues && m.rows() >= kLapackMinSize;
+  parallelJobs(both ? 2 : 1, {}, [&](int job) {
+    if (job == 0)
+      s.singularValues = singularValues(m);
+    else
+      s.eigenvalues = eigenvalues(m);
+  });
+  if (withEigenvalues && !both) s.eigenvalues = eigenvalues(m);
   s.threshold = rankThreshold(s.singularValues, m.rows(), m.cols());
   s.numericalRank = numericalRank(s.singularValues, m.rows(), m.cols());
   s.effectiveRank = effectiveRank(s.singularValues);
-  if (withEigenvalues) s.eigenvalues = eigenvalues(m);
   return s;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// Spectra of one matrix, in double precision: singular values (Eigen's BDCSVD), eigenvalues
-// (Eigen's EigenSolver), numerical rank with numpy's matrix_rank convention and the effective rank.
+// Spectra of one matrix, in double precision: singular values (Eigen's BDCSVD; LAPACK's dgesdd from 48
+// rows up), eigenvalues (Eigen's EigenSolver; LAPACK's dgeev from 48 up; the diagonal of a triangular
+// matrix), numerical rank with numpy's matrix_rank convention and the effective rank.
 // Works on any matrix: an attention matrix of any variant, pre-softmax scores, exp of the scores.
 #include <complex>
 #include <vector>
@@ -11,8 +12,9 @@
 
 namespace attnlab {
 
-/// Eigenvalues of a square matrix (Eigen's EigenSolver, no eigenvectors), sorted by decreasing
-/// modulus. Throws InputError for a non-square matrix and when the QR iteration does not converge.
+/// Eigenvalues of a square matrix (no eigenvectors), sorted by decreasing modulus. A triangular matrix
+/// (every causal attention matrix) gives its diagonal directly, exactly. Throws InputError for a non-square matrix and
+/// when the QR iteration does not converge.
 std::vector<std::complex<double>> eigenvalues(const MatD& m);
 
 /// numpy's matrix_rank tolerance: σ_max · max(rows, cols) · ε(double). `sv` descending.
@@ -37,7 +39,8 @@ struct Spectrum {
   std::vector<std::complex<double>> eigenvalues;  ///< empty unless requested (square only)
 };
 
-/// Singular values, threshold, ranks and (when `withEigenvalues`) eigenvalues of `m`.
+/// Singular values, threshold, ranks and (when `withEigenvalues`) eigenvalues of `m`; from 48 rows up
+/// the singular values and the eigenvalues are computed side by side on two OpenMP threads.
 Spectrum computeSpectrum(const MatD& m, bool withEigenvalues);
 
 /// elementwise exp(S − max S): exp of the scores up to the positive factor e^{max S}, which changes

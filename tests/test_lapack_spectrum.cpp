@@ -88,6 +88,39 @@ class TestLapackSpectrum : public QObject {
     QVERIFY(!lapackEigenvalues(a).has_value());
   }
 
+  void triangularMatricesGiveTheirDiagonal() {
+    // A causal attention matrix (exact zeros above the diagonal), its transpose (upper triangular), and
+    // the same matrix with one entry above the diagonal set, which must take the general path.
+    MatD causal = attentionMatrix(120, 16, 11);
+    for (Eigen::Index i = 0; i < causal.rows(); ++i) {
+      causal.row(i).tail(causal.cols() - i - 1).setZero();
+      causal.row(i) /= causal.row(i).sum();
+    }
+    for (const MatD& t : {causal, MatD(causal.transpose())}) {
+      const auto shortcut = byMagnitude(eigenvalues(t));
+      const auto qr = byMagnitude(*lapackEigenvalues(t));
+      QCOMPARE(shortcut.size(), qr.size());
+      for (std::size_t i = 0; i < qr.size(); ++i)
+        QVERIFY2(std::abs(shortcut[i] - qr[i]) < 1e-12, qPrintable(QString::number(i)));
+      for (const auto& z : shortcut) QCOMPARE(z.imag(), 0.0);
+    }
+    // Row 0 of a causal matrix is (1, 0, …): its eigenvalue 1 is exact.
+    QCOMPARE(spectralRadius(eigenvalues(causal)), 1.0);
+    MatD almost = causal;
+    almost(0, 1) = 0.5;
+    const auto general = byMagnitude(eigenvalues(almost)), qr = byMagnitude(*lapackEigenvalues(almost));
+    for (std::size_t i = 0; i < qr.size(); ++i) QVERIFY(std::abs(general[i] - qr[i]) < 1e-9);
+    QVERIFY(std::abs(general[0] - std::complex<double>(almost(0, 0), 0.0)) > 1e-6);  // not the diagonal
+  }
+
+  void spectrumOnTwoThreadsEqualsOneByOne() {
+    const MatD a = attentionMatrix(150, 16, 12);
+    const Spectrum s = computeSpectrum(a, true);
+    QVERIFY(s.singularValues == singularValues(a));
+    QVERIFY(s.eigenvalues == eigenvalues(a));
+    QCOMPARE(s.numericalRank, numericalRank(a));
+  }
+
   void rankOneStaysRankOne() {
     Rng rng(5);
     VecD x(100);

@@ -140,6 +140,21 @@ class TestSpectrum : public QObject {
     QVERIFY(std::abs(ev.front()) >= std::abs(ev.back()));  // sorted by modulus
   }
 
+  void causalSoftmaxIsExactlyTriangular() {
+    // Eigen's vectorised exp gives 5.6e-309 for exp(−∞) in double; the softmax must still give exact
+    // zeros, so the eigenvalues of a causal head are its diagonal (core/spectrum.cpp takes that path).
+    const MatD a = randomRowStochastic(100, 7, true);
+    for (Eigen::Index i = 0; i < a.rows(); ++i)
+      for (Eigen::Index j = i + 1; j < a.cols(); ++j) QVERIFY(a(i, j) == 0.0);  // QCOMPARE is fuzzy
+    const auto ev = eigenvalues(a);
+    std::vector<double> diagonal, got;
+    for (Eigen::Index i = 0; i < a.rows(); ++i) diagonal.push_back(a(i, i));
+    for (const auto& z : ev) got.push_back(z.real());
+    std::sort(diagonal.begin(), diagonal.end());
+    std::sort(got.begin(), got.end());
+    QVERIFY(got == diagonal);
+  }
+
   void scoresRankAtMostHeadSize_data() {
     QTest::addColumn<int>("n");
     QTest::addColumn<int>("d");
