@@ -65,8 +65,10 @@ def main():
     ap.add_argument('--tokens', type=int, default=64)
     ap.add_argument('--threads', type=int, default=2)
     ap.add_argument('--runs', type=int, default=20)
+    ap.add_argument('--intra-op-threads', type=int, default=None,
+                    help="torch's own threads (default: --threads); the products use OPENBLAS_NUM_THREADS")
     args = ap.parse_args()
-    torch.set_num_threads(args.threads)
+    torch.set_num_threads(args.intra_op_threads or args.threads)
     cfg = json.load(open(os.path.join(args.dir, 'config.json')))
     w = load_safetensors(os.path.join(args.dir, 'model.safetensors'))
     w = {k[len('transformer.'):] if k.startswith('transformer.') else k: v for k, v in w.items()}
@@ -79,7 +81,9 @@ def main():
             if r >= 3:
                 times.append((time.perf_counter() - t0) * 1000)
     blas = 'OpenBLAS' if os.path.realpath('/usr/lib/x86_64-linux-gnu/libblas.so.3').find('openblas') >= 0 else 'system BLAS'
-    print(f'pytorch  GPT-2 small, {args.tokens} tokens, {torch.get_num_threads()} threads ({torch.__version__}, {blas}): '
+    blas_threads = os.environ.get('OPENBLAS_NUM_THREADS', '?')
+    print(f'pytorch  GPT-2 small, {args.tokens} tokens, {torch.get_num_threads()} intra-op / {blas_threads} BLAS threads '
+          f'({torch.__version__}, {blas}): '
           f'median {statistics.median(times):.1f} ms, min {min(times):.1f} ms over {args.runs} runs')
 
 
