@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include "core/blocks.h"
+#include "core/parallel_jobs.h"
 
 namespace attnlab {
 
@@ -26,14 +27,16 @@ std::vector<HeadTrace> attendHeads(const Eigen::Ref<const Mat>& q, const Eigen::
   std::vector<HeadTrace> out(static_cast<std::size_t>(heads));
   concat.resize(n, static_cast<Eigen::Index>(heads) * dHead);
   const double madds = 2.0 * static_cast<double>(heads) * static_cast<double>(n) * static_cast<double>(n) * dHead;
-  const int threads = madds >= kParallelHeadMadds ? std::min(omp_get_max_threads(), heads) : 1;
-#pragma omp parallel for num_threads(threads) schedule(dynamic)
-  for (int h = 0; h < heads; ++h) {
+  const auto head = [&](int h) {
     const Eigen::Index c0 = static_cast<Eigen::Index>(h) * dHead;
     HeadTrace& t = out[static_cast<std::size_t>(h)];
     t = attendHead(q.middleCols(c0, dHead), k.middleCols(c0, dHead), v.middleCols(c0, dHead), scale, causal);
     concat.middleCols(c0, dHead) = t.output;
-  }
+  };
+  if (madds >= kParallelHeadMadds && omp_get_max_threads() > 1)
+    parallelJobs(heads, {}, head);  // carries an exception (bad_alloc) out of the threads
+  else
+    for (int h = 0; h < heads; ++h) head(h);
   return out;
 }
 
