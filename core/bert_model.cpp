@@ -9,20 +9,20 @@
 namespace attnlab {
 
 BertModel::BertModel(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, std::shared_ptr<SafetensorsFile> file,
-                     std::string name)
+                     std::string name, const RunControl& control)
     : HfModel(std::move(config), std::move(tokenizer), file, std::move(name)) {
   if (config_.arch == HfArch::DistilBert) {
     WeightSource w(file, {"distilbert.", ""}, "embeddings.word_embeddings.weight", "DistilBERT");
-    loadDistilBert(w);
+    loadDistilBert(w, control);
     w.finish();
   } else {
     WeightSource w(file, {"bert.", ""}, "embeddings.word_embeddings.weight", "BERT");
-    loadBert(w);
+    loadBert(w, control);
     w.finish();
   }
 }
 
-void BertModel::loadBert(WeightSource& w) {
+void BertModel::loadBert(WeightSource& w, const RunControl& control) {
   const HfConfig& c = config_;
   const Eigen::Index d = c.dModel, inner = c.dInner;
   word_ = w.matrix("embeddings.word_embeddings.weight", c.vocabSize, d);
@@ -32,6 +32,7 @@ void BertModel::loadBert(WeightSource& w) {
   embGamma_ = w.vector("embeddings.LayerNorm.weight", "embeddings.LayerNorm.gamma", d);
   embBeta_ = w.vector("embeddings.LayerNorm.bias", "embeddings.LayerNorm.beta", d);
   for (int l = 0; l < c.layers; ++l) {
+    control.checkpoint(static_cast<double>(l) / c.layers);
     const std::string p = "encoder.layer." + std::to_string(l) + ".";
     BertLayerWeights lw;
     lw.qW = w.packed(p + "attention.self.query.weight", d, d, WeightSource::Stored::OutIn);
@@ -54,7 +55,7 @@ void BertModel::loadBert(WeightSource& w) {
   }
 }
 
-void BertModel::loadDistilBert(WeightSource& w) {
+void BertModel::loadDistilBert(WeightSource& w, const RunControl& control) {
   const HfConfig& c = config_;
   const Eigen::Index d = c.dModel, inner = c.dInner;
   word_ = w.matrix("embeddings.word_embeddings.weight", c.vocabSize, d);
@@ -62,6 +63,7 @@ void BertModel::loadDistilBert(WeightSource& w) {
   embGamma_ = w.vector("embeddings.LayerNorm.weight", d);
   embBeta_ = w.vector("embeddings.LayerNorm.bias", d);
   for (int l = 0; l < c.layers; ++l) {
+    control.checkpoint(static_cast<double>(l) / c.layers);
     const std::string p = "transformer.layer." + std::to_string(l) + ".";
     BertLayerWeights lw;
     lw.qW = w.packed(p + "attention.q_lin.weight", d, d, WeightSource::Stored::OutIn);

@@ -24,16 +24,17 @@ struct BertLayerWeights {
 
 class BertModel : public HfModel {
  public:
-  /// Maps the weights (BERT names with or without "bert.", DistilBERT names with or without
+  /// Maps the weights and repacks the product weights (progress and cancel per layer through `control`;
+  /// BERT names with or without "bert.", DistilBERT names with or without
   /// "distilbert."); throws InputError naming missing tensors or shapes that contradict config.json.
   BertModel(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, std::shared_ptr<SafetensorsFile> file,
-            std::string name);
+            std::string name, const RunControl& control = {});
 
   Trace forward(const TokenizedText& text, const RunControl& control = {}) const override;
 
  private:
-  void loadBert(WeightSource& w);
-  void loadDistilBert(WeightSource& w);
+  void loadBert(WeightSource& w, const RunControl& control);
+  void loadDistilBert(WeightSource& w, const RunControl& control);
   LayerTrace runLayer(int layer, const Mat& x) const;
 
   WeightView word_, pos_, type_;  ///< [vocab, d], [positions, d], [types, d] (type_ empty for DistilBERT)

@@ -46,10 +46,10 @@ std::shared_ptr<const HfModel> loadCheckpoint(const std::string& dir, const RunC
   std::shared_ptr<const HfModel> model;
   if (config.arch == HfArch::Gpt2)
     model = std::make_shared<Gpt2Model>(std::move(config), std::move(tokenizer), std::move(file),
-                                        checkpointFolderName(dir));
+                                        checkpointFolderName(dir), control.part(0.7, 1.0));
   else
     model = std::make_shared<BertModel>(std::move(config), std::move(tokenizer), std::move(file),
-                                        checkpointFolderName(dir));
+                                        checkpointFolderName(dir), control.part(0.7, 1.0));
   control.checkpoint(1.0);
   return model;
 }

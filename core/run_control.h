@@ -16,6 +16,15 @@ struct RunControl {
     if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled();
     if (progress) progress(fraction);
   }
+
+  /// The same control for one stage of a longer job: the stage's fractions 0…1 are reported as
+  /// from…to of the whole.
+  RunControl part(double from, double to) const {
+    RunControl r;
+    r.cancel = cancel;
+    if (progress) r.progress = [p = progress, from, to](double f) { p(from + (to - from) * f); };
+    return r;
+  }
 };
 
 }  // namespace attnlab

@@ -4,6 +4,8 @@
 // checkpoints written by Hugging Face's tools.
 #include <QtTest>
 
+#include <algorithm>
+
 #include <map>
 #include <memory>
 
@@ -158,6 +160,23 @@ class TestHfModels : public QObject {
     RunControl c;
     c.cancel = &cancel;
     QVERIFY_THROWS_EXCEPTION(Cancelled, m->forward(m->tokenize("mary"), c));
+  }
+
+  void loadingReportsProgressPerLayerAndCancels() {
+    for (const char* dir : {"reference/models/gpt2_tiny", "reference/models/bert_tiny"}) {
+      std::vector<double> seen;
+      RunControl c;
+      c.progress = [&](double f) { seen.push_back(f); };
+      loadCheckpoint(testData(dir), c);
+      QVERIFY(std::is_sorted(seen.begin(), seen.end()));
+      QCOMPARE(seen.back(), 1.0);
+      // The weights are repacked layer by layer between 0.7 and 1 (2 layers: 0.7, 0.85).
+      QVERIFY2(std::count_if(seen.begin(), seen.end(), [](double f) { return f >= 0.7 && f < 1.0; }) >= 2, dir);
+      std::atomic<bool> cancel{true};
+      RunControl stop;
+      stop.cancel = &cancel;
+      QVERIFY_THROWS_EXCEPTION(Cancelled, loadCheckpoint(testData(dir), stop));
+    }
   }
 
   void cleanupTestCase() { qInfo("largest relative error against the PyTorch reference: %.3g", worstError); }
