@@ -109,7 +109,7 @@ Trace BertModel::forward(const TokenizedText& text, const RunControl& control) c
 
 LayerTrace BertModel::runLayer(int layer, const Mat& x) const {
   const BertLayerWeights& w = layers_[layer];
-  const int d = config_.dModel, dh = config_.dHead();
+  const int dh = config_.dHead();
   LayerTrace t;
   t.residualIn = x;
   // Q = x·W_qᵀ + b_q and likewise K, V   [n, d]; head h uses columns h·d_head …

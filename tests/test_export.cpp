@@ -22,6 +22,15 @@ using namespace attnlab::ui;
 
 namespace {
 
+/// An export of `view` to `path` in `format`, every other field at its default.
+ExportRequest request(const QString& view, const QString& path, const QString& format) {
+  ExportRequest r;
+  r.view = view;
+  r.path = path;
+  r.format = format;
+  return r;
+}
+
 /// A reader written from the format description, sharing no code with the writer.
 struct NpyArray {
   QString descr;
@@ -249,7 +258,7 @@ class TestExport : public QObject {
   }
 
   void heatmapNumbersAreTheDrawnAttention() {
-    ExportRequest r{"heatmap", dir_.filePath("a.npy"), "npy"};
+    ExportRequest r = request("heatmap", dir_.filePath("a.npy"), "npy");
     const ResultPtr sel = withSelection(result_, 1, 1);
     QCOMPARE(exportView(sel, r), QString());
     const NpyArray a = readNpy(readAll(r.path));
@@ -260,7 +269,7 @@ class TestExport : public QObject {
   }
 
   void centimetresSetThePrintedSize() {
-    ExportRequest r{"heatmap", dir_.filePath("cm.png"), "png"};
+    ExportRequest r = request("heatmap", dir_.filePath("cm.png"), "png");
     r.size = {8, 6, FigureSize::Unit::Centimetres, 300};
     QCOMPARE(exportView(result_, r), QString());
     const QImage img(r.path);
@@ -275,7 +284,7 @@ class TestExport : public QObject {
   }
 
   void unknownViewIsAMessage() {
-    ExportRequest r{"variants-not-here", dir_.filePath("x.png"), "png"};
+    ExportRequest r = request("variants-not-here", dir_.filePath("x.png"), "png");
     QVERIFY(exportView(result_, r).contains("unknown view"));
   }
 };
