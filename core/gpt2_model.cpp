@@ -5,12 +5,14 @@
 
 #include "core/attention_head.h"
 #include "core/blocks.h"
+#include "core/heap_policy.h"
 
 namespace attnlab {
 
 Gpt2Model::Gpt2Model(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, std::shared_ptr<SafetensorsFile> file,
                      std::string name, const RunControl& control)
     : HfModel(std::move(config), std::move(tokenizer), file, std::move(name)) {
+  keepLargeBlocksInHeap();  // the forward pass's activations are hundreds of KB each
   const HfConfig& c = config_;
   WeightSource w(file, {"transformer.", ""}, "wte.weight", "GPT-2");
   const Eigen::Index d = c.dModel, inner = c.dInner;
@@ -32,10 +34,7 @@ Gpt2Model::Gpt2Model(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, 
     lw.fcB = w.vector(p + "mlp.c_fc.bias", inner);
     lw.mprojW = w.packed(p + "mlp.c_proj.weight", inner, d, WeightSource::Stored::InOut);
     lw.mprojB = w.vector(p + "mlp.c_proj.bias", d);
-    // Copied, not moved, on purpose: the forward pass measured 65–70 ms with the copies against 74–79 ms
-    // with the moved buffers (A/B, same build otherwise); where malloc places the 28 MB buffers matters
-    // (2 MB-aligned huge-page buffers were slower still, 86 ms), for a reason not yet found.
-    layers_.push_back(lw);
+    layers_.push_back(std::move(lw));  // 28 MB of packed weights a layer in GPT-2 small
   }
   w.finish();
 }

@@ -1,6 +1,5 @@
 #include "core/trainer.h"
 
-#include <malloc.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -8,6 +7,7 @@
 #include <exception>
 
 #include "core/errors.h"
+#include "core/heap_policy.h"
 #include "core/rng.h"
 
 namespace attnlab {
@@ -36,24 +36,6 @@ void validate(const TrainSettings& s) {
                      std::to_string(static_cast<long long>(floats * 4 / (1 << 20))) +
                      " MB per training step (limit 2048 MB): lower the batch, context, vocabulary or layers");
 }
-
-namespace {
-
-/// A training step allocates and frees activations of a few hundred KB each. glibc serves blocks that
-/// large with mmap and returns them at once, so every step paid page faults for fresh zeroed pages
-/// (a quarter of the step's time). Keeping them in the heap makes the frees reusable. Process-wide and
-/// set once (the window makes a Trainer at start-up): blocks below 64 MB come from the heap, and up to
-/// 256 MB of freed heap is kept rather than returned to the system.
-void keepLargeBlocksInHeap() {
-  static const bool done = [] {
-    mallopt(M_MMAP_THRESHOLD, 64 << 20);
-    mallopt(M_TRIM_THRESHOLD, 256 << 20);
-    return true;
-  }();
-  (void)done;
-}
-
-}  // namespace
 
 Trainer::Trainer(const TrainSettings& s)
     : settings_((validate(s), s)),
