@@ -33,11 +33,12 @@ HeadSpectrum headSpectrum(const HeadTrace& h, bool causal, const RunControl& con
   s.dHead = static_cast<int>(h.q.cols());
   control.checkpoint(0.0);
   const HeadMatricesD m = headMatricesD(h, causal);
-  // Three SVDs and the eigenvalues, independent of each other: side by side on the OpenMP threads. The
-  // eigenvalues go first (dynamic schedule) because for a bidirectional head they take the longest.
+  // Three SVDs and the eigenvalues, independent of each other: side by side on the OpenMP threads for
+  // large heads (kParallelSpectrumSize). The eigenvalues go first (dynamic schedule): for a
+  // bidirectional head they take the longest.
   std::vector<std::complex<double>> eig;
   const int first = withEigenvalues ? 0 : 1;
-  parallelJobs(4 - first, control, [&](int job) {
+  maybeParallelJobs(s.n >= kParallelSpectrumSize, 4 - first, control, [&](int job) {
     switch (job + first) {
       case 0:
         eig = eigenvalues(m.attention);

@@ -36,7 +36,8 @@ struct HeadSpectrum {
   Spectrum expScores;
 };
 
-/// The three spectra of one head, computed side by side on the OpenMP threads. Checks `control` after
+/// The three spectra of one head, computed side by side on the OpenMP threads from
+/// kParallelSpectrumSize tokens up. Checks `control` after
 /// each of them (progress 0…1).
 HeadSpectrum headSpectrum(const HeadTrace& h, bool causal, const RunControl& control = {}, bool withEigenvalues = true);
 

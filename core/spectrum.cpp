@@ -89,16 +89,13 @@ double spectralRadius(const std::vector<std::complex<double>>& eig) {
 Spectrum computeSpectrum(const MatD& m, bool withEigenvalues) {
   Spectrum s;
   // The singular values and the eigenvalues are independent: on two threads the pair costs the longer
-  // of the two (the eigenvalues, for a bidirectional head) instead of their sum. Small matrices stay on
-  // one thread, where waking a second costs more than it saves.
-  const bool both = withEigenvalues && m.rows() >= kLapackMinSize;
-  parallelJobs(both ? 2 : 1, {}, [&](int job) {
+  // of the two (the eigenvalues, for a bidirectional head) instead of their sum.
+  maybeParallelJobs(m.rows() >= kParallelSpectrumSize, withEigenvalues ? 2 : 1, {}, [&](int job) {
     if (job == 0)
       s.singularValues = singularValues(m);
     else
       s.eigenvalues = eigenvalues(m);
   });
-  if (withEigenvalues && !both) s.eigenvalues = eigenvalues(m);
   s.threshold = rankThreshold(s.singularValues, m.rows(), m.cols());
   s.numericalRank = numericalRank(s.singularValues, m.rows(), m.cols());
   s.effectiveRank = effectiveRank(s.singularValues);

@@ -39,8 +39,12 @@ struct Spectrum {
   std::vector<std::complex<double>> eigenvalues;  ///< empty unless requested (square only)
 };
 
-/// Singular values, threshold, ranks and (when `withEigenvalues`) eigenvalues of `m`; from 48 rows up
-/// the singular values and the eigenvalues are computed side by side on two OpenMP threads.
+/// From this many rows up, the parts of a spectrum are computed side by side on the OpenMP threads;
+/// below, one after another (waking a second thread cost more than it saved: bench_spectrum).
+inline constexpr Eigen::Index kParallelSpectrumSize = 256;
+
+/// Singular values, threshold, ranks and (when `withEigenvalues`) eigenvalues of `m`; from
+/// kParallelSpectrumSize rows up the singular values and the eigenvalues run side by side.
 Spectrum computeSpectrum(const MatD& m, bool withEigenvalues);
 
 /// elementwise exp(S − max S): exp of the scores up to the positive factor e^{max S}, which changes

@@ -114,7 +114,7 @@ class TestLapackSpectrum : public QObject {
   }
 
   void spectrumOnTwoThreadsEqualsOneByOne() {
-    const MatD a = attentionMatrix(150, 16, 12);
+    const MatD a = attentionMatrix(static_cast<int>(kParallelSpectrumSize) + 4, 16, 12);  // the two-thread path
     const Spectrum s = computeSpectrum(a, true);
     QVERIFY(s.singularValues == singularValues(a));
     QVERIFY(s.eigenvalues == eigenvalues(a));
