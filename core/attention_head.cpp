@@ -33,10 +33,8 @@ std::vector<HeadTrace> attendHeads(const Eigen::Ref<const Mat>& q, const Eigen::
     t = attendHead(q.middleCols(c0, dHead), k.middleCols(c0, dHead), v.middleCols(c0, dHead), scale, causal);
     concat.middleCols(c0, dHead) = t.output;
   };
-  if (madds >= kParallelHeadMadds && omp_get_max_threads() > 1)
-    parallelJobs(heads, {}, head);  // carries an exception (bad_alloc) out of the threads
-  else
-    for (int h = 0; h < heads; ++h) head(h);
+  // parallelJobs carries an exception (bad_alloc) out of the threads.
+  maybeParallelJobs(madds >= kParallelHeadMadds && omp_get_max_threads() > 1, heads, {}, head);
   return out;
 }
 

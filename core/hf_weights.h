@@ -3,9 +3,9 @@
 // F16/BF16 converted once), found by name with or without the architecture's prefix
 // ("transformer." for GPT-2, "bert." for BERT), their shapes checked against config.json.
 //
-// Layouts: GPT-2's Conv1D stores W as [in, out] row-major, so y = x·W reads it directly;
-// BERT's nn.Linear stores W as [out, in] row-major, and the same bytes read column-major are Wᵀ
-// [in, out], so y = x·Wᵀ also needs no copy.
+// Layouts: GPT-2's Conv1D stores W as [in, out] row-major, BERT's nn.Linear as [out, in] row-major.
+// matrix() views either as stored (embeddings: rows are looked up in place); packed() repacks a product
+// weight from either layout for PackedMatrix::affine and releases the stored copy.
 #include <memory>
 #include <string>
 #include <vector>

@@ -90,7 +90,7 @@ Spectrum computeSpectrum(const MatD& m, bool withEigenvalues) {
   Spectrum s;
   // The singular values and the eigenvalues are independent: on two threads the pair costs the longer
   // of the two (the eigenvalues, for a bidirectional head) instead of their sum.
-  maybeParallelJobs(m.rows() >= kParallelSpectrumSize, withEigenvalues ? 2 : 1, {}, [&](int job) {
+  maybeParallelJobs(withEigenvalues && m.rows() >= kParallelSpectrumSize, withEigenvalues ? 2 : 1, {}, [&](int job) {
     if (job == 0)
       s.singularValues = singularValues(m);
     else
