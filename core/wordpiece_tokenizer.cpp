@@ -1,5 +1,8 @@
 #include "core/wordpiece_tokenizer.h"
 
+#include <cstdint>
+#include <limits>
+
 #include "core/errors.h"
 #include "core/text_offsets.h"
 #include "core/utf8.h"
@@ -79,7 +82,13 @@ WordPieceTokenizer WordPieceTokenizer::fromTokenizerJson(const nlohmann::json& j
   }
   t.options_.unkToken = model.value("unk_token", std::string("[UNK]"));
   t.options_.continuingPrefix = model.value("continuing_subword_prefix", std::string("##"));
-  t.options_.maxCharsPerWord = model.value("max_input_chars_per_word", 100);
+  // Checked before conversion: a JSON number out of int's range (the fuzzer's 1099E+90) is undefined
+  // behaviour in nlohmann's get<int>.
+  const nlohmann::json maxChars = model.value("max_input_chars_per_word", nlohmann::json(100));
+  if (!maxChars.is_number_integer() || maxChars.get<std::int64_t>() < 1 ||
+      maxChars.get<std::int64_t>() > std::numeric_limits<int>::max())
+    throw InputError(name + ": max_input_chars_per_word must be a positive integer, not " + maxChars.dump());
+  t.options_.maxCharsPerWord = static_cast<int>(maxChars.get<std::int64_t>());
   const nlohmann::json norm = j.value("normalizer", nlohmann::json());
   if (norm.is_object() && norm.value("type", std::string()) == "BertNormalizer") {
     BertNormalizerOptions& o = t.options_.normalizer;

@@ -146,6 +146,18 @@ class TestTokenizerBert : public QObject {
     expectError("[CLS]\n[SEP]\nhello\n", "vocab.txt: unknown-token \"[UNK]\" is not in the vocabulary");
     expectError("[UNK]\n[CLS]\nhello\n", "vocab.txt: \"[CLS]\" or \"[SEP]\" is not in the vocabulary");
     expectError("[UNK]\n[CLS]\n[SEP]\nbad\xff\n", "vocab.txt: line 4: invalid UTF-8");
+    // max_input_chars_per_word out of int's range (found by the fuzzer), fractional, negative or a string.
+    for (const char* value : {"1099E+90", "2.5", "-3", "\"100\""}) {
+      const std::string json = std::string(R"({"model": {"type": "WordPiece", "max_input_chars_per_word": )") + value +
+                               R"(, "vocab": {"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "a": 3}}})";
+      try {
+        WordPieceTokenizer::fromTokenizerJson(nlohmann::json::parse(json), "tokenizer.json");
+        QFAIL(value);
+      } catch (const InputError& e) {
+        QVERIFY2(QString(e.what()).startsWith("tokenizer.json: max_input_chars_per_word must be a positive integer"),
+                 e.what());
+      }
+    }
   }
 };
 
