@@ -13,6 +13,7 @@
 
 #include "core/blocks.h"
 #include "core/head_spectrum.h"
+#include "core/lapack_tuning.h"
 #include "core/rng.h"
 #include "core/spectrum.h"
 
@@ -55,6 +56,7 @@ HeadTrace randomHead(int n, int d) {
 
 int main(int argc, char** argv) {
   const int maxN = argc > 1 ? std::atoi(argv[1]) : 1024;
+  std::printf("LAPACK shift sizes tuned (core/lapack_tuning.h): %s\n", lapackAedTuningActive() ? "yes" : "NO");
   std::printf("%6s %13s %10s %10s %14s %14s %8s\n", "n", "attention", "svd ms", "eig ms", "spectrum ms",
               "head 3svd+eig", "target");
   for (int n : {64, 128, 256, 512, 1024, 2048}) {

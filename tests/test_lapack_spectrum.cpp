@@ -1,6 +1,7 @@
 // The LAPACK path of the spectra (core/lapack_spectrum.h) against Eigen's BDCSVD and EigenSolver, which
 // the program used before and still uses for small matrices: the same singular values and eigenvalues to
-// near machine precision on attention matrices, wide and tall matrices and a rank-1 matrix.
+// near machine precision on attention matrices, wide and tall matrices and a rank-1 matrix; and the tuned
+// shift sizes of core/lapack_tuning.h: in effect, valid, and without effect on the eigenvalues.
 #include <QtTest>
 
 #include <Eigen/Eigenvalues>
@@ -9,6 +10,7 @@
 
 #include "core/attention_metrics.h"
 #include "core/lapack_spectrum.h"
+#include "core/lapack_tuning.h"
 #include "core/rng.h"
 #include "core/spectrum.h"
 
@@ -65,7 +67,7 @@ class TestLapackSpectrum : public QObject {
   }
 
   void eigenvaluesMatchEigen() {
-    for (int n : {48, 100, 160}) {
+    for (int n : {48, 100, 160, 300}) {  // 160 and 300: with the tuned shift sizes (lapack_tuning.h)
       const MatD a = attentionMatrix(n, 16, static_cast<uint64_t>(n));
       const auto fast = lapackEigenvalues(a);
       QVERIFY(fast.has_value());
@@ -78,6 +80,50 @@ class TestLapackSpectrum : public QObject {
       QVERIFY(std::abs(x[0] - std::complex<double>(1.0, 0.0)) < 1e-12);
       // The program's own entry point takes this path at these sizes and reports radius 1.
       QVERIFY(std::abs(spectralRadius(eigenvalues(a)) - 1.0) < 1e-12);
+    }
+  }
+
+  void shiftTuningReachesLapack() {
+    // core/lapack_tuning.cpp's IPARMQ replaces the library's: LAPACK's own ILAENV answers with it.
+    QVERIFY(lapackAedTuningActive());
+    setLapackAedTuning(false);
+    QVERIFY(!lapackAedTuningActive());
+    setLapackAedTuning(true);
+    QVERIFY(lapackAedTuningActive());
+  }
+
+  void tunedSizesAreValidForLapack() {
+    QCOMPARE(tunedAedSizes(100).shifts, 0);  // LAPACK's own below 150 rows
+    for (int nh : {150, 256, 589, 590, 1024, 4096, 20000}) {
+      const AedSizes s = tunedAedSizes(nh);
+      QVERIFY(s.shifts >= 2 && s.shifts % 2 == 0);  // shifts come in complex-conjugate pairs
+      QVERIFY(s.window >= s.shifts);                // the window supplies the shifts
+      QVERIFY(s.window < 75);                       // its Schur form by the double-shift code (NMIN)
+    }
+  }
+
+  void tunedAndLibrarySizesGiveTheSameEigenvalues() {
+    // The sizes steer convergence only: both settings agree to rounding, in both size ranges, on an
+    // attention matrix and on a Gaussian one (complex pairs).
+    for (int n : {200, 600}) {
+      Rng rng(static_cast<uint64_t>(n));
+      MatD gaussian(n, n);
+      for (Eigen::Index i = 0; i < gaussian.size(); ++i) gaussian.data()[i] = rng.normal();
+      for (const MatD& a : {attentionMatrix(n, 16, 21), gaussian}) {
+        const auto tuned = byMagnitude(*lapackEigenvalues(a));
+        setLapackAedTuning(false);
+        const auto library = byMagnitude(*lapackEigenvalues(a));
+        setLapackAedTuning(true);
+        QCOMPARE(tuned.size(), library.size());
+        const double radius = std::abs(tuned.front());
+        for (std::size_t i = 0; i < tuned.size(); ++i)
+          QVERIFY2(std::abs(std::abs(tuned[i]) - std::abs(library[i])) < 1e-10 * radius,
+                   qPrintable(QString("n=%1, i=%2").arg(n).arg(i)));
+        double imagTuned = 0, imagLibrary = 0;  // the same number of complex pairs, the same spread
+        for (std::size_t i = 0; i < tuned.size(); ++i)
+          imagTuned += std::abs(tuned[i].imag()), imagLibrary += std::abs(library[i].imag());
+        QVERIFY(std::abs(imagTuned - imagLibrary) < 1e-8 * radius * static_cast<double>(n));
+      }
     }
   }
 
