@@ -132,8 +132,7 @@ void grid(int n, const std::string& kindName) {
     if (kindName == k.name) kind = &k;
   Rng rng(static_cast<uint64_t>(n) * 7 + 1);
   const MatD a = kind->make(n, rng);
-  std::printf("%s %d×%d, median ms of %d runs\n%8s %8s %10s\n", kind->name, n, n, runsFor(n), "shifts", "window",
-              "ms");
+  std::printf("%s %d×%d, median ms of %d runs\n%8s %8s %10s\n", kind->name, n, n, runsFor(n), "shifts", "window", "ms");
   setLapackAedTuning(false);
   std::vector<double> library;
   for (int r = 0; r < runsFor(n); ++r) library.push_back(millisecondsOf(a, nullptr));

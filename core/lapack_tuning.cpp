@@ -69,12 +69,18 @@ int documentedDefault(int ispec, int nh) {
   if (nh >= 6000) ns = 256;
   ns = std::max(2, ns - ns % 2);
   switch (ispec) {
-    case 12: return 75;                             // INMIN: below, the double-shift code
-    case 13: return nh <= 500 ? ns : 3 * ns / 2;    // INWIN: deflation window
-    case 14: return 14;                             // INIBL: nibble crossover, percent
-    case 15: return ns;                             // ISHFTS: simultaneous shifts
-    case 16: return ns >= 14 ? 2 : 0;               // IACC22: accumulate reflections, use 2×2 blocks
-    default: return 10;                             // ICOST
+    case 12:
+      return 75;  // INMIN: below, the double-shift code
+    case 13:
+      return nh <= 500 ? ns : 3 * ns / 2;  // INWIN: deflation window
+    case 14:
+      return 14;  // INIBL: nibble crossover, percent
+    case 15:
+      return ns;  // ISHFTS: simultaneous shifts
+    case 16:
+      return ns >= 14 ? 2 : 0;  // IACC22: accumulate reflections, use 2×2 blocks
+    default:
+      return 10;  // ICOST
   }
 }
 
@@ -92,9 +98,9 @@ bool isTopLevelDoubleIteration(const char* name, std::size_t length) {
 // are the hidden lengths of the two CHARACTER arguments (gfortran's ABI). Exported from the executable
 // (visibility default, and CMake keeps it linked in), so the library's calls arrive here.
 extern "C" __attribute__((visibility("default"))) int iparmq_(const int* ispec, const char* name, const char* opts,
-                                                               const int* n, const int* ilo, const int* ihi,
-                                                               const int* lwork, std::size_t nameLength,
-                                                               std::size_t optsLength) {
+                                                              const int* n, const int* ilo, const int* ihi,
+                                                              const int* lwork, std::size_t nameLength,
+                                                              std::size_t optsLength) {
   static const Iparmq library = reinterpret_cast<Iparmq>(dlsym(RTLD_NEXT, "iparmq_"));
   const int nh = *ihi - *ilo + 1;
   if ((*ispec == 13 || *ispec == 15) && isTopLevelDoubleIteration(name, nameLength)) {
