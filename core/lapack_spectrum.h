@@ -1,5 +1,5 @@
 #pragma once
-// Singular values and eigenvalues through the system's LAPACK (dgesdd, dgeev; values only) for the
+// Singular values and eigenvalues through the system's LAPACK (dgesdd; dgeev's steps; values only) for the
 // larger matrices of the spectrum views. Eigen's EigenSolver needs ~230 ms for a 256² softmax attention
 // matrix and 23 s for 1024² (its Francis QR has no aggressive early deflation, and an attention matrix's
 // cluster of tiny eigenvalues makes it iterate); LAPACK's dhseqr does it in a fraction. On Debian the
@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/run_control.h"
 #include "core/tensor.h"
 
 namespace attnlab {
@@ -21,8 +22,10 @@ namespace attnlab {
 bool lapackAvailable();
 /// Singular values, descending; nullopt without LAPACK or when the routine fails (callers fall back to Eigen).
 std::optional<VecD> lapackSingularValues(const MatD& a);
-/// Eigenvalues of a square matrix, unordered; nullopt without LAPACK or when the iteration fails.
-std::optional<std::vector<std::complex<double>>> lapackEigenvalues(const MatD& a);
+/// Eigenvalues of a square matrix, unordered; nullopt without LAPACK or when the iteration fails. dgeev's
+/// steps (scaling, dgebal, dgehrd, dhseqr) one by one, with `control`'s checkpoints between them: a 4096²
+/// matrix takes tens of seconds, and its progress bar moves and a cancel takes effect at each step.
+std::optional<std::vector<std::complex<double>>> lapackEigenvalues(const MatD& a, const RunControl& control = {});
 
 /// Below this size Eigen is as fast and the call stays in one library.
 inline constexpr Eigen::Index kLapackMinSize = 48;

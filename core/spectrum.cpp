@@ -30,7 +30,7 @@ bool isTriangular(const MatD& m) {
 
 }  // namespace
 
-std::vector<std::complex<double>> eigenvalues(const MatD& m) {
+std::vector<std::complex<double>> eigenvalues(const MatD& m, const RunControl& control) {
   if (m.rows() != m.cols())
     throw InputError("eigenvalues need a square matrix, got " + std::to_string(m.rows()) + "x" +
                      std::to_string(m.cols()));
@@ -43,7 +43,7 @@ std::vector<std::complex<double>> eigenvalues(const MatD& m) {
     fast.emplace();
     for (Eigen::Index i = 0; i < m.rows(); ++i) fast->emplace_back(m(i, i), 0.0);
   } else if (m.rows() >= kLapackMinSize) {
-    fast = lapackEigenvalues(m);  // see lapack_spectrum.h
+    fast = lapackEigenvalues(m, control);  // see lapack_spectrum.h
   }
   if (fast) {
     out = std::move(*fast);

@@ -14,8 +14,8 @@ namespace attnlab {
 
 /// Eigenvalues of a square matrix (no eigenvectors), sorted by decreasing modulus. A triangular matrix
 /// (every causal attention matrix) gives its diagonal directly, exactly. Throws InputError for a non-square matrix and
-/// when the QR iteration does not converge.
-std::vector<std::complex<double>> eigenvalues(const MatD& m);
+/// when the QR iteration does not converge. `control` sees the LAPACK path's steps (lapackEigenvalues).
+std::vector<std::complex<double>> eigenvalues(const MatD& m, const RunControl& control = {});
 
 /// numpy's matrix_rank tolerance: σ_max · max(rows, cols) · ε(double). `sv` descending.
 double rankThreshold(const VecD& sv, Eigen::Index rows, Eigen::Index cols);

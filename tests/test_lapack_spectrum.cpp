@@ -127,6 +127,39 @@ class TestLapackSpectrum : public QObject {
     }
   }
 
+  void eigenvaluesReportTheirStepsAndCanBeCancelled() {
+    const MatD a = attentionMatrix(200, 16, 31);
+    std::vector<double> fractions;
+    RunControl control;
+    control.progress = [&fractions](double f) { fractions.push_back(f); };
+    const auto ev = lapackEigenvalues(a, control);
+    QVERIFY(ev.has_value());
+    QCOMPARE(fractions, (std::vector<double>{0.0, 0.05, 0.4}));  // start, balanced, Hessenberg form
+    // The same numbers as without a control.
+    QVERIFY(byMagnitude(*ev) == byMagnitude(*lapackEigenvalues(a)));
+    // A raised cancel flag stops the work at the next step.
+    std::atomic<bool> cancel{false};
+    RunControl cancelling;
+    cancelling.cancel = &cancel;
+    cancelling.progress = [&cancel](double f) {
+      if (f >= 0.05) cancel.store(true);
+    };
+    QVERIFY_THROWS_EXCEPTION(Cancelled, lapackEigenvalues(a, cancelling));
+  }
+
+  void tinyAndHugeMatricesAreScaledLikeDgeev() {
+    // Entries around 1e-200 or 1e+200 would under- or overflow inside the iteration; the eigenvalues
+    // scale exactly with the matrix.
+    const MatD a = attentionMatrix(80, 16, 32);
+    const auto reference = byMagnitude(*lapackEigenvalues(a));
+    for (double factor : {1e-200, 1e200}) {
+      const auto scaled = byMagnitude(*lapackEigenvalues(MatD(a * factor)));
+      QCOMPARE(scaled.size(), reference.size());
+      for (std::size_t i = 0; i < scaled.size(); ++i)
+        QVERIFY2(std::abs(scaled[i] / factor - reference[i]) < 1e-12, qPrintable(QString::number(i)));
+    }
+  }
+
   void nonFiniteInputFallsBackToEigen() {
     MatD a = attentionMatrix(64, 16, 9);
     a(3, 5) = std::numeric_limits<double>::quiet_NaN();

@@ -4,11 +4,13 @@
 #include <QSignalSpy>
 #include <QtTest>
 
+#include "core/lapack_spectrum.h"
 #include "ui/feature_map_view.h"
 #include "ui/head_size_view.h"
 #include "ui/live_controller.h"
 #include "ui/rank_demo_view.h"
 #include "ui/rank_table_view.h"
+#include "ui/spectrum_plot.h"
 #include "ui/spectrum_view.h"
 #include "ui/view_factory.h"
 
@@ -76,6 +78,28 @@ class TestSpectraViews : public QObject {
     QVERIFY(v.infoText().contains("numerical rank"));
   }
 
+  void eigenvaluePlotKeepsEveryEigenvalueAndTheCircleInView() {
+    // A tall, narrow plot (as beside the singular values) and a wide one: equal scales, the whole unit
+    // circle, and every point drawn — hundreds clustered at 0 must not thin out the isolated ones.
+    std::vector<std::complex<double>> ev{{1, 0}, {-0.26, 0.05}, {-0.26, -0.05}, {0.11, 0}};
+    for (int i = 0; i < 400; ++i) ev.emplace_back(1e-3 * std::cos(i), 1e-3 * std::sin(i));
+    for (QSize size : {QSize(300, 700), QSize(800, 300)}) {
+      EigenvaluePlot plot;
+      plot.resize(size);
+      plot.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&plot));
+      plot.setEigenvalues(ev);
+      plot.replot();
+      const QCPRange x = plot.xAxis->range(), y = plot.yAxis->range();
+      QVERIFY(x.lower <= -1.0 && x.upper >= 1.0 && y.lower <= -1.0 && y.upper >= 1.0);
+      const double xScale = plot.axisRect()->width() / x.size(), yScale = plot.axisRect()->height() / y.size();
+      QVERIFY2(std::abs(xScale / yScale - 1.0) < 0.02, qPrintable(QString("%1 vs %2").arg(xScale).arg(yScale)));
+      QCPGraph* points = plot.graph(0);
+      QVERIFY(points && !points->adaptiveSampling());
+      QCOMPARE(points->dataCount(), int(ev.size()));
+    }
+  }
+
   void spectrumOnDemandForLongInputs() {
     Params p = smallParams();
     p.model.layers = 1;
@@ -91,13 +115,41 @@ class TestSpectraViews : public QObject {
     QPushButton* button = v.findChild<QPushButton*>("computeSpectrum");
     QVERIFY(button && button->isVisible());
     QVERIFY(button->text().contains("Compute"));
+    if (!lapackAvailable()) return;  // then the eigenvalues have a button of their own
+    // One press computes the whole spectrum, eigenvalues included (their progress steps: test_lapack_spectrum).
+    button->click();
+    QTRY_VERIFY_WITH_TIMEOUT(v.eigenvaluesShown() && v.spectrum().n == r->trace().tokenCount(), 120000);
+    QCOMPARE(int(v.spectrum().attention.eigenvalues.size()), r->trace().tokenCount());
+    QVERIFY(std::abs(spectralRadius(v.spectrum().attention.eigenvalues) - 1.0) <= 1e-12);
+    QVERIFY(!button->isVisible());
+    QVERIFY(!v.findChild<QPushButton*>("computeEigenvalues")->isVisible());
   }
 
-  void eigenvaluesOnDemandAboveAutoLimit() {
+  void eigenvaluesComeByThemselvesAboveTheFallbackLimit() {
+    // With LAPACK, 400 tokens (above the no-LAPACK limit of 384) get their eigenvalues without a button.
+    if (!lapackAvailable()) QSKIP("a build without LAPACK");
     Params p = smallParams();
     p.model.layers = 1;
     p.sentence.clear();
-    for (int i = 0; i < SpectrumView::kAutoEigenTokens + 16; ++i) p.sentence += "w" + std::to_string(i % 50) + " ";
+    for (int i = 0; i < SpectrumView::kEigenFallbackTokens + 16; ++i) p.sentence += "w" + std::to_string(i % 50) + " ";
+    SpectrumView v;
+    showSized(v);
+    const ResultPtr r = run(p);
+    v.showResult(r);
+    QTRY_VERIFY_WITH_TIMEOUT(v.eigenvaluesShown() && v.spectrum().n > 0, 60000);
+    QCOMPARE(int(v.spectrum().attention.eigenvalues.size()), r->trace().tokenCount());
+    QVERIFY(std::abs(spectralRadius(v.spectrum().attention.eigenvalues) - 1.0) <= 1e-12);
+    QPushButton* button = v.findChild<QPushButton*>("computeEigenvalues");
+    QVERIFY(button && !button->isVisible());
+  }
+
+  void eigenvaluesOnDemandAboveAutoLimit() {
+    // Only a build without LAPACK has a range where the singular values come alone.
+    if (lapackAvailable()) QSKIP("with LAPACK the eigenvalues come with the singular values");
+    Params p = smallParams();
+    p.model.layers = 1;
+    p.sentence.clear();
+    for (int i = 0; i < SpectrumView::autoEigenTokens() + 16; ++i) p.sentence += "w" + std::to_string(i % 50) + " ";
     SpectrumView v;
     showSized(v);
     v.showResult(run(p));

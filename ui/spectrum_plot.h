@@ -62,11 +62,9 @@ class EigenvaluePlot : public TitledPlot {
   explicit EigenvaluePlot(QWidget* parent = nullptr);
   void setEigenvalues(const std::vector<std::complex<double>>& ev);
 
- protected:
-  void resizeEvent(QResizeEvent* event) override;
-
  private:
   void drawCircle();
+  void fitEqualScales();
   double radius_ = 1.0;
 };
 

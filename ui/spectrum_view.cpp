@@ -2,6 +2,9 @@
 
 #include <QHBoxLayout>
 #include <QVBoxLayout>
+#include <limits>
+
+#include "core/lapack_spectrum.h"
 
 namespace attnlab::ui {
 namespace {
@@ -60,6 +63,10 @@ SpectrumView::SpectrumView(QWidget* parent) : TraceView(parent) {
     updateBusy();
   });
   connect(svdJob_, &BackgroundJob::progress, this, [this](double f) { progress_->setValue(int(30 * f)); });
+  connect(eigJob_, &BackgroundJob::progress, this, [this](double f) {
+    eigFraction_ = f;
+    if (!svdBusy_) progress_->setValue(int(30 + 70 * f));
+  });
   svPlot_->showMessage(tr("No model run yet"));
 }
 
@@ -94,7 +101,7 @@ void SpectrumView::compute() {
       [this](const QString& e) { info_->setText(tr("Spectrum failed: %1").arg(e)); });
   eigenShown_ = false;
   const int n = r->trace().tokenCount();
-  if (n > kAutoEigenTokens) {
+  if (n > autoEigenTokens()) {
     eigJob_->cancel();
     eigPlot_->showMessage(tr("%1 tokens: the eigenvalues take seconds.\nPress “Compute eigenvalues”.").arg(n));
     eigenButton_->show();
@@ -108,12 +115,13 @@ void SpectrumView::computeEigenvalues() {
   const ResultPtr r = result_;
   const int l = r->layer(), h = r->head();
   eigenButton_->hide();
+  eigFraction_ = 0;
   eigJob_->run<std::vector<std::complex<double>>>(
       [r, l, h](const RunControl& c) {
         c.checkpoint(0);
         const MatD a = headMatricesD(r->trace().layers[l].heads[h], r->trace().causal).attention;
         c.checkpoint(0.05);
-        return eigenvalues(a);
+        return eigenvalues(a, c.part(0.05, 1.0));
       },
       [this](const std::vector<std::complex<double>>& ev) { showEigenvalues(ev); },
       [this](const QString& e) { eigPlot_->showMessage(tr("Eigenvalues failed: %1").arg(e)); });
@@ -159,8 +167,12 @@ void SpectrumView::showEigenvalues(const std::vector<std::complex<double>>& ev) 
 void SpectrumView::updateBusy() {
   const bool busy = svdBusy_ || eigBusy_;
   progress_->setVisible(busy && result_ && result_->ok() && result_->trace().tokenCount() > 256);
-  progress_->setFormat(svdBusy_ ? tr("singular values… %p%") : tr("eigenvalues…"));
-  if (!svdBusy_) progress_->setValue(eigBusy_ ? 40 : 100);
+  progress_->setFormat(svdBusy_ ? tr("singular values… %p%") : tr("eigenvalues… %p%"));
+  if (!svdBusy_) progress_->setValue(eigBusy_ ? int(30 + 70 * eigFraction_) : 100);
+}
+
+int SpectrumView::autoEigenTokens() {
+  return lapackAvailable() ? std::numeric_limits<int>::max() : kEigenFallbackTokens;
 }
 
 void SpectrumView::setFontScale(double scale) {

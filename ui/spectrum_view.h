@@ -2,9 +2,9 @@
 // The spectrum of the selected head: singular values of the attention matrix, of its scores QKᵀ·scale
 // (rank ≤ d_head) and of exp(scores) on a log scale with their numerical-rank thresholds, ranks
 // printed, and the attention's eigenvalues in the complex plane with the unit circle. Singular
-// values and eigenvalues run on two BackgroundJobs (the eigenvalues take ~10× longer); above
-// kOnDemandTokens tokens they start only when asked, with progress (eigenvalues alone above
-// kAutoEigenTokens).
+// values and eigenvalues run on two BackgroundJobs (the eigenvalues of a bidirectional head take ~3×
+// longer); above kOnDemandTokens tokens they start only when asked, with progress (in a build without
+// LAPACK the eigenvalues alone already above autoEigenTokens()).
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
@@ -20,9 +20,12 @@ class SpectrumView : public TraceView {
   Q_OBJECT
  public:
   static constexpr int kOnDemandTokens = 1024;
-  /// Above this many tokens the eigenvalues (Eigen's unblocked QR iteration: ~0.2 s CPU at 256,
-  /// ~3 s at 512, ~25 s at 1024) wait for their own button, so they never queue behind typing.
-  static constexpr int kAutoEigenTokens = 384;
+  /// Above this many tokens the eigenvalues wait for their own button, so they never queue behind
+  /// typing: kEigenFallbackTokens in a build without LAPACK (Eigen's QR iteration: ~3 s at 512, ~25 s at
+  /// 1024). With LAPACK no limit: they come with the singular values (a 1024² head takes ~0.45 s on the
+  /// worker), and above kOnDemandTokens both wait for "Compute spectrum".
+  static int autoEigenTokens();
+  static constexpr int kEigenFallbackTokens = 384;
 
   explicit SpectrumView(QWidget* parent = nullptr);
   QString viewName() const override { return "spectrum"; }
@@ -58,6 +61,7 @@ class SpectrumView : public TraceView {
   HeadSpectrum spectrum_;
   bool eigenShown_ = false;
   bool svdBusy_ = false, eigBusy_ = false;
+  double eigFraction_ = 0;  ///< the eigenvalue job's progress, shown once the singular values are done
 };
 
 }  // namespace attnlab::ui
