@@ -30,6 +30,15 @@ Params smallParams() {
   return p;
 }
 
+/// One layer over `words` words "w0 w1 … w49 w0 …": a long input for the on-demand limits.
+Params longParams(int words) {
+  Params p = smallParams();
+  p.model.layers = 1;
+  p.sentence.clear();
+  for (int i = 0; i < words; ++i) p.sentence += "w" + std::to_string(i % 50) + " ";
+  return p;
+}
+
 ResultPtr run(const Params& p) {
   ResultPtr r = LiveController::compute(p, nullptr, {});
   if (!r->ok()) qWarning() << r->error;
@@ -101,10 +110,7 @@ class TestSpectraViews : public QObject {
   }
 
   void spectrumOnDemandForLongInputs() {
-    Params p = smallParams();
-    p.model.layers = 1;
-    p.sentence.clear();
-    for (int i = 0; i < SpectrumView::kOnDemandTokens + 10; ++i) p.sentence += "w" + std::to_string(i % 50) + " ";
+    const Params p = longParams(SpectrumView::kOnDemandTokens + 10);
     SpectrumView v;
     showSized(v);
     const ResultPtr r = run(p);
@@ -128,10 +134,7 @@ class TestSpectraViews : public QObject {
   void eigenvaluesComeByThemselvesAboveTheFallbackLimit() {
     // With LAPACK, 400 tokens (above the no-LAPACK limit of 384) get their eigenvalues without a button.
     if (!lapackAvailable()) QSKIP("a build without LAPACK");
-    Params p = smallParams();
-    p.model.layers = 1;
-    p.sentence.clear();
-    for (int i = 0; i < SpectrumView::kEigenFallbackTokens + 16; ++i) p.sentence += "w" + std::to_string(i % 50) + " ";
+    const Params p = longParams(SpectrumView::kEigenFallbackTokens + 16);
     SpectrumView v;
     showSized(v);
     const ResultPtr r = run(p);
@@ -146,10 +149,7 @@ class TestSpectraViews : public QObject {
   void eigenvaluesOnDemandAboveAutoLimit() {
     // Only a build without LAPACK has a range where the singular values come alone.
     if (lapackAvailable()) QSKIP("with LAPACK the eigenvalues come with the singular values");
-    Params p = smallParams();
-    p.model.layers = 1;
-    p.sentence.clear();
-    for (int i = 0; i < SpectrumView::autoEigenTokens() + 16; ++i) p.sentence += "w" + std::to_string(i % 50) + " ";
+    const Params p = longParams(SpectrumView::autoEigenTokens() + 16);
     SpectrumView v;
     showSized(v);
     v.showResult(run(p));
