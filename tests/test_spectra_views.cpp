@@ -3,8 +3,10 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QtTest>
+#include <atomic>
 
 #include "core/lapack_spectrum.h"
+#include "ui/background_job.h"
 #include "ui/feature_map_view.h"
 #include "ui/head_size_view.h"
 #include "ui/live_controller.h"
@@ -85,6 +87,35 @@ class TestSpectraViews : public QObject {
     QCOMPARE(int(v.spectrum().attention.eigenvalues.size()), n);
     QVERIFY(std::abs(spectralRadius(v.spectrum().attention.eigenvalues) - 1.0) <= 1e-12);
     QVERIFY(v.infoText().contains("numerical rank"));
+  }
+
+  void supersededRunMovesNoProgressBar() {
+    // The first run is still busy (as inside a LAPACK call) when a second one starts; its late progress
+    // must not reach the view, whose bar now belongs to the second run.
+    BackgroundJob job;
+    QSignalSpy progress(&job, &BackgroundJob::progress);
+    std::atomic<bool> started{false}, release{false};
+    job.run<int>(
+        [&](const RunControl& c) {
+          started = true;
+          while (!release) QThread::msleep(1);
+          c.progress(0.5);
+          return 1;
+        },
+        [](const int&) {});
+    QTRY_VERIFY(started.load());
+    int newest = 0;
+    job.run<int>(
+        [](const RunControl& c) {
+          c.progress(0.25);
+          return 2;
+        },
+        [&newest](const int& v) { newest = v; });
+    release = true;
+    QTRY_COMPARE(newest, 2);
+    QTest::qWait(50);  // anything still queued arrives
+    QCOMPARE(progress.count(), 1);
+    QCOMPARE(progress[0][0].toDouble(), 0.25);
   }
 
   void eigenvaluePlotKeepsEveryEigenvalueAndTheCircleInView() {

@@ -34,13 +34,18 @@ class BackgroundJob : public QObject {
     const quint64 gen = ++generation_;
     busy_ = true;
     emit busyChanged(true);
-    QtConcurrent::run(&pool_, [this, flag, work]() -> std::shared_ptr<Outcome<R>> {
+    QtConcurrent::run(&pool_, [this, flag, work, gen]() -> std::shared_ptr<Outcome<R>> {
       auto out = std::make_shared<Outcome<R>>();
       RunControl control;
       control.cancel = flag.get();
-      control.progress = [this](double f) {
+      control.progress = [this, gen](double f) {
+        // A superseded run (it may still be inside a LAPACK call) must not move the newer run's bar.
         QMetaObject::invokeMethod(
-            this, [this, f] { emit progress(f); }, Qt::QueuedConnection);
+            this,
+            [this, gen, f] {
+              if (gen == generation_) emit progress(f);
+            },
+            Qt::QueuedConnection);
       };
       try {
         out->value = work(control);
