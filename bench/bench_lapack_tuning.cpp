@@ -1,4 +1,4 @@
-// Times LAPACK's eigenvalues (dgeev, values only, one thread: core/lapack_spectrum.h) with LAPACK's own
+// Times LAPACK's eigenvalues (dgeev's steps, values only, one thread: core/lapack_spectrum.h) with LAPACK's own
 // shift and window sizes against the program's (core/lapack_tuning.h), on four kinds of matrix, and checks
 // that both give the same eigenvalues. Wall-clock medians; the two settings alternate run by run so that
 // a noisy machine slows both alike.
@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "core/lapack_spectrum.h"
 #include "core/lapack_tuning.h"
 #include "core/rng.h"
@@ -81,11 +82,6 @@ double millisecondsOf(const MatD& a, Eigenvalues* out) {
   return ms;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 /// Largest distance between the two lists, each sorted by modulus then imaginary part, relative to the
 /// spectral radius. Eigenvalues in a tight cluster are ill-conditioned, so only ~1e-8 is expected there.
 double largestDifference(Eigenvalues x, Eigenvalues y) {
@@ -102,7 +98,7 @@ double largestDifference(Eigenvalues x, Eigenvalues y) {
 int runsFor(int n) { return n <= 256 ? 9 : (n <= 512 ? 5 : 3); }
 
 void compareDefaults(int maxN) {
-  std::printf("LAPACK eigenvalues (dgeev, 1 thread), median ms; tuning reaches LAPACK: %s\n",
+  std::printf("LAPACK eigenvalues (dgeev's steps, 1 thread), median ms; tuning reaches LAPACK: %s\n",
               lapackAedTuningActive() ? "yes" : "NO");
   std::printf("%6s %10s %12s %10s %8s %14s\n", "n", "matrix", "LAPACK's", "tuned", "ratio", "|Δλ|/ρ");
   for (int n : {128, 256, 512, 1024, 2048}) {
@@ -118,7 +114,7 @@ void compareDefaults(int maxN) {
         setLapackAedTuning(true);
         tuned.push_back(millisecondsOf(a, r == 0 ? &withTuned : nullptr));
       }
-      const double l = median(library), t = median(tuned);
+      const double l = bench::median(library), t = bench::median(tuned);
       std::printf("%6d %10s %12.1f %10.1f %7.2fx %14.1e\n", n, kind.name, l, t, l / t,
                   largestDifference(withLibrary, withTuned));
       std::fflush(stdout);
@@ -136,7 +132,7 @@ void grid(int n, const std::string& kindName) {
   setLapackAedTuning(false);
   std::vector<double> library;
   for (int r = 0; r < runsFor(n); ++r) library.push_back(millisecondsOf(a, nullptr));
-  std::printf("%17s %10.1f\n", "LAPACK's", median(library));
+  std::printf("%17s %10.1f\n", "LAPACK's", bench::median(library));
   setLapackAedTuning(true);
   for (int shifts : {8, 16, 32, 64})
     for (int window : {16, 24, 32, 48, 96}) {
@@ -144,7 +140,7 @@ void grid(int n, const std::string& kindName) {
       setFixedAedSizes({shifts, window});
       std::vector<double> t;
       for (int r = 0; r < runsFor(n); ++r) t.push_back(millisecondsOf(a, nullptr));
-      std::printf("%8d %8d %10.1f\n", shifts, window, median(t));
+      std::printf("%8d %8d %10.1f\n", shifts, window, bench::median(t));
       std::fflush(stdout);
     }
   setFixedAedSizes({});

@@ -3,14 +3,11 @@
 // spectrum (three SVDs + eigenvalues, n ≤ 512 only), for a bidirectional head (the general case) and a
 // causal one (triangular: its eigenvalues are its diagonal). Wall-clock medians of several runs.
 //   bench_spectrum [max_n]    (default 1024)
-#include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
-#include <vector>
 
+#include "bench/bench_util.h"
 #include "core/blocks.h"
 #include "core/head_spectrum.h"
 #include "core/lapack_tuning.h"
@@ -20,22 +17,6 @@
 using namespace attnlab;
 
 namespace {
-
-struct Times {
-  double wall;
-};
-
-template <typename F>
-Times medianOf(int runs, F&& f) {
-  std::vector<double> wall;
-  for (int r = 0; r < runs; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    wall.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::sort(wall.begin(), wall.end());
-  return {wall[wall.size() / 2]};
-}
 
 /// A head as the built-in model makes it: Q, K [n, 64] with N(0, 1) entries, scale 1/√64.
 HeadTrace randomHead(int n, int d) {
@@ -65,16 +46,16 @@ int main(int argc, char** argv) {
     for (bool causal : {false, true}) {
       const MatD a = headMatricesD(h, causal).attention;
       const int runs = n <= 256 ? 7 : (n <= 512 ? 3 : 1);
-      const Times svd = medianOf(runs, [&] { singularValues(a); });
-      const Times eig = medianOf(runs, [&] { eigenvalues(a); });
+      const double svd = bench::medianOfRuns(runs, [&] { singularValues(a); });
+      const double eig = bench::medianOfRuns(runs, [&] { eigenvalues(a); });
       // What the target times: singular values and eigenvalues together (computeSpectrum runs
       // them side by side on two threads).
-      const Times spectrum = medianOf(runs, [&] { computeSpectrum(a, true); });
+      const double spectrum = bench::medianOfRuns(runs, [&] { computeSpectrum(a, true); });
       // The head spectrum (what `dump --spectrum` computes) only where it costs seconds at most.
-      const Times head = n <= 512 ? medianOf(runs, [&] { headSpectrum(h, causal); }) : Times{NAN};
+      const double head = n <= 512 ? bench::medianOfRuns(runs, [&] { headSpectrum(h, causal); }) : NAN;
       const char* target = n == 256 ? "<= 10" : (n == 1024 ? "<= 500" : "");
-      std::printf("%6d %13s %10.1f %10.1f %14.1f %14.1f %8s\n", n, causal ? "causal" : "bidirectional", svd.wall,
-                  eig.wall, spectrum.wall, head.wall, target);
+      std::printf("%6d %13s %10.1f %10.1f %14.1f %14.1f %8s\n", n, causal ? "causal" : "bidirectional", svd, eig,
+                  spectrum, head, target);
       std::fflush(stdout);
     }
   }
