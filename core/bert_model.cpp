@@ -53,7 +53,7 @@ void BertModel::loadBert(WeightSource& w, const RunControl& control) {
     lw.o2B = w.vector(p + "output.dense.bias", d);
     lw.ln2Gamma = w.vector(p + "output.LayerNorm.weight", p + "output.LayerNorm.gamma", d);
     lw.ln2Beta = w.vector(p + "output.LayerNorm.bias", p + "output.LayerNorm.beta", d);
-    layers_.push_back(std::move(lw));  // 28 MB of packed weights a layer in GPT-2 small
+    layers_.push_back(std::move(lw));  // 28 MB of packed weights a layer in BERT-base
   }
 }
 
@@ -84,7 +84,7 @@ void BertModel::loadDistilBert(WeightSource& w, const RunControl& control) {
     lw.o2B = w.vector(p + "ffn.lin2.bias", d);
     lw.ln2Gamma = w.vector(p + "output_layer_norm.weight", d);
     lw.ln2Beta = w.vector(p + "output_layer_norm.bias", d);
-    layers_.push_back(std::move(lw));  // 28 MB of packed weights a layer in GPT-2 small
+    layers_.push_back(std::move(lw));  // 28 MB of packed weights a layer in BERT-base
   }
 }
 

@@ -37,8 +37,7 @@ struct HeadSpectrum {
 };
 
 /// The three spectra of one head, computed side by side on the OpenMP threads from
-/// kParallelSpectrumSize tokens up. Checks `control` after
-/// each of them (progress 0…1).
+/// kParallelSpectrumSize tokens up. Checks `control` after each of them (progress 0…1).
 HeadSpectrum headSpectrum(const HeadTrace& h, bool causal, const RunControl& control = {}, bool withEigenvalues = true);
 
 struct HeadRankCell {

@@ -1,7 +1,7 @@
 #pragma once
 // Spectra of one matrix, in double precision: singular values (Eigen's BDCSVD; LAPACK's dgesdd from 48
-// rows up), eigenvalues (Eigen's EigenSolver; LAPACK's dgeev from 48 up; the diagonal of a triangular
-// matrix), numerical rank with numpy's matrix_rank convention and the effective rank.
+// rows up), eigenvalues (Eigen's EigenSolver; LAPACK, dgeev's steps, from 48 up; the diagonal of a
+// triangular matrix), numerical rank with numpy's matrix_rank convention and the effective rank.
 // Works on any matrix: an attention matrix of any variant, pre-softmax scores, exp of the scores.
 #include <complex>
 #include <vector>

@@ -65,7 +65,7 @@ SpectrumView::SpectrumView(QWidget* parent) : TraceView(parent) {
   connect(svdJob_, &BackgroundJob::progress, this, [this](double f) { progress_->setValue(int(30 * f)); });
   connect(eigJob_, &BackgroundJob::progress, this, [this](double f) {
     eigFraction_ = f;
-    if (!svdBusy_) progress_->setValue(int(30 + 70 * f));
+    updateBusy();
   });
   svPlot_->showMessage(tr("No model run yet"));
 }
