@@ -20,6 +20,8 @@ TitledPlot::TitledPlot(QWidget* parent) : QCustomPlot(parent) {
   legend->setVisible(true);
   legend->setBrush(QColor(255, 255, 255, 220));
   axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  // An empty legend would still draw its frame (a stray box over a message).
+  connect(this, &QCustomPlot::beforeReplot, this, [this] { legend->setVisible(legend->itemCount() > 0); });
   setMinimumSize(220, 180);
   setFontScale(1.0);
 }
@@ -84,6 +86,7 @@ void TitledPlot::clearAll() {
 
 void TitledPlot::showMessage(const QString& text) {
   clearAll();
+  title_->setText(QString());  // it described the data the message replaces
   auto* t = new QCPItemText(this);
   t->position->setType(QCPItemPosition::ptAxisRectRatio);
   t->position->setCoords(0.5, 0.5);

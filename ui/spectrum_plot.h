@@ -31,7 +31,8 @@ class TitledPlot : public QCustomPlot {
   void addVerticalMarker(double x, const QString& label, const QColor& color);
   /// Removes all graphs, curves and items (keeps axes, title, legend).
   void clearAll();
-  /// Shows `text` in the middle of an otherwise empty plot (no data yet, on-demand, an error).
+  /// Shows `text` in the middle of an otherwise empty plot, without title (no data yet, on-demand, an
+  /// error).
   void showMessage(const QString& text);
 
  protected:

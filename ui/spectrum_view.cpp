@@ -34,6 +34,7 @@ SpectrumView::SpectrumView(QWidget* parent) : TraceView(parent) {
   eigenButton_->hide();
   progress_ = new QProgressBar;
   progress_->setRange(0, 100);
+  progress_->setMinimumWidth(200);  // else the info text squeezes it to a sliver ("singular\nvalues… 10%")
   progress_->setMaximumWidth(220);
   progress_->hide();
   svdJob_ = new BackgroundJob(this);
@@ -80,6 +81,7 @@ void SpectrumView::showResult(const ResultPtr& result) {
     eigJob_->cancel();
     svPlot_->showMessage(tr("%1 tokens: the %1×%1 spectrum takes a while.\nPress “Compute spectrum”.").arg(n));
     eigPlot_->setEigenvalues({});
+    eigPlot_->setTitle(tr("Eigenvalues"));  // none yet: not the previous sentence's radius
     info_->setText(tr("Spectrum on demand above %1 tokens.").arg(kOnDemandTokens));
     computeButton_->show();
     return;
@@ -160,7 +162,7 @@ void SpectrumView::showSingularValues(const HeadSpectrum& s) {
 void SpectrumView::showEigenvalues(const std::vector<std::complex<double>>& ev) {
   spectrum_.attention.eigenvalues = ev;
   eigenShown_ = true;
-  eigPlot_->setTitle(tr("Eigenvalues of the attention · spectral radius %1").arg(spectralRadius(ev), 0, 'f', 6));
+  eigPlot_->setTitle(tr("Eigenvalues · spectral radius %1").arg(spectralRadius(ev), 0, 'f', 6));
   eigPlot_->setEigenvalues(ev);
 }
 
