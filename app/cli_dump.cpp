@@ -14,8 +14,11 @@ int runDump(const Args& args) {
   const PipelineResult r = runPipeline(p);
   checkSelection(p, r.trace);
   nlohmann::json j = traceToJson(r.trace, describeModel(p, *r.model));
-  j["params"] =
-      nlohmann::json::object({{"sentence", p.sentence}, {"layer", p.selection.layer}, {"head", p.selection.head}});
+  // The whole parameter file (attnlab.params/1), so `--params dump.json` re-runs the dump; "layer" and
+  // "head" stay beside it for the scripts that read them (the older contract); --params ignores them.
+  j["params"] = toJson(p);
+  j["params"]["layer"] = p.selection.layer;
+  j["params"]["head"] = p.selection.head;
   if (args.has("variants") || args.has("performer-curve")) {
     // The selected head's Q, K, V through every variant, in double (DESIGN.md: analysis precision).
     const HeadTrace& h = r.trace.layers[p.selection.layer].heads[p.selection.head];

@@ -67,6 +67,31 @@ class TestCli : public QObject {
     QCOMPARE(QJsonDocument::fromJson(r.out).object()["tokens"].toArray().size(), 2);
   }
 
+  // The dump carries the whole parameter file: a dump re-runs with --params and gives the same trace.
+  void dumpParamsAreAWholeParameterFile() {
+    const Run first = run({"dump", "--sentence", "mary gave roses to susan", "--mode", "causal", "--heads", "2",
+                           "--head", "1", "--seed", "7"});
+    QCOMPARE(first.code, 0);
+    const QJsonObject dump = QJsonDocument::fromJson(first.out).object();
+    const QJsonObject params = dump["params"].toObject();
+    QCOMPARE(params["schema"].toString(), QString("attnlab.params/1"));
+    QCOMPARE(params["sentence"].toString(), QString("mary gave roses to susan"));
+    QCOMPARE(params["model"].toObject()["heads"].toInt(), 2);
+    QCOMPARE(params["selection"].toObject()["head"].toInt(), 1);
+    QCOMPARE(params["layer"].toInt(), 0);  // the older fields stay
+    QCOMPARE(params["head"].toInt(), 1);
+    const QString file = dir_.filePath("dump-params.json");
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QJsonDocument(params).toJson());
+    f.close();
+    const Run again = run({"dump", "--params", file});
+    QCOMPARE(again.code, 0);
+    const QJsonObject redo = QJsonDocument::fromJson(again.out).object();
+    QCOMPARE(redo["layers"], dump["layers"]);
+    QCOMPARE(redo["params"], dump["params"]);
+  }
+
   void badInputGivesAMessageAndNonZeroExit_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");

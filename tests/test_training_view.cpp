@@ -61,6 +61,31 @@ class TestTrainingView : public QObject {
     QTRY_COMPARE(v.grid()->layers(), 1);
   }
 
+  // Pause then Train pressed quickly: the pause's own snapshot arrives after Train and must not turn
+  // the button back to "Train" while the worker trains; the worker's answer to the latest command does.
+  void lateUpdateOfAnOlderCommandKeepsTheLabel() {
+    TrainingView v;
+    v.show();
+    QTRY_COMPARE(step(v), 0);
+    v.stepsBox()->setValue(100000);
+    QTest::mouseClick(v.trainButton(), Qt::LeftButton);
+    const int beforeLast = v.worker()->commandGeneration();
+    QTest::mouseClick(v.trainButton(), Qt::LeftButton);  // Pause
+    QTest::mouseClick(v.trainButton(), Qt::LeftButton);  // Train again, at once
+    QCOMPARE(v.trainButton()->text(), QString("Pause"));
+    auto late = std::make_shared<TrainingUpdate>(*v.lastUpdate());
+    late->running = false;
+    late->reset = false;
+    late->losses.clear();
+    late->commandGeneration = beforeLast + 1;  // published while the Pause was the latest command
+    emit v.worker()->updated(late);
+    QCoreApplication::processEvents();
+    QCOMPARE(v.trainButton()->text(), QString("Pause"));
+    QVERIFY(v.worker()->running());
+    QTest::mouseClick(v.trainButton(), Qt::LeftButton);  // a real pause is shown as one
+    QTRY_COMPARE(v.trainButton()->text(), QString("Train"));
+  }
+
   void refusedSettingsAreAMessage() {
     TrainingView v;
     v.show();

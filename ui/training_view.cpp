@@ -311,7 +311,8 @@ void TrainingView::showUpdate(const TrainingUpdatePtr& u) {
                                .arg(s.loss, 0, 'f', 4)
                                .arg(s.accuracy, 0, 'f', 2)
                                .arg(u->msPerStep > 0 ? tr(" · %1 ms/step").arg(u->msPerStep, 0, 'f', 2) : QString()));
-  if (!u->running && training_ && !u->reset) training_ = false;  // reached the step limit or diverged
+  // Reached the step limit or diverged; an update published before the latest Train says nothing.
+  if (!u->running && training_ && !u->reset && u->commandGeneration == worker_->commandGeneration()) training_ = false;
   updateButtons();
 }
 

@@ -27,6 +27,7 @@ TrainingWorker::~TrainingWorker() {
 void TrainingWorker::reset(const TrainSettings& s) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    ++commandGeneration_;
     resetTo_ = s;
     running_ = false;
     pendingSteps_ = 0;
@@ -37,6 +38,7 @@ void TrainingWorker::reset(const TrainSettings& s) {
 void TrainingWorker::train(int maxSteps) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    ++commandGeneration_;
     maxSteps_ = maxSteps;
     running_ = true;
   }
@@ -46,6 +48,7 @@ void TrainingWorker::train(int maxSteps) {
 void TrainingWorker::pause() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    ++commandGeneration_;
     running_ = false;
     publishNow_ = true;
   }
@@ -69,7 +72,7 @@ void TrainingWorker::setLearningRate(double lr) {
   wake_.notify_all();
 }
 
-void TrainingWorker::publish(Trainer& t, TrainingUpdate& pending, bool running, bool reset) {
+void TrainingWorker::publish(Trainer& t, TrainingUpdate& pending, bool running, bool reset, int generation) {
   auto u = std::make_shared<TrainingUpdate>(std::move(pending));
   pending = TrainingUpdate{};
   u->settings = t.settings();
@@ -77,6 +80,7 @@ void TrainingWorker::publish(Trainer& t, TrainingUpdate& pending, bool running, 
   u->params = std::make_shared<const TinyParams<float>>(t.params());
   u->running = running;
   u->reset = reset;
+  u->commandGeneration = generation;
   emit updated(u);  // queued to the window's thread
 }
 
@@ -91,11 +95,13 @@ void TrainingWorker::loop() {
     std::optional<double> lr;
     bool doStep = false, publishNow = false;
     int maxSteps = 0;
+    int generation = 0;  // of the commands taken in this round
     {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock,
                  [&] { return quit_ || resetTo_ || lr_ || publishNow_ || pendingSteps_ > 0 || (running_ && trainer); });
       if (quit_) return;
+      generation = commandGeneration_;
       resetTo.swap(resetTo_);
       lr.swap(lr_);
       publishNow = publishNow_;
@@ -121,11 +127,12 @@ void TrainingWorker::loop() {
         trainer = std::move(fresh);
         pending = TrainingUpdate{};
         stepsSincePublish = 0, msSincePublish = 0;
-        publish(*trainer, pending, false, true);
+        publish(*trainer, pending, false, true, generation);
       } catch (const std::exception& e) {
         auto u = std::make_shared<TrainingUpdate>();
         u->settings = *resetTo;
         u->error = e.what();
+        u->commandGeneration = generation;
         emit updated(u);
       }
       lastPublish = Clock::now();
@@ -139,7 +146,7 @@ void TrainingWorker::loop() {
       }
     }
     if (!doStep) {
-      if ((publishNow || !pending.error.empty()) && trainer) publish(*trainer, pending, running_, false);
+      if ((publishNow || !pending.error.empty()) && trainer) publish(*trainer, pending, running_, false, generation);
       continue;
     }
     const Clock::time_point t0 = Clock::now();
@@ -152,7 +159,7 @@ void TrainingWorker::loop() {
         running_ = false;
       }
       pending.error = e.what();
-      publish(*trainer, pending, false, false);
+      publish(*trainer, pending, false, false, generation);
       continue;
     }
     ++stepsSincePublish;
@@ -166,7 +173,7 @@ void TrainingWorker::loop() {
         std::lock_guard<std::mutex> lock(mutex_);
         if (trainer->stepCount() >= maxSteps_) running_ = false;  // a Train pressed meanwhile raised the limit
       }
-      publish(*trainer, pending, stillRunning, false);
+      publish(*trainer, pending, stillRunning, false, generation);
       lastPublish = Clock::now();
     }
   }

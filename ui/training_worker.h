@@ -27,6 +27,10 @@ struct TrainingUpdate {
   bool running = false;  ///< false once paused, stopped at the step limit, or failed
   std::string error;     ///< a message (bad settings, divergence); the trainer is kept as it was
   bool reset = false;    ///< first update of a new trainer: the window clears its curves
+  /// The last train/pause/reset command the worker had taken when it published: an update older than
+  /// the window's latest command says nothing about whether training runs now (Train pressed just after
+  /// Pause must not be shown as paused by the pause's own snapshot arriving late).
+  int commandGeneration = 0;
 };
 using TrainingUpdatePtr = std::shared_ptr<const TrainingUpdate>;
 
@@ -44,6 +48,8 @@ class TrainingWorker : public QObject {
   void stepOnce();
   void setLearningRate(double lr);
   bool running() const { return running_; }
+  /// Counts train, pause and reset commands (see TrainingUpdate::commandGeneration).
+  int commandGeneration() const { return commandGeneration_; }
   /// Seconds between snapshots while training (default 0.1: ten pictures a second).
   void setPublishInterval(double seconds) { publishInterval_ = seconds; }
 
@@ -52,7 +58,7 @@ class TrainingWorker : public QObject {
 
  private:
   void loop();
-  void publish(Trainer& t, TrainingUpdate& pending, bool running, bool reset);
+  void publish(Trainer& t, TrainingUpdate& pending, bool running, bool reset, int generation);
 
   std::thread thread_;
   std::mutex mutex_;
@@ -64,6 +70,7 @@ class TrainingWorker : public QObject {
   int maxSteps_ = 0;
   bool publishNow_ = false;  ///< pause(): show the weights of the last step at once
   bool quit_ = false;
+  std::atomic<int> commandGeneration_{0};
   std::atomic<bool> running_{false};
   std::atomic<double> publishInterval_{0.1};
 };
