@@ -11,8 +11,7 @@ namespace attnlab {
 
 std::shared_ptr<const Model> makeModel(const Params& p, const RunControl& control) {
   if (!p.modelDir.empty()) {
-    if (isShippedModelName(p.modelDir))
-      return loadTinyModel(shippedModelFolder(p.modelDir), "trained induction model (" + p.modelDir + ")");
+    if (isShippedModelName(p.modelDir)) return loadShippedModel(p.modelDir);
     if (isTinyCheckpoint(p.modelDir)) return loadTinyModel(p.modelDir);  // saved by the Training view
     return loadCheckpoint(p.modelDir, control);
   }

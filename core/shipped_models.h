@@ -4,7 +4,12 @@
 //   builtin:induction  the 2-layer attention-only induction model trained by scripts/train-default-model
 //                      (resources/models/induction): a previous-token head in layer 0 and an induction
 //                      head in layer 1 on typed text such as "the cat sat on the mat . the cat sat on the mat"
+// Their files are compiled into the program (core/CMakeLists.txt, cmake/embed_files.cmake): a binary
+// copied anywhere opens them without the source tree.
+#include <memory>
 #include <string>
+
+#include "core/tiny_model.h"
 
 namespace attnlab {
 
@@ -13,8 +18,8 @@ inline constexpr char kShippedInductionModel[] = "builtin:induction";
 
 /// True for "builtin:…" names.
 bool isShippedModelName(const std::string& modelDir);
-/// The folder holding a shipped model; throws InputError naming the model when it is unknown or its
-/// files are missing from this installation.
-std::string shippedModelFolder(const std::string& modelDir);
+/// Loads a shipped model from the bytes compiled into the program; throws InputError naming the model
+/// when it is unknown.
+std::shared_ptr<const TinyModel> loadShippedModel(const std::string& modelDir);
 
 }  // namespace attnlab

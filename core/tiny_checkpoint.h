@@ -4,6 +4,7 @@
 //   model.safetensors  F32 tensors named as TinyParams::forEach (tok_emb [V, d], layers.0.attn.wq [d, d], …),
 //                      vectors as 1-D tensors
 // `attnlab dump --model DIR` and the GUI's Open Model open it through makeModel (model_factory.h).
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -19,6 +20,10 @@ void saveTinyModel(const std::string& dir, const TinyConfig& config, const TinyP
 /// Throws InputError naming the file and the problem (missing or misshapen tensor, non-finite weight).
 /// `name` (title bar, figure captions) defaults to the folder's name.
 std::shared_ptr<const TinyModel> loadTinyModel(const std::string& dir, const std::string& name = {});
+/// The same from bytes in memory: config.json's text and the safetensors file's bytes (the shipped
+/// models compiled into the program). `name` starts every error message and names the model.
+std::shared_ptr<const TinyModel> loadTinyModelFromMemory(const std::string& configJson, const unsigned char* weights,
+                                                         std::size_t size, const std::string& name);
 /// True when dir/config.json exists and names model_type "attnlab-tiny" (false for anything unreadable:
 /// the checkpoint loader then reports the problem).
 bool isTinyCheckpoint(const std::string& dir);

@@ -7,13 +7,17 @@
 #include <QMessageBox>
 #include <QSpinBox>
 #include <QTemporaryDir>
+#include <QUndoStack>
 #include <QtTest>
+
+#include "core/params_json.h"
 
 #include "ui/heatmap_view.h"
 #include "ui/live_controller.h"
 #include "ui/main_window.h"
 #include "ui/model_grid_view.h"
 #include "ui/model_opener.h"
+#include "ui/param_history.h"
 #include "ui/param_panel.h"
 
 using namespace attnlab;
@@ -177,6 +181,84 @@ class TestMainWindow : public QObject {
     const Mat& a = heatmap(w)->matrix();
     for (int i = 0; i < a.rows(); ++i)
       for (int j = i + 1; j < a.cols(); ++j) QCOMPARE(a(i, j), 0.0f);
+  }
+
+  void typedSentenceStaysThroughSettingChangesAndUndo() {
+    MainWindow w(false);
+    w.show();
+    QTRY_VERIFY(w.controller()->lastResult() && w.controller()->lastResult()->ok());
+    Params a = w.controller()->params();
+    a.modelDir.clear();  // the built-in model, whose settings the panel edits
+    a.sentence = "alpha beta gamma";
+    w.applyParams(a);  // as a lesson step or an opened session does
+    w.sentenceEditor()->selectAll();
+    QTest::keyClicks(w.sentenceEditor(), "one two three four five");
+    const std::string b = "one two three four five";
+    QCOMPARE(w.controller()->params().sentence, b);
+    w.paramPanel()->findChild<QCheckBox*>("causal")->setChecked(true);
+    QCOMPARE(w.controller()->params().sentence, b);
+    QVERIFY(w.controller()->params().model.causal);
+    QTRY_VERIFY(w.controller()->lastResult()->params.model.causal);
+    QCOMPARE(w.controller()->lastResult()->params.sentence, b);
+    QCOMPARE(w.controller()->lastResult()->trace().tokenCount(), 5);
+    QTest::qWait(1100);  // a pause: the mode change is its own undo step
+    auto* mode = w.paramPanel()->findChild<QComboBox*>("mode");
+    mode->setCurrentIndex(mode->currentIndex() == 0 ? 1 : 0);
+    QCOMPARE(w.controller()->params().sentence, b);
+    QCOMPARE(w.controller()->params().model.causal, true);
+    QCOMPARE(w.sentenceEditor()->text().toStdString(), b);
+
+    w.history()->stack()->undo();  // the mode
+    w.history()->stack()->undo();  // the causal mask: the typed sentence stays
+    QCOMPARE(w.controller()->params().sentence, b);
+    QCOMPARE(w.sentenceEditor()->text().toStdString(), b);
+    QVERIFY(!w.controller()->params().model.causal);
+    w.history()->stack()->undo();  // the typing
+    QCOMPARE(w.controller()->params().sentence, a.sentence);
+    QCOMPARE(w.sentenceEditor()->text().toStdString(), a.sentence);
+    QTRY_COMPARE(w.controller()->lastResult()->params.sentence, a.sentence);
+  }
+
+  void aViewEditKeepsTheTypedSentence() {
+    MainWindow w(false);
+    w.show();
+    QTRY_VERIFY(w.controller()->lastResult() && w.controller()->lastResult()->ok());
+    // The view's copy of the parameters is its result's: typing after that result must survive its edit.
+    Params fromView = w.controller()->lastResult()->params;
+    fromView.collapse.depth = 7;
+    QTest::keyClicks(w.sentenceEditor(), " again");
+    const std::string typed = w.sentenceEditor()->text().toStdString();
+    emit w.view("paths")->paramsRequested(fromView);
+    QCOMPARE(w.controller()->params().sentence, typed);
+    QCOMPARE(w.controller()->params().collapse.depth, 7);
+  }
+
+  void aCheckpointShowsItsOwnSizes() {
+    MainWindow w(false);
+    w.show();
+    QTRY_VERIFY(w.controller()->lastResult() && w.controller()->lastResult()->ok());
+    w.applyParams(Params{});  // the built-in model: d 64, 4 heads, 2 layers
+    const ModelConfig builtin = w.controller()->params().model;
+    const QString gpt2 = QString(ATTNLAB_TEST_DATA) + "/fixtures/lm-buddy/tiny_gpt2";  // 1 head, 1 layer, width 2
+    w.modelOpener()->open(gpt2);
+    QTRY_COMPARE(QString::fromStdString(w.controller()->lastResult()->run->info.kind), QString("gpt2"));
+    QTRY_COMPARE(spin(w, "dModel")->value(), 2);
+    QCOMPARE(spin(w, "heads")->value(), 1);
+    QCOMPARE(spin(w, "layers")->value(), 1);
+    QVERIFY(!spin(w, "dModel")->isEnabled());
+    // The shown sizes are the checkpoint's, not settings: an edit of the selection keeps the built-in
+    // model's own, which come back when it is chosen again.
+    spin(w, "head")->setValue(0);
+    spin(w, "layer")->setValue(0);
+    w.paramPanel()->findChild<QCheckBox*>("causal")->setChecked(!builtin.causal);  // disabled: ignored
+    QCOMPARE(toJson(w.controller()->params().model).dump(), toJson(builtin).dump());
+    Params back = w.controller()->params();
+    back.modelDir.clear();
+    w.applyParams(back);
+    QCOMPARE(spin(w, "dModel")->value(), builtin.dModel);
+    QCOMPARE(spin(w, "heads")->value(), builtin.heads);
+    QCOMPARE(spin(w, "layers")->value(), builtin.layers);
+    QVERIFY(spin(w, "dModel")->isEnabled());
   }
 };
 

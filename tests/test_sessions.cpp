@@ -1,7 +1,9 @@
 // Sessions: exact round trips through the file, refusal of corrupt and newer files with the open
 // state intact, undo/redo of parameter edits, autosave and its crash-restore file.
+#include <QDir>
 #include <QLineEdit>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QUndoStack>
 #include <QtTest>
@@ -189,6 +191,98 @@ class TestSessions : public QObject {
     if (field == "colormap") b.display.colormap = "magma";
     QCOMPARE(QString::fromStdString(changedFields(a, b)), expected);
     QCOMPARE(QString::fromStdString(changedFields(a, a)), QString());
+  }
+
+  void undoTextsSpeakThePanelsWords_data() {
+    QTest::addColumn<QString>("change");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("sentence") << "sentence"
+                              << "typing";
+    QTest::newRow("head") << "head"
+                          << "head 2 → 3";
+    QTest::newRow("mode") << "mode"
+                          << "mode: multi-head";
+    QTest::newRow("causal") << "causal"
+                            << "causal mask on";
+    QTest::newRow("heads") << "heads"
+                           << "heads 4 → 8";
+    QTest::newRow("width") << "width"
+                           << "d_model 64 → 32";
+    QTest::newRow("colormap") << "colormap"
+                              << "colour map: magma";
+    QTest::newRow("model") << "model"
+                           << "model: gpt2_tiny";
+    QTest::newRow("head and layer") << "head+layer"
+                                    << "head and layer";
+    QTest::newRow("three") << "heads+layers+width"
+                           << "d_model, heads and layers";
+  }
+  void undoTextsSpeakThePanelsWords() {
+    QFETCH(QString, change);
+    QFETCH(QString, expected);
+    Params a;
+    a.model.dModel = 64;
+    a.model.heads = 4;
+    a.model.mode = Mode::Scaled;
+    a.selection.head = 2;
+    Params b = a;
+    for (const QString& c : change.split('+')) {
+      if (c == "sentence") b.sentence = "x";
+      if (c == "head") b.selection.head = 3;
+      if (c == "layer") b.selection.layer = 1;
+      if (c == "mode") b.model.mode = Mode::Multihead;
+      if (c == "causal") b.model.causal = true;
+      if (c == "heads") b.model.heads = 8;
+      if (c == "layers") b.model.layers = 3;
+      if (c == "width") b.model.dModel = 32;
+      if (c == "colormap") b.display.colormap = "magma";
+      if (c == "model") b.modelDir = "/data/models/gpt2_tiny";
+    }
+    QCOMPARE(describeChange(a, b), expected);
+  }
+
+  void editUndoNamesTheStep() {
+    MainWindow w(false);
+    w.show();
+    QTRY_VERIFY(w.controller()->lastResult());
+    const int head = w.controller()->params().selection.head;
+    w.paramPanel()->findChild<QSpinBox*>("head")->setValue(head == 0 ? 1 : 0);
+    QCOMPARE(w.history()->stack()->undoText(), QString("head %1 → %2").arg(head).arg(head == 0 ? 1 : 0));
+    QTest::qWait(1100);
+    QTest::keyClicks(w.sentenceEditor(), "!");
+    QCOMPARE(w.history()->stack()->undoText(), QString("typing"));
+  }
+
+  void viewEditsAreRebasedOnTheCurrentParameters() {
+    Params base;  // what the view's result was computed with
+    base.sentence = "old sentence";
+    Params edited = base;
+    edited.collapse.depth = 9;
+    edited.spectra.demo.n = 50;
+    Params now = base;
+    now.sentence = "typed since";
+    now.model.causal = true;
+    const Params r = rebaseEdit(base, edited, now);
+    QCOMPARE(r.sentence, now.sentence);
+    QVERIFY(r.model.causal);
+    QCOMPARE(r.collapse.depth, 9);
+    QCOMPARE(r.spectra.demo.n, 50);
+  }
+
+  void titleNamesTheSessionAndASaveSaysSo() {
+    MainWindow w(false);
+    w.show();
+    QTRY_VERIFY(w.controller()->lastResult());
+    QVERIFY(!w.isWindowModified());
+    const QString path = dir_.filePath("lecture 3.attnlab.json");
+    QCOMPARE(w.sessions()->saveTo(path), QString());
+    QCOMPARE(w.windowTitle(), QString("lecture 3[*] — Attention Lab"));
+    QVERIFY(!w.isWindowModified());
+    QCOMPARE(w.statusBar()->currentMessage(), "Saved session to " + QDir::toNativeSeparators(path));
+    QTest::keyClicks(w.sentenceEditor(), " more");
+    QVERIFY(w.isWindowModified());
+    QVERIFY(w.sessions()->openPath(path, true));
+    QVERIFY(!w.isWindowModified());
   }
 
   void autosaveLeavesARecoveryFileUntilACleanExit() {

@@ -41,10 +41,17 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
   next_->setToolTip(tr("Next step (Page Down or Alt+Right)"));
   prev_->setObjectName("lessonPrevious");
   next_->setObjectName("lessonNext");
+  nextLesson_ = new QPushButton;
+  nextLesson_->setObjectName("nextLesson");
+  nextLesson_->hide();
+  auto* close = new QPushButton(tr("Close"));
+  close->setObjectName("lessonClose");
+  close->setToolTip(tr("End the lesson and bring back the sentence and settings you had before it."));
 
   auto* top = new QHBoxLayout;
   top->addWidget(chooser_, 1);
   top->addWidget(open);
+  top->addWidget(close);
   auto* nav = new QHBoxLayout;
   nav->addWidget(prev_);
   nav->addWidget(counter_, 1, Qt::AlignCenter);
@@ -55,6 +62,7 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(text_, 1);
   layout->addWidget(note_);
   layout->addLayout(nav);
+  layout->addWidget(nextLesson_);
 
   for (const QString& file : builtinLessonFiles()) {
     try {
@@ -68,6 +76,8 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
   connect(open, &QPushButton::clicked, this, &LessonPanel::openDialog);
   connect(prev_, &QPushButton::clicked, this, &LessonPanel::previous);
   connect(next_, &QPushButton::clicked, this, &LessonPanel::next);
+  connect(nextLesson_, &QPushButton::clicked, this, [this] { selectLesson(lesson_ + 1); });
+  connect(close, &QPushButton::clicked, this, &LessonPanel::closeRequested);
   if (!lessons_.empty()) {
     lesson_ = 0;
     showStep();  // shown, not applied: the lesson starts when the user asks for it
@@ -139,7 +149,13 @@ void LessonPanel::showStep() {
   for (const QString& para : QString::fromStdString(s.text).split("\n\n")) html += "<p>" + para + "</p>";
   text_->setHtml(html);
   prev_->setEnabled(step_ > 0);
-  next_->setEnabled(step_ + 1 < static_cast<int>(l->steps.size()));
+  const bool last = step_ + 1 == static_cast<int>(l->steps.size());
+  next_->setEnabled(!last);
+  const bool more = last && lesson_ + 1 < lessonCount();
+  nextLesson_->setVisible(more);
+  if (more)
+    nextLesson_->setText(
+        tr("Next lesson: %1").arg(QString::fromStdString(lessons_[static_cast<std::size_t>(lesson_) + 1].title)));
   const QString view = QString::fromStdString(s.view);
   note_->setVisible(!viewNames().contains(view));
   note_->setText(tr("This step shows the view “%1”, which this build of Attention Lab does not have; its "

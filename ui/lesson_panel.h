@@ -1,7 +1,8 @@
 #pragma once
 // The lesson panel: pick a lesson (shipped or from a file), read the step's explanation, go to the
 // next or previous step (buttons, PageDown/PageUp, Alt+→/Alt+←). Each step asks the window to apply
-// its parameters and show its view; a view this build does not have gets a note, not a crash.
+// its parameters and show its view; a view this build does not have gets a note, not a crash. The last
+// step offers the next lesson; Close ends the lesson (the window then restores the user's parameters).
 #include <QWidget>
 #include <vector>
 
@@ -39,6 +40,8 @@ class LessonPanel : public QWidget {
 
  signals:
   void stepRequested(const attnlab::Params& params, const QString& view);
+  /// The Close button: end the lesson.
+  void closeRequested();
 
  private:
   void showStep();
@@ -48,7 +51,7 @@ class LessonPanel : public QWidget {
   QComboBox* chooser_;
   QLabel *title_, *counter_, *note_;
   QTextBrowser* text_;
-  QPushButton *prev_, *next_;
+  QPushButton *prev_, *next_, *nextLesson_;
   double fontScale_ = 1.0;
 };
 

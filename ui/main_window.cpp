@@ -3,9 +3,11 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -40,6 +42,19 @@
 namespace attnlab::ui {
 namespace {
 
+/// Calls `onClose` when the watched widget gets a close event (a dock's × button).
+class CloseWatcher : public QObject {
+ public:
+  CloseWatcher(std::function<void()> onClose, QObject* parent) : QObject(parent), onClose_(std::move(onClose)) {}
+  bool eventFilter(QObject*, QEvent* event) override {
+    if (event->type() == QEvent::Close) onClose_();
+    return false;
+  }
+
+ private:
+  std::function<void()> onClose_;
+};
+
 /// A tab page that scrolls when the window is narrower than the view's controls want: a QTabWidget is
 /// as wide as its widest page, and the variants and collapse views would otherwise push the window
 /// past the screen once the lesson panel opens (or fonts grow in presentation mode).
@@ -54,7 +69,7 @@ QScrollArea* scrollable(QWidget* view) {
 }  // namespace
 
 MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(parent), restoreSettings_(restoreSettings) {
-  setWindowTitle(tr("Attention Lab"));
+  setWindowTitle(tr("Attention Lab[*]"));
   setAcceptDrops(true);  // a checkpoint folder dropped on the window opens it
   normalFont_ = font();
   controller_ = new LiveController(this);
@@ -89,8 +104,12 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
       edit(p);
     });
     connect(v, &TraceView::paramsRequested, this, [this](const Params& p) {
-      panel_->setParams(p);
-      edit(p);
+      // The view edited a copy of its result's parameters, which may predate the typed sentence or a
+      // panel change: only what the view changed is taken over.
+      const ResultPtr shown = controller_->lastResult();
+      const Params q = shown ? rebaseEdit(shown->params, p, controller_->params()) : p;
+      panel_->setParams(q);
+      edit(q);
     });
     actions_->attach(v);
     if (name == "heatmap" || name == "model") {
@@ -134,8 +153,12 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
   lessonDock->setWidget(lessons_);
   addDockWidget(Qt::RightDockWidgetArea, lessonDock);
   lessonDock->hide();  // View ▸ Lessons (or a lesson's first step) shows it
+  // Closing the dock (its × or the panel's Close button) ends the lesson and restores the user's state.
+  lessonDock->installEventFilter(new CloseWatcher([this] { closeLesson(); }, lessonDock));
+  connect(lessons_, &LessonPanel::closeRequested, this, &MainWindow::closeLesson);
   connect(lessons_, &LessonPanel::stepRequested, this, [this, lessonDock](const Params& p, const QString& view) {
     lessonDock->show();
+    if (!beforeLesson_) beforeLesson_ = currentParams();  // what closing the lesson brings back
     Params q = p;
     q.selection.view = view.toStdString();
     history_->record(controller_->params(), q);
@@ -162,7 +185,15 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
     p.sentence = text.toStdString();
     edit(p);
   });
-  connect(panel_, &ParamPanel::paramsEdited, this, &MainWindow::edit);
+  // The panel writes its fields into the parameters of this moment (the typed sentence included).
+  connect(panel_, &ParamPanel::edited, this, [this] { edit(panel_->applyTo(controller_->params())); });
+  connect(sessions_, &SessionActions::currentPathChanged, this, [this] {
+    updateTitle();
+    setWindowModified(false);  // just opened or saved
+  });
+  connect(sessions_, &SessionActions::saved, this, [this](const QString& path) {
+    statusBar()->showMessage(tr("Saved session to %1").arg(QDir::toNativeSeparators(path)), 8000);
+  });
   connect(controller_, &LiveController::resultReady, this, &MainWindow::onResult);
   connect(controller_, &LiveController::progress, this, [this](double f) { progress_->setValue(int(f * 100)); });
   connect(controller_, &LiveController::busyChanged, this, [this](bool busy) {
@@ -207,6 +238,8 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
   if (!placed) resize(1400, 860);
   applyParams(initial);
   history_->stack()->clear();  // the start is not an edit to undo
+  updateTitle();
+  setWindowModified(false);
   if (restoreSettings_) sessions_->startAutosave();
 }
 
@@ -216,9 +249,15 @@ void MainWindow::buildViewMenu() {
   presentationAct_->setCheckable(true);
   presentationAct_->setShortcut(QKeySequence(Qt::Key_F11));
   presentationAct_->setToolTip(tr("Full screen, large fonts, thick lines, high contrast: for the back of the room."));
-  QAction* lessonsAct =
-      viewMenu->addAction(tr("&Lessons panel"), this, [this](bool on) { lessons_->parentWidget()->setVisible(on); });
+  QAction* lessonsAct = viewMenu->addAction(tr("&Lessons panel"), this, [this](bool on) {
+    if (on)
+      lessons_->parentWidget()->show();
+    else
+      closeLesson();
+  });
   lessonsAct->setCheckable(true);
+  connect(viewMenu, &QMenu::aboutToShow, this,
+          [this, lessonsAct] { lessonsAct->setChecked(lessons_->parentWidget()->isVisible()); });
   lessonsAct->setShortcut(QKeySequence(tr("Ctrl+L")));
   viewMenu->addSeparator();
   QMenu* maps = viewMenu->addMenu(tr("&Colour map"));
@@ -348,6 +387,7 @@ void MainWindow::applyParams(const Params& p) {
   showView(QString::fromStdString(p.selection.view));
   controller_->setParamsNow(p);
   sessions_->edited();
+  setWindowModified(true);
 }
 
 void MainWindow::edit(const Params& p) {
@@ -355,6 +395,31 @@ void MainWindow::edit(const Params& p) {
   ViewStyle::instance().setDisplay(p.display);
   controller_->setParams(p);
   sessions_->edited();
+  setWindowModified(true);
+}
+
+void MainWindow::closeLesson() {
+  lessons_->parentWidget()->hide();
+  if (!beforeLesson_) return;  // the panel was open, but no step was applied
+  const Params before = *beforeLesson_;
+  beforeLesson_.reset();
+  history_->record(controller_->params(), before);  // one step: Undo brings the lesson's last step back
+  applyParams(before);
+}
+
+void MainWindow::updateTitle() {
+  const QString path = sessions_->currentPath();
+  if (path.isEmpty()) {
+    setWindowTitle(tr("Attention Lab[*]"));
+    return;
+  }
+  QString name = QFileInfo(path).fileName();
+  for (const char* suffix : {".attnlab.json", ".json"})
+    if (name.endsWith(QLatin1String(suffix))) {
+      name.chop(static_cast<int>(qstrlen(suffix)));
+      break;
+    }
+  setWindowTitle(tr("%1[*] — Attention Lab").arg(name));
 }
 
 Params MainWindow::currentParams() const {
@@ -383,7 +448,10 @@ void MainWindow::onResult(const ResultPtr& result) {
                        .arg(QString::fromStdString(run.info.name))
                        .arg(run.trace.tokenCount())
                        .arg(result->forwardMs, 0, 'f', 2));
-  panel_->setModelShape(run.trace.layerCount(), run.trace.headCount());
+  ModelInfo shape = run.info;  // the selectors' limits are what the trace has (1 head below multi-head)
+  shape.layers = run.trace.layerCount();
+  shape.heads = run.trace.headCount();
+  panel_->setModelShape(shape);
   stale_ = views_;
   presentToVisibleViews();
 }

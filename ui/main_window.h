@@ -3,6 +3,7 @@
 // with timing, errors, progress and a cancel button. It wires widgets to the LiveController and
 // owns nothing numeric.
 #include <QMainWindow>
+#include <optional>
 #include <vector>
 
 #include "ui/live_controller.h"
@@ -56,6 +57,9 @@ class MainWindow : public QMainWindow {
   /// F11: full screen, large fonts, thick lines, high contrast.
   void setPresentation(bool on);
   bool presentation() const { return presentation_; }
+  /// Ends the lesson: hides its panel and, when a step was applied, brings back the parameters of before
+  /// the lesson's first step (one undoable step).
+  void closeLesson();
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -68,6 +72,8 @@ class MainWindow : public QMainWindow {
   void onResult(const ResultPtr& result);
   void presentToVisibleViews();
   void setFontScaleEverywhere(double scale);
+  /// "session — Attention Lab" with the modified marker, or "Attention Lab" without a session file.
+  void updateTitle();
 
   LiveController* controller_;
   ModelOpener* modelOpener_;
@@ -90,6 +96,7 @@ class MainWindow : public QMainWindow {
   bool presentation_ = false;
   bool paramsWereVisible_ = true;
   QFont normalFont_;
+  std::optional<Params> beforeLesson_;  ///< the user's parameters while a lesson runs
 };
 
 }  // namespace attnlab::ui

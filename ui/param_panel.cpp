@@ -87,16 +87,16 @@ ParamPanel::ParamPanel(QWidget* parent) : QWidget(parent) {
   layout->addStretch(1);
 
   for (QSpinBox* s : {dModel_, heads_, layers_, seed_, layer_, head_})
-    connect(s, &QSpinBox::valueChanged, this, &ParamPanel::readWidgets);
+    connect(s, &QSpinBox::valueChanged, this, &ParamPanel::changed);
   for (QComboBox* c : {mode_, position_, norm_, activation_})
-    connect(c, &QComboBox::currentIndexChanged, this, &ParamPanel::readWidgets);
+    connect(c, &QComboBox::currentIndexChanged, this, &ParamPanel::changed);
   for (QCheckBox* c : {scale_, causal_, skip_, mlp_, lowercase_})
-    connect(c, &QCheckBox::toggled, this, &ParamPanel::readWidgets);
-  setParams(params_);
+    connect(c, &QCheckBox::toggled, this, &ParamPanel::changed);
+  setParams(Params{});
 }
 
 void ParamPanel::setParams(const Params& p) {
-  params_ = p;
+  builtin_ = p.modelDir.empty();
   const ModelConfig& m = p.model;
   const QSignalBlocker blockers[] = {QSignalBlocker(mode_),   QSignalBlocker(dModel_), QSignalBlocker(heads_),
                                      QSignalBlocker(layers_), QSignalBlocker(seed_),   QSignalBlocker(position_),
@@ -104,6 +104,9 @@ void ParamPanel::setParams(const Params& p) {
                                      QSignalBlocker(mlp_),    QSignalBlocker(norm_),   QSignalBlocker(activation_),
                                      QSignalBlocker(layer_),  QSignalBlocker(head_),   QSignalBlocker(lowercase_)};
   mode_->setCurrentIndex(static_cast<int>(m.mode));
+  dModel_->setMaximum(1024);
+  heads_->setMaximum(64);
+  layers_->setMaximum(64);
   dModel_->setValue(m.dModel);
   heads_->setValue(m.heads);
   layers_->setValue(m.layers);
@@ -120,41 +123,61 @@ void ParamPanel::setParams(const Params& p) {
   head_->setMaximum(std::max(m.heads - 1, p.selection.head));
   layer_->setValue(p.selection.layer);
   head_->setValue(p.selection.head);
+  if (!builtin_) showCheckpointSizes();
   updateEnabled();
 }
 
-void ParamPanel::setModelShape(int layers, int heads) {
+void ParamPanel::setModelShape(const ModelInfo& info) {
   const QSignalBlocker b1(layer_), b2(head_);
-  layer_->setMaximum(std::max(0, layers - 1));
-  head_->setMaximum(std::max(0, heads - 1));
+  layer_->setMaximum(std::max(0, info.layers - 1));
+  head_->setMaximum(std::max(0, info.heads - 1));
+  if (builtin_) return;
+  checkpoint_ = info;
+  showCheckpointSizes();
 }
 
-void ParamPanel::readWidgets() {
-  Params p = params_;
-  ModelConfig& m = p.model;
-  m.mode = static_cast<Mode>(mode_->currentIndex());
-  m.dModel = dModel_->value();
-  m.heads = heads_->value();
-  m.layers = layers_->value();
-  m.seed = static_cast<uint64_t>(seed_->value());
-  m.position = static_cast<PositionKind>(position_->currentIndex());
-  m.scale = scale_->isChecked();
-  m.causal = causal_->isChecked();
-  m.skip = skip_->isChecked();
-  m.mlp = mlp_->isChecked();
-  m.norm = static_cast<NormPlacement>(norm_->currentIndex());
-  m.activation = static_cast<Activation>(activation_->currentIndex());
-  p.lowercase = lowercase_->isChecked();
+void ParamPanel::showCheckpointSizes() {
+  if (checkpoint_.layers <= 0) return;  // none loaded yet: its first result brings them
+  const QSignalBlocker b1(dModel_), b2(heads_), b3(layers_);
+  // A checkpoint may be wider or deeper than the built-in model's ranges (GPT-2 XL: d 1600, 48 layers).
+  dModel_->setMaximum(std::max(1024, checkpoint_.dModel));
+  heads_->setMaximum(std::max(64, checkpoint_.heads));
+  layers_->setMaximum(std::max(64, checkpoint_.layers));
+  dModel_->setValue(checkpoint_.dModel);
+  heads_->setValue(checkpoint_.heads);
+  layers_->setValue(checkpoint_.layers);
+}
+
+Params ParamPanel::applyTo(Params p) const {
+  if (builtin_) {
+    ModelConfig& m = p.model;
+    m.mode = static_cast<Mode>(mode_->currentIndex());
+    m.dModel = dModel_->value();
+    m.heads = heads_->value();
+    m.layers = layers_->value();
+    m.seed = static_cast<uint64_t>(seed_->value());
+    m.position = static_cast<PositionKind>(position_->currentIndex());
+    m.scale = scale_->isChecked();
+    m.causal = causal_->isChecked();
+    m.skip = skip_->isChecked();
+    m.mlp = mlp_->isChecked();
+    m.norm = static_cast<NormPlacement>(norm_->currentIndex());
+    m.activation = static_cast<Activation>(activation_->currentIndex());
+    p.lowercase = lowercase_->isChecked();
+  }
   p.selection.layer = layer_->value();
   p.selection.head = head_->value();
-  params_ = p;
+  return p;
+}
+
+void ParamPanel::changed() {
   updateEnabled();
-  emit paramsEdited(p);
+  emit edited();
 }
 
 void ParamPanel::updateEnabled() {
-  const Mode m = params_.model.mode;
-  const bool builtin = params_.modelDir.empty();
+  const Mode m = static_cast<Mode>(mode_->currentIndex());
+  const bool builtin = builtin_;
   for (QWidget* w : std::initializer_list<QWidget*>{mode_, dModel_, layers_, seed_, position_, lowercase_})
     w->setEnabled(builtin);
   heads_->setEnabled(builtin && m >= Mode::Multihead);

@@ -1,8 +1,11 @@
 #pragma once
 // The parameter panel: every field of the built-in model's config and the selection, each with a
-// one-sentence tooltip. Emits the whole edited Params; the window forwards it to the controller.
+// one-sentence tooltip. It holds no parameters of its own: on an edit the window writes the panel's fields
+// into the parameters of that moment (applyTo), so the typed sentence and every other field stay theirs.
+// With a checkpoint loaded the model fields are greyed out and show the checkpoint's real sizes.
 #include <QWidget>
 
+#include "core/model.h"
 #include "core/params.h"
 
 class QCheckBox;
@@ -15,20 +18,26 @@ class ParamPanel : public QWidget {
   Q_OBJECT
  public:
   explicit ParamPanel(QWidget* parent = nullptr);
-  /// Shows `p` without emitting paramsEdited.
+  /// Shows `p` without emitting edited.
   void setParams(const Params& p);
-  Params params() const { return params_; }
-  /// Limits the layer/head selectors to what the current model has.
-  void setModelShape(int layers, int heads);
+  /// `p` with the fields the panel edits set from its widgets: the model's fields only for the
+  /// built-in model (a checkpoint's sizes shown greyed out are not the built-in model's settings).
+  Params applyTo(Params p) const;
+  /// Limits the layer/head selectors to what the current model has; a loaded checkpoint's d_model,
+  /// heads and layers are shown in the greyed-out fields.
+  void setModelShape(const ModelInfo& info);
 
  signals:
-  void paramsEdited(const attnlab::Params& p);
+  /// A widget was changed by the user: the window calls applyTo on the current parameters.
+  void edited();
 
  private:
-  void readWidgets();
+  void changed();
   void updateEnabled();
+  void showCheckpointSizes();
 
-  Params params_;
+  bool builtin_ = true;
+  ModelInfo checkpoint_;  ///< the last loaded checkpoint's sizes (layers 0: none yet)
   QComboBox *mode_, *position_, *norm_, *activation_;
   QSpinBox *dModel_, *heads_, *layers_, *seed_, *layer_, *head_;
   QCheckBox *scale_, *causal_, *skip_, *mlp_, *lowercase_;

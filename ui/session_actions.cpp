@@ -79,6 +79,7 @@ QString SessionActions::saveTo(const QString& path) {
     path_ = path;
     addRecent(path);
     emit currentPathChanged(path_);
+    emit saved(path_);
   }
   return error;
 }

@@ -38,6 +38,8 @@ class SessionActions : public QObject {
 
  signals:
   void currentPathChanged(const QString& path);
+  /// A save to `path` succeeded (the window says so in its status bar).
+  void saved(const QString& path);
 
  private:
   void open();
