@@ -208,6 +208,7 @@ class TestViewNavigator : public QObject {
     MainWindow w(false);
     showActive(w);
     const double normal = nav(w)->font().pointSizeF();
+    QVERIFY(nav(w)->width() >= nav(w)->sizeHint().width());  // it opens fitted to its entries
     w.setPresentation(true);
     QCOMPARE(nav(w)->font().pointSizeF(), 2 * normal);
     QTRY_VERIFY(nav(w)->width() >= nav(w)->sizeHint().width());
@@ -224,8 +225,10 @@ class TestViewNavigator : public QObject {
                  qPrintable(item->text(0)));
       }
     }
+    const int wide = nav(w)->width();
     w.setPresentation(false);
     QCOMPARE(nav(w)->font().pointSizeF(), normal);
+    QTRY_VERIFY(nav(w)->width() < wide);  // back to the normal fonts' width
   }
 
   void lastViewIsRememberedAcrossRuns() {

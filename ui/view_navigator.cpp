@@ -8,6 +8,7 @@
 #include <QScrollBar>
 #include <QSet>
 #include <QSettings>
+#include <QTimer>
 
 #include "ui/view_pages.h"
 
@@ -89,7 +90,6 @@ void ViewNavigator::addActions(QWidget* owner) {
     a->setShortcutContext(Qt::ApplicationShortcut);
     connect(a, &QAction::triggered, this, slot);
     owner->addAction(a);
-    actions_.append(a);
   };
   add(tr("&Next view"), QKeySequence(Qt::CTRL | Qt::Key_PageDown), [this] { step(+1); });
   add(tr("&Previous view"), QKeySequence(Qt::CTRL | Qt::Key_PageUp), [this] { step(-1); });
@@ -192,9 +192,13 @@ void ViewNavigator::setFontScale(double scale) {
   const int fitted = fittedWidth();
   setMinimumWidth(scale > 1 ? fitted : fitted / 2);
   updateGeometry();
-  auto* dock = qobject_cast<QDockWidget*>(parentWidget());
-  if (auto* window = dock ? qobject_cast<QMainWindow*>(dock->parentWidget()) : nullptr)
-    window->resizeDocks({dock}, {dock->sizeHint().width()}, Qt::Horizontal);
+  // The dock fits the entries again, once the window has laid out what else presentation mode changed
+  // (the parameter panel beside it hides, and its width would otherwise go to the navigator).
+  QTimer::singleShot(0, this, [this] {
+    auto* dock = qobject_cast<QDockWidget*>(parentWidget());
+    if (auto* window = dock ? qobject_cast<QMainWindow*>(dock->parentWidget()) : nullptr)
+      window->resizeDocks({dock}, {dock->sizeHint().width()}, Qt::Horizontal);
+  });
 }
 
 void ViewNavigator::rememberIn(const QString& key) {

@@ -7,8 +7,6 @@
 #include <QTreeWidget>
 #include <vector>
 
-class QMenu;
-
 namespace attnlab::ui {
 
 class ViewPages;
@@ -53,8 +51,6 @@ class ViewNavigator : public QTreeWidget {
   void setFontScale(double scale);
   /// Remembers the current view under the QSettings `key` and shows the view saved there.
   void rememberIn(const QString& key);
-  /// Ctrl+PgDown, Ctrl+PgUp and Ctrl+1…9 (for a menu).
-  QList<QAction*> keyboardActions() const { return actions_; }
   /// Wide enough for the widest entry, chapters expanded, at the current font.
   QSize sizeHint() const override;
 
@@ -73,7 +69,6 @@ class ViewNavigator : public QTreeWidget {
   int fittedWidth() const;
 
   ViewPages* pages_;
-  QList<QAction*> actions_;
   QFont normalFont_;
 };
 
