@@ -84,10 +84,12 @@ class TestViewNavigator : public QObject {
   void everyViewIsReachableByMouse() {
     MainWindow w(false);
     showActive(w);
+    w.sentenceEditor()->setFocus();
     for (const QString& name : kOrder) {
       clickEntry(w, nav(w)->entry(name));
       QVERIFY2(shows(w, name), qPrintable(name));
     }
+    QVERIFY(w.sentenceEditor()->hasFocus());  // typing goes on into the sentence after a click
     // The pages count: the heatmap and the model view share one, every other view has its own.
     QCOMPARE(nav(w)->pages()->count(), int(kOrder.size()) - 1);
   }

@@ -41,6 +41,8 @@ ViewNavigator::ViewNavigator(ViewPages* pages, QWidget* parent) : QTreeWidget(pa
   setColumnCount(1);
   setSelectionMode(QAbstractItemView::SingleSelection);
   setUniformRowHeights(true);
+  // A click leaves the keyboard where it was (the sentence, mostly), as a tab bar did; Tab reaches it.
+  setFocusPolicy(Qt::TabFocus);
   setToolTip(tr("Ctrl+1…9: a chapter's first view · Ctrl+PgDown / Ctrl+PgUp: next / previous view"));
   normalFont_ = font();
 
