@@ -18,9 +18,7 @@
 #include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
-#include <QSplitter>
 #include <QStatusBar>
-#include <QTabWidget>
 #include <QUndoStack>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -36,7 +34,8 @@
 #include "ui/session_actions.h"
 #include "ui/training_view.h"
 #include "ui/view_actions.h"
-#include "ui/view_factory.h"
+#include "ui/view_navigator.h"
+#include "ui/view_pages.h"
 #include "ui/view_style.h"
 
 namespace attnlab::ui {
@@ -54,17 +53,6 @@ class CloseWatcher : public QObject {
  private:
   std::function<void()> onClose_;
 };
-
-/// A tab page that scrolls when the window is narrower than the view's controls want: a QTabWidget is
-/// as wide as its widest page, and the variants and collapse views would otherwise push the window
-/// past the screen once the lesson panel opens (or fonts grow in presentation mode).
-QScrollArea* scrollable(QWidget* view) {
-  auto* area = new QScrollArea;
-  area->setWidget(view);
-  area->setWidgetResizable(true);
-  area->setFrameShape(QFrame::NoFrame);
-  return area;
-}
 
 }  // namespace
 
@@ -90,12 +78,12 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
   topLayout->setContentsMargins(6, 6, 6, 0);
   topLayout->addWidget(sentence_);
 
-  // Views: heatmap and model overview side by side, the others in their own tabs.
-  tabs_ = new QTabWidget;
-  attentionSplit_ = new QSplitter(Qt::Horizontal);
-  for (const QString& name : viewNames()) {
-    TraceView* v = createView(name);
-    views_.push_back(v);
+  // Views: one page each (heatmap and model view side by side), chosen in the navigator's chapters.
+  auto* pages = new ViewPages;
+  navigator_ = new ViewNavigator(pages);
+  views_ = pages->views();
+  training_ = pages->training();
+  for (TraceView* v : views_) {
     connect(v, &TraceView::selectionRequested, this, [this](int l, int h) {
       Params p = controller_->params();
       p.selection.layer = l;
@@ -112,28 +100,14 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
       edit(q);
     });
     actions_->attach(v);
-    if (name == "heatmap" || name == "model") {
-      attentionSplit_->addWidget(v);
-    } else {
-      tabs_->addTab(scrollable(v), v->displayName());
-    }
   }
-  attentionSplit_->setStretchFactor(0, 3);
-  attentionSplit_->setStretchFactor(1, 2);
-  attentionSplit_->setSizes({640, 420});
-  tabs_->insertTab(0, attentionSplit_, tr("Attention"));
-  // Training is not a view of the sentence's trace: it trains its own model (on its own thread) and
-  // hands it to the views with "Use in views".
-  training_ = new TrainingView;
-  tabs_->insertTab(1, training_, tr("Training"));  // beside Attention: a headline of the program
-  tabs_->setCurrentIndex(0);
-  connect(tabs_, &QTabWidget::currentChanged, this, &MainWindow::presentToVisibleViews);
+  connect(navigator_, &ViewNavigator::currentChanged, this, &MainWindow::presentToVisibleViews);
 
   auto* central = new QWidget;
   auto* layout = new QVBoxLayout(central);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(top);
-  layout->addWidget(tabs_, 1);
+  layout->addWidget(pages, 1);
   setCentralWidget(central);
 
   panel_ = new ParamPanel;
@@ -146,6 +120,12 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
   dock->setWidget(scroll);
   dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
   addDockWidget(Qt::LeftDockWidgetArea, dock);
+  auto* navigatorDock = new QDockWidget(tr("Views"));
+  navigatorDock->setObjectName("navigator");
+  navigatorDock->setWidget(navigator_);
+  navigatorDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+  addDockWidget(Qt::LeftDockWidgetArea, navigatorDock);
+  splitDockWidget(navigatorDock, dock, Qt::Horizontal);  // the chapters at the edge, parameters beside
 
   lessons_ = new LessonPanel;
   auto* lessonDock = new QDockWidget(tr("Lesson"));
@@ -237,6 +217,7 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
   }
   if (!placed) resize(1400, 860);
   applyParams(initial);
+  if (restoreSettings_) navigator_->rememberIn("navigator/view");
   history_->stack()->clear();  // the start is not an edit to undo
   updateTitle();
   setWindowModified(false);
@@ -290,6 +271,7 @@ void MainWindow::setFontScaleEverywhere(double scale) {
   for (TraceView* v : views_) v->setFontScale(scale);
   training_->setFontScale(scale);
   lessons_->setFontScale(scale);
+  navigator_->setFontScale(scale);
   QFont f = normalFont_;
   f.setPointSizeF(normalFont_.pointSizeF() * (scale > 1 ? 1.6 : 1.0));
   setFont(f);  // panels, tabs, menus of the window
@@ -325,7 +307,7 @@ void MainWindow::buildMenus() {
   modelOpener_ = new ModelOpener(this, controller_, file, [this](const Params& p) { applyParams(p); });
   connect(training_, &TrainingView::useModelRequested, this, [this](const QString& dir) {
     modelOpener_->open(dir);
-    tabs_->setCurrentIndex(0);
+    showView("heatmap");
   });
   file->addSeparator();
   sessions_->addToMenu(file);
@@ -373,12 +355,7 @@ TraceView* MainWindow::view(const QString& name) const {
   return nullptr;
 }
 
-void MainWindow::showView(const QString& name) {
-  TraceView* v = view(name);
-  if (!v) return;
-  for (int i = 0; i < tabs_->count(); ++i)
-    if (tabs_->widget(i) == v || tabs_->widget(i)->isAncestorOf(v)) tabs_->setCurrentIndex(i);
-}
+void MainWindow::showView(const QString& name) { navigator_->select(name); }
 
 void MainWindow::applyParams(const Params& p) {
   if (sentence_->text().toStdString() != p.sentence) sentence_->setText(QString::fromStdString(p.sentence));
@@ -424,16 +401,13 @@ void MainWindow::updateTitle() {
 
 Params MainWindow::currentParams() const {
   Params p = controller_->params();
-  if (TraceView* v = currentView()) p.selection.view = v->viewName().toStdString();
+  p.selection.view = navigator_->current().toStdString();
   return p;
 }
 
 TraceView* MainWindow::currentView() const {
-  QWidget* w = tabs_->currentWidget();
-  if (auto* v = qobject_cast<TraceView*>(w)) return v;
-  for (TraceView* v : views_)
-    if (w && w->isAncestorOf(v)) return v;  // the attention tab: its first view, the heatmap
-  return views_.empty() ? nullptr : views_.front();
+  if (TraceView* v = navigator_->pages()->currentView()) return v;
+  return views_.empty() ? nullptr : views_.front();  // the training page exports and copies the heatmap
 }
 
 void MainWindow::onResult(const ResultPtr& result) {
@@ -459,7 +433,7 @@ void MainWindow::onResult(const ResultPtr& result) {
 void MainWindow::presentToVisibleViews() {
   const ResultPtr r = controller_->lastResult();
   if (!r) return;
-  // Hidden tabs get the result when they are shown: only what is visible is redrawn per edit.
+  // Hidden pages get the result when they are shown: only what is visible is redrawn per edit.
   for (auto it = stale_.begin(); it != stale_.end();) {
     if ((*it)->isVisibleTo(this)) {
       (*it)->showResult(r);

@@ -1,7 +1,7 @@
 #pragma once
-// The main window: sentence editor on top, parameter panel on the left, views in tabs, status bar
-// with timing, errors, progress and a cancel button. It wires widgets to the LiveController and
-// owns nothing numeric.
+// The main window: sentence editor on top, view navigator and parameter panel on the left, the page of
+// the chosen view in the middle, status bar with timing, errors, progress and a cancel button. It wires
+// widgets to the LiveController and owns nothing numeric.
 #include <QMainWindow>
 #include <optional>
 #include <vector>
@@ -13,8 +13,6 @@ class QLabel;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
-class QSplitter;
-class QTabWidget;
 
 namespace attnlab::ui {
 
@@ -25,6 +23,7 @@ class SessionActions;
 class ViewActions;
 class LessonPanel;
 class TrainingView;
+class ViewNavigator;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -37,7 +36,7 @@ class MainWindow : public QMainWindow {
   ParamPanel* paramPanel() const { return panel_; }
   /// The view with the given export name, or nullptr.
   TraceView* view(const QString& name) const;
-  /// Makes the tab holding `name` current.
+  /// Shows the page of `name` (a view's export name or "training") and selects its navigator entry.
   void showView(const QString& name);
   /// Applies parameters to every widget and runs them at once (sessions, the command line); shows
   /// the view they name when it exists.
@@ -47,13 +46,14 @@ class MainWindow : public QMainWindow {
   void edit(const Params& p);
   /// The parameters with the current view's name in selection.view (what a session saves).
   Params currentParams() const;
-  /// The view in the current tab (the heatmap on the attention tab).
+  /// The view of the current navigator entry (the heatmap on the training page).
   TraceView* currentView() const;
   ParamHistory* history() const { return history_; }
   SessionActions* sessions() const { return sessions_; }
   ViewActions* viewActions() const { return actions_; }
   LessonPanel* lessonPanel() const { return lessons_; }
   TrainingView* trainingView() const { return training_; }
+  ViewNavigator* navigator() const { return navigator_; }
   /// F11: full screen, large fonts, thick lines, high contrast.
   void setPresentation(bool on);
   bool presentation() const { return presentation_; }
@@ -79,10 +79,9 @@ class MainWindow : public QMainWindow {
   ModelOpener* modelOpener_;
   QLineEdit* sentence_;
   ParamPanel* panel_;
-  QTabWidget* tabs_;
-  QSplitter* attentionSplit_;
+  ViewNavigator* navigator_;
   std::vector<TraceView*> views_;
-  std::vector<TraceView*> stale_;  ///< views not shown the latest result yet (hidden tabs)
+  std::vector<TraceView*> stale_;  ///< views not shown the latest result yet (hidden pages)
   QLabel* status_;
   QProgressBar* progress_;
   QPushButton* cancel_;
