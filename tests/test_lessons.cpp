@@ -265,6 +265,40 @@ class TestLessons : public QObject {
     QCOMPARE(toJson(w.controller()->params()).dump(), toJson(before).dump());
   }
 
+  // Ctrl+L opens the panel on its step and applies it: the text never describes another sentence or
+  // view than the one on screen; Ctrl+L again closes it and brings the user's state back.
+  void openingThePanelAppliesItsStep() {
+    MainWindow w(false);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.sentenceEditor()->setFocus();
+    w.sentenceEditor()->selectAll();
+    QTest::keyClicks(w.sentenceEditor(), "my own words");
+    QCOMPARE(w.controller()->params().sentence, std::string("my own words"));
+    LessonPanel* panel = w.lessonPanel();
+    const LessonStep& first = panel->currentLesson()->steps.front();
+    QTest::keyClick(w.sentenceEditor(), Qt::Key_L, Qt::ControlModifier);
+    QVERIFY(panel->parentWidget()->isVisible());
+    QCOMPARE(panel->stepIndex(), 0);
+    QCOMPARE(w.controller()->params().sentence, first.params.sentence);
+    QCOMPARE(w.sentenceEditor()->text().toStdString(), first.params.sentence);
+    QCOMPARE(w.currentView()->viewName().toStdString(), first.view.empty() ? std::string("heatmap") : first.view);
+    QTest::keyClick(w.sentenceEditor(), Qt::Key_L, Qt::ControlModifier);
+    QVERIFY(!panel->parentWidget()->isVisible());
+    QCOMPARE(w.controller()->params().sentence, std::string("my own words"));
+  }
+
+  // The Training page is a view a lesson may name: no "missing view" note.
+  void aStepMayShowTheTrainingPage() {
+    MainWindow w(false);
+    w.show();
+    LessonPanel* panel = w.lessonPanel();
+    const QString path = writeLesson(
+        R"({"title": "Train", "steps": [{"title": "a", "text": "b", "view": "training", "sentence": "x y"}]})");
+    QCOMPARE(panel->openFile(path, false), QString());
+    QCOMPARE(panel->note(), QString());
+  }
+
   void lastStepOffersTheNextLesson() {
     MainWindow w(false);
     w.show();

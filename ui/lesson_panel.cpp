@@ -13,6 +13,7 @@
 #include "core/errors.h"
 #include "ui/lesson_library.h"
 #include "ui/view_factory.h"
+#include "ui/view_pages.h"
 
 namespace attnlab::ui {
 
@@ -157,7 +158,7 @@ void LessonPanel::showStep() {
     nextLesson_->setText(
         tr("Next lesson: %1").arg(QString::fromStdString(lessons_[static_cast<std::size_t>(lesson_) + 1].title)));
   const QString view = QString::fromStdString(s.view);
-  note_->setVisible(!viewNames().contains(view));
+  note_->setVisible(!viewNames().contains(view) && view != kTrainingPage);
   note_->setText(tr("This step shows the view “%1”, which this build of Attention Lab does not have; its "
                     "parameters are applied, the other views show them.")
                      .arg(view));

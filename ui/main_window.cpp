@@ -231,9 +231,12 @@ void MainWindow::buildViewMenu() {
   presentationAct_->setShortcut(QKeySequence(Qt::Key_F11));
   presentationAct_->setToolTip(tr("Full screen, large fonts, thick lines, high contrast: for the back of the room."));
   QAction* lessonsAct = viewMenu->addAction(tr("&Lessons panel"), this, [this](bool on) {
-    if (on)
+    if (on) {
+      // Opening the panel applies the step it shows: its text then never describes another view or
+      // sentence than the one on screen.
       lessons_->parentWidget()->show();
-    else
+      lessons_->goToStep(lessons_->stepIndex());
+    } else
       closeLesson();
   });
   lessonsAct->setCheckable(true);
