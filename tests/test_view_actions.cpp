@@ -1,0 +1,123 @@
+// What a user does with any view of the window (offscreen): Ctrl+E exports from anywhere, the
+// sentence editor included, and a right click on any part of any view gives the export menu.
+#include <QApplication>
+#include <QContextMenuEvent>
+#include <QLineEdit>
+#include <QMenu>
+#include <QPlainTextEdit>
+#include <QSpinBox>
+#include <QTextEdit>
+#include <QTimer>
+#include <QtTest>
+
+#include "ui/export_dialog.h"
+#include "ui/main_window.h"
+#include "ui/view_factory.h"
+
+using namespace attnlab;
+using namespace attnlab::ui;
+
+namespace {
+
+/// The deepest visible widget under `view`'s centre (a plot, a table's viewport, a canvas).
+QWidget* deepestChildAtCentre(QWidget* view) {
+  QWidget* w = view;
+  for (QWidget* c = view; c; c = w->childAt(w->rect().center())) {
+    if (c != view) w = c;
+    if (!w->childAt(w->rect().center())) break;
+  }
+  return w;
+}
+
+/// The texts of the actions of the menu a right click on `target` opens (empty: no menu). The menu
+/// is closed as soon as it shows.
+QStringList contextMenuOf(QWidget* target) {
+  QStringList seen;
+  QTimer poll;
+  poll.setInterval(10);
+  QObject::connect(&poll, &QTimer::timeout, [&] {
+    if (auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget())) {
+      for (QAction* a : menu->actions()) seen << a->text();
+      menu->close();
+    }
+  });
+  poll.start();
+  const QPoint pos = target->rect().center();
+  QContextMenuEvent event(QContextMenuEvent::Mouse, pos, target->mapToGlobal(pos));
+  QApplication::sendEvent(target, &event);
+  return seen;
+}
+
+/// Text editors keep their own menu (cut, copy, paste).
+bool isEditor(QWidget* w) {
+  for (; w; w = w->parentWidget())
+    if (qobject_cast<QLineEdit*>(w) || qobject_cast<QAbstractSpinBox*>(w) || qobject_cast<QTextEdit*>(w) ||
+        qobject_cast<QPlainTextEdit*>(w))
+      return true;
+  return false;
+}
+
+}  // namespace
+
+class TestViewActions : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName("AttentionLabTests");
+    QCoreApplication::setApplicationName("test_view_actions");
+  }
+
+  void ctrlEInTheSentenceEditorOpensTheExportDialog() {
+    MainWindow w(false);
+    w.show();
+    QApplication::setActiveWindow(&w);
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    QTRY_VERIFY(w.controller()->lastResult() && w.controller()->lastResult()->ok());
+    w.sentenceEditor()->setFocus();
+    QTRY_VERIFY(w.sentenceEditor()->hasFocus());
+    w.sentenceEditor()->setCursorPosition(0);
+    bool opened = false;
+    QTimer poll;
+    poll.setInterval(10);
+    connect(&poll, &QTimer::timeout, [&] {
+      if (auto* d = qobject_cast<ExportDialog*>(QApplication::activeModalWidget())) {
+        opened = true;
+        d->reject();
+      }
+    });
+    poll.start();
+    QTest::keyClick(w.sentenceEditor(), Qt::Key_E, Qt::ControlModifier);
+    poll.stop();
+    QVERIFY(opened);
+    QCOMPARE(w.sentenceEditor()->cursorPosition(), 0);  // the editor did not take it as "end of line"
+  }
+
+  void everyPartOfEveryViewHasTheExportMenu() {
+    MainWindow w(false);
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTRY_VERIFY(w.controller()->lastResult() && w.controller()->lastResult()->ok());
+    QStringList missing;
+    for (const QString& name : viewNames()) {
+      TraceView* v = w.view(name);
+      QVERIFY2(v, qPrintable(name));
+      w.showView(name);
+      QTRY_VERIFY2(v->isVisible() && v->width() > 0, qPrintable(name));
+      QList<QWidget*> targets{deepestChildAtCentre(v)};
+      for (QWidget* c : v->findChildren<QWidget*>())
+        if (c->isVisible() && !qobject_cast<QMenu*>(c) && !isEditor(c)) targets << c;
+      for (QWidget* t : targets) {
+        const QStringList menu = contextMenuOf(t);
+        if (!menu.contains("Export figure or numbers…") || !menu.contains("Copy image"))
+          missing << name + " / " + t->metaObject()->className() + " " + t->objectName();
+      }
+    }
+    QVERIFY2(missing.isEmpty(), qPrintable("no export menu on " + missing.join(", ")));
+  }
+};
+
+QTEST_MAIN(TestViewActions)
+#include "test_view_actions.moc"
