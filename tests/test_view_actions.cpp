@@ -1,5 +1,6 @@
 // What a user does with any view of the window (offscreen): Ctrl+E exports from anywhere, the
 // sentence editor included, and a right click on any part of any view gives the export menu.
+#include <QAction>
 #include <QApplication>
 #include <QContextMenuEvent>
 #include <QLineEdit>
@@ -8,10 +9,12 @@
 #include <QSpinBox>
 #include <QTextEdit>
 #include <QTimer>
+#include <QVBoxLayout>
 #include <QtTest>
 
 #include "ui/export_dialog.h"
 #include "ui/main_window.h"
+#include "ui/view_actions.h"
 #include "ui/view_factory.h"
 
 using namespace attnlab;
@@ -57,6 +60,20 @@ bool isEditor(QWidget* w) {
   return false;
 }
 
+/// A line edit that claims Ctrl+E as "end of line", as QLineEdit does with the X11 key bindings (the
+/// xcb platform); offscreen Qt uses the Windows bindings, where it does not.
+class EmacsLineEdit : public QLineEdit {
+ protected:
+  bool event(QEvent* e) override {
+    if (e->type() == QEvent::ShortcutOverride &&
+        static_cast<QKeyEvent*>(e)->keyCombination() == QKeyCombination(Qt::ControlModifier, Qt::Key_E)) {
+      e->accept();
+      return true;
+    }
+    return QLineEdit::event(e);
+  }
+};
+
 }  // namespace
 
 class TestViewActions : public QObject {
@@ -72,6 +89,7 @@ class TestViewActions : public QObject {
   void ctrlEInTheSentenceEditorOpensTheExportDialog() {
     MainWindow w(false);
     w.show();
+    w.activateWindow();
     QApplication::setActiveWindow(&w);
     QVERIFY(QTest::qWaitForWindowActive(&w));
     QTRY_VERIFY(w.controller()->lastResult() && w.controller()->lastResult()->ok());
@@ -92,6 +110,28 @@ class TestViewActions : public QObject {
     poll.stop();
     QVERIFY(opened);
     QCOMPARE(w.sentenceEditor()->cursorPosition(), 0);  // the editor did not take it as "end of line"
+  }
+
+  void anEditorThatClaimsTheKeyLetsTheShortcutThrough() {
+    for (const bool kept : {false, true}) {
+      QWidget window;
+      auto* editor = new EmacsLineEdit;
+      auto* layout = new QVBoxLayout(&window);
+      layout->addWidget(editor);
+      auto* action = new QAction(&window);
+      action->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+      window.addAction(action);
+      if (kept) ViewActions::keepShortcutsIn(editor, action);
+      int triggered = 0;
+      connect(action, &QAction::triggered, [&] { ++triggered; });
+      window.show();
+      QApplication::setActiveWindow(&window);
+      QVERIFY(QTest::qWaitForWindowActive(&window));
+      editor->setFocus();
+      QTRY_VERIFY(editor->hasFocus());
+      QTest::keyClick(editor, Qt::Key_E, Qt::ControlModifier);
+      QCOMPARE(triggered, kept ? 1 : 0);  // without keepShortcutsIn the editor takes the key
+    }
   }
 
   void everyPartOfEveryViewHasTheExportMenu() {
