@@ -8,6 +8,7 @@
 
 #include "app/cli_commands.h"
 #include "core/errors.h"
+#include "ui/fonts.h"
 #include "ui/main_window.h"
 
 namespace {
@@ -32,6 +33,7 @@ int runSubcommand(const attnlab::cli::Subcommand& cmd, int argc, char** argv) {
     if (!std::getenv("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     qInstallMessageHandler(quietOffscreenNotes);
     app = std::make_unique<QApplication>(argc, argv);
+    ui::useTextFontFamilies();  // exported figures: CJK and emoji drawn, not boxes
   }
   try {
     return cmd.run(cli::parse(argc, argv, 2, options));
@@ -78,6 +80,7 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QApplication::setOrganizationName("AttentionLab");
   QApplication::setApplicationName("attnlab");
+  ui::useTextFontFamilies();
   ui::MainWindow window;
   window.show();
   if (startParams) window.applyParams(*startParams);

@@ -7,8 +7,11 @@ BUILD_DIR="${ATTNLAB_BUILD_DIR:-$ROOT/build}"
 
 # Packages the build needs on a fresh, minimal Debian 12.
 # liblapack-dev + libopenblas0-pthread: the spectra of large attention matrices (core/lapack_spectrum.h).
+# fonts-noto-cjk, fonts-symbola, fonts-noto-color-emoji: Chinese, Japanese, Korean and emoji drawn as text,
+# not boxes, on screen and in figures (ui/fonts.h).
 BUILD_PACKAGES=(g++ cmake ninja-build pkg-config qt6-base-dev qt6-svg-dev libqcustomplot-dev libeigen3-dev
-  nlohmann-json3-dev libgl-dev fonts-dejavu-core fontconfig liblapack-dev libopenblas0-pthread)
+  nlohmann-json3-dev libgl-dev fonts-dejavu-core fontconfig fonts-noto-cjk fonts-symbola fonts-noto-color-emoji
+  liblapack-dev libopenblas0-pthread)
 # The test suite's fuzz targets (tests/fuzz) need clang with libFuzzer; without them they are skipped.
 FUZZ_PACKAGES=(clang libclang-rt-14-dev)
 # bench/compare.sh: PyTorch from Debian, doing its products with OpenBLAS.

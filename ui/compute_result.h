@@ -5,8 +5,10 @@
 #include <QString>
 #include <QStringList>
 #include <memory>
+#include <string>
 
 #include "core/pipeline.h"
+#include "core/view_numbers.h"
 
 namespace attnlab::ui {
 
@@ -20,11 +22,26 @@ struct ComputeResult {
 
   bool ok() const { return run != nullptr; }
   const Trace& trace() const { return run->trace; }
+  /// The tokens as a reader sees them: GPT-2's byte-level pieces decoded (byteLevelDisplay), other
+  /// models' tokens as they are. For axes, legends and figures.
   QStringList tokenLabels() const;
+  /// The tokens exactly as the tokenizer's vocabulary spells them ("Ġcat"): tooltips, and the
+  /// "token" labels of exported numbers, so that they look up in vocab.json.
+  QStringList rawTokenLabels() const;
+  /// Replaces, in every matrix of `n`, row or column labels that are the whole displayed token list by
+  /// the raw tokens (views label their numbers with tokenLabels(); files keep the vocabulary's spelling).
+  void useRawTokens(ViewNumbers& n) const;
   /// The selected layer/head clamped into the trace's range.
   int layer() const;
   int head() const;
 };
+
+/// A GPT-2 byte-level BPE piece as text: its stand-in characters ("Ġ" for a space, "Ċ" for a newline,
+/// OpenAI's bytes_to_unicode) turned back into bytes and read as UTF-8, with the invisible made
+/// visible: space → "·", newline → "↵", tab → "⇥", other control bytes and the bytes of a UTF-8
+/// sequence cut between two tokens → "<0xE6>". "Ġcat" → "·cat". A string that is not made of stand-ins
+/// (an added token such as <|endoftext|> is) comes back unchanged.
+QString byteLevelDisplay(const std::string& piece);
 
 using ResultPtr = std::shared_ptr<const ComputeResult>;
 

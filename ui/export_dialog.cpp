@@ -13,6 +13,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QVBoxLayout>
 
 namespace attnlab::ui {
@@ -25,6 +26,16 @@ QDoubleSpinBox* number(double lo, double hi, double value, int decimals, const Q
   s->setValue(value);
   s->setToolTip(tip);
   return s;
+}
+
+/// `path` with `format`'s extension: a known export extension is replaced when `replace`, any other
+/// kept and the format's appended ("notes.v2" → "notes.v2.pdf").
+QString withFormatExtension(const QString& path, const QString& format, bool replace) {
+  const QString known = exportFormatFromPath(path);
+  if (known == format) return path;
+  if (!known.isEmpty() && replace) return path.chopped(known.size()) + format;
+  if (!known.isEmpty()) return path;
+  return path + (path.endsWith('.') ? "" : ".") + format;
 }
 
 }  // namespace
@@ -63,7 +74,9 @@ ExportDialog::ExportDialog(const QString& viewName, const QSize& shownSize, cons
   matrix_->addItem(tr("all (stacked, when they share a shape)"), QString());
   for (const QString& m : matrices) matrix_->addItem(m, m);
   path_ = new QLineEdit;
-  path_->setToolTip(tr("The file to write; its extension follows the format."));
+  path_->setToolTip(
+      tr("The file to write. Its extension and the format follow each other; a name without a "
+         "folder goes to the folder of the last export."));
   auto* browse = new QPushButton(tr("Browse…"));
   connect(browse, &QPushButton::clicked, this, &ExportDialog::browse);
   auto* pathRow = new QHBoxLayout;
@@ -85,22 +98,14 @@ ExportDialog::ExportDialog(const QString& viewName, const QSize& shownSize, cons
   form->addRow(tr("PNG &scale"), scale_);
   form->addRow(tr("F&ont scale"), fontScale_);
   form->addRow(tr("NPY &matrix"), matrix_);
-  form->addRow(tr("F&ile"), pathRow);
+  // A row whose field is a layout gets no buddy from QFormLayout, and a label without one shows its '&'.
+  auto* fileLabel = new QLabel(tr("F&ile"));
+  fileLabel->setBuddy(path_);
+  form->addRow(fileLabel, pathRow);
   form->addRow(summary_);
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
   buttons->button(QDialogButtonBox::Ok)->setText(tr("Export"));
-  connect(buttons, &QDialogButtonBox::accepted, this, [this] {
-    if (path_->text().trimmed().isEmpty()) return this->browse();
-    QSettings s;
-    s.setValue("export/format", format_->currentData());
-    s.setValue("export/asShown", asShown_->isChecked());
-    s.setValue("export/width", width_->value());
-    s.setValue("export/height", height_->value());
-    s.setValue("export/unit", unit_->currentData());
-    s.setValue("export/dpi", dpi_->value());
-    s.setValue("export/scale", scale_->value());
-    accept();
-  });
+  connect(buttons, &QDialogButtonBox::accepted, this, &ExportDialog::accepted);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(form);
@@ -111,22 +116,65 @@ ExportDialog::ExportDialog(const QString& viewName, const QSize& shownSize, cons
   connect(asShown_, &QCheckBox::toggled, this, [this] { updateEnabled(); });
   for (QDoubleSpinBox* s : {width_, height_, dpi_, scale_})
     connect(s, &QDoubleSpinBox::valueChanged, this, [this] { updateEnabled(); });
-  setPath(QDir::home().filePath(viewName + "." + format_->currentData().toString()));
+  connect(path_, &QLineEdit::textEdited, this, [this] { pathEdited(); });
+  setPath(QDir(lastFolder()).filePath(viewName + "." + format_->currentData().toString()));
   updateEnabled();
 }
 
-void ExportDialog::setPath(const QString& path) { path_->setText(path); }
+void ExportDialog::setPath(const QString& path) {
+  path_->setText(path);
+  pathEdited();
+}
+
+QString ExportDialog::lastFolder() {
+  const QString folder = QSettings().value("export/lastFolder").toString();
+  return !folder.isEmpty() && QDir(folder).exists() ? folder : QDir::homePath();
+}
+
+QString ExportDialog::resolvedPath() const {
+  QString path = path_->text().trimmed();
+  if (path.isEmpty()) return path;
+  if (path == "~" || path.startsWith("~/")) path = QDir::homePath() + path.mid(1);
+  if (QFileInfo(path).isRelative()) path = QDir(lastFolder()).filePath(path);
+  return QDir::cleanPath(withFormatExtension(path, format_->currentData().toString(), false));
+}
 
 bool ExportDialog::asShown() const {
   return asShown_->isChecked() && isFigureFormat(format_->currentData().toString());
 }
 
 void ExportDialog::formatChanged() {
-  // Keep the file name, change its extension to the format's.
-  const QString format = format_->currentData().toString();
-  const QFileInfo info(path_->text());
-  if (!path_->text().isEmpty()) path_->setText(info.dir().filePath(info.completeBaseName() + "." + format));
+  // Keep the file name, give it the format's extension.
+  if (!path_->text().isEmpty())
+    path_->setText(withFormatExtension(path_->text(), format_->currentData().toString(), true));
   updateEnabled();
+}
+
+void ExportDialog::pathEdited() {
+  // A known extension typed (or browsed to) selects its format; the name stays as typed.
+  const QString format = exportFormatFromPath(path_->text().trimmed());
+  const int index = format_->findData(format);
+  if (index >= 0 && index != format_->currentIndex()) {
+    const QSignalBlocker block(format_);
+    format_->setCurrentIndex(index);
+  }
+  updateEnabled();
+}
+
+void ExportDialog::accepted() {
+  if (path_->text().trimmed().isEmpty()) return browse();
+  const QString path = resolvedPath();
+  path_->setText(path);  // what will be written, shown
+  QSettings s;
+  s.setValue("export/format", format_->currentData());
+  s.setValue("export/asShown", asShown_->isChecked());
+  s.setValue("export/width", width_->value());
+  s.setValue("export/height", height_->value());
+  s.setValue("export/unit", unit_->currentData());
+  s.setValue("export/dpi", dpi_->value());
+  s.setValue("export/scale", scale_->value());
+  s.setValue("export/lastFolder", QFileInfo(path).absolutePath());
+  accept();
 }
 
 void ExportDialog::updateEnabled() {
@@ -149,19 +197,29 @@ void ExportDialog::updateEnabled() {
   } else {
     summary_->setText(tr("The numbers the view draws, with token labels."));
   }
+  summary_->setText(summary_->text() + "\n" + destination());
+}
+
+QString ExportDialog::destination() const {
+  const QString typed = QFileInfo(path_->text().trimmed()).suffix();
+  const QString path = resolvedPath();
+  if (path.isEmpty()) return tr("Choose a file.");
+  if (!typed.isEmpty() && exportFormatFromPath(path_->text().trimmed()).isEmpty())
+    return tr("“.%1” is not an export format: saves %2").arg(typed, QDir::toNativeSeparators(path));
+  return tr("Saves %1").arg(QDir::toNativeSeparators(path));
 }
 
 void ExportDialog::browse() {
   const QString format = format_->currentData().toString();
   const QString path = QFileDialog::getSaveFileName(this, tr("Export to"), path_->text(),
                                                     tr("%1 files (*.%2)").arg(format.toUpper(), format));
-  if (!path.isEmpty()) path_->setText(path);
+  if (!path.isEmpty()) setPath(path);
 }
 
 ExportRequest ExportDialog::request() const {
   ExportRequest r;
   r.view = view_;
-  r.path = path_->text().trimmed();
+  r.path = resolvedPath();
   r.format = format_->currentData().toString();
   const bool cm = unit_->currentData() == "cm";
   if (asShown_->isChecked()) {

@@ -318,6 +318,9 @@ void MainWindow::buildMenus() {
   QAction* exportAct =
       file->addAction(tr("&Export current view…"), this, [this] { actions_->exportWithDialog(currentView()); });
   exportAct->setShortcut(QKeySequence(tr("Ctrl+E")));
+  // From anywhere in the program, the sentence editor included (it would take Ctrl+E as end of line).
+  exportAct->setShortcutContext(Qt::ApplicationShortcut);
+  ViewActions::keepShortcutsIn(sentence_, exportAct);
   exportAct->setToolTip(tr("Save the current view as PDF, SVG or PNG, or the numbers behind it as CSV, JSON or NPY."));
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);

@@ -62,7 +62,8 @@ std::unique_ptr<TraceView> makeOffscreenView(const QString& name, const ResultPt
 QString writeViewNumbers(const TraceView* view, const ComputeResult& result, const QString& path, const QString& format,
                          const QString& matrix) {
   try {
-    const ViewNumbers n = view->numbers(result);
+    ViewNumbers n = view->numbers(result);
+    result.useRawTokens(n);  // files keep the vocabulary's spelling ("Ġcat"), views show "·cat"
     const std::string bytes = numbersToBytes(n, parseNumbersFormat(format.toStdString()), matrix.toStdString());
     QSaveFile f(path);  // a half-written file never replaces a good one
     if (!f.open(QIODevice::WriteOnly)) return QString("cannot write '%1': %2").arg(path, f.errorString());
