@@ -4,6 +4,7 @@
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QLabel>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -64,6 +65,11 @@ ParamPanel::ParamPanel(QWidget* parent) : QWidget(parent) {
 
   auto* model = new QGroupBox(tr("Model"));
   auto* form = new QFormLayout(model);
+  modelForm_ = form;
+  checkpointNote_ = new QLabel;
+  checkpointNote_->setObjectName("checkpointNote");
+  checkpointNote_->setWordWrap(true);
+  form->addRow(checkpointNote_);
   form->addRow(tr("Mode"), mode_);
   form->addRow(tr("d_model"), dModel_);
   form->addRow(tr("Heads"), heads_);
@@ -134,6 +140,7 @@ void ParamPanel::setModelShape(const ModelInfo& info) {
   if (builtin_) return;
   checkpoint_ = info;
   showCheckpointSizes();
+  updateEnabled();
 }
 
 void ParamPanel::showCheckpointSizes() {
@@ -178,6 +185,18 @@ void ParamPanel::changed() {
 void ParamPanel::updateEnabled() {
   const Mode m = static_cast<Mode>(mode_->currentIndex());
   const bool builtin = builtin_;
+  for (QWidget* w : std::initializer_list<QWidget*>{mode_, seed_, position_, scale_, causal_, skip_, mlp_, norm_,
+                                                    activation_, lowercase_})
+    modelForm_->setRowVisible(w, builtin);
+  modelForm_->setRowVisible(checkpointNote_, !builtin);
+  if (!builtin) {
+    const QString kind = QString::fromStdString(checkpoint_.kind);
+    checkpointNote_->setText(
+        checkpoint_.layers > 0
+            ? tr("%1 (%2 checkpoint): its own architecture and weights; only the selection below applies.")
+                  .arg(QString::fromStdString(checkpoint_.name), kind)
+            : tr("A checkpoint is loading: only the selection below applies."));
+  }
   for (QWidget* w : std::initializer_list<QWidget*>{mode_, dModel_, layers_, seed_, position_, lowercase_})
     w->setEnabled(builtin);
   heads_->setEnabled(builtin && m >= Mode::Multihead);

@@ -2,7 +2,8 @@
 // The parameter panel: every field of the built-in model's config and the selection, each with a
 // one-sentence tooltip. It holds no parameters of its own: on an edit the window writes the panel's fields
 // into the parameters of that moment (applyTo), so the typed sentence and every other field stay theirs.
-// With a checkpoint loaded the model fields are greyed out and show the checkpoint's real sizes.
+// With a checkpoint loaded the size fields are greyed out and show the checkpoint's real sizes, and the
+// built-in model's other settings (mode, seed, position, mask, block parts) are hidden: they do not apply.
 #include <QWidget>
 
 #include "core/model.h"
@@ -10,6 +11,8 @@
 
 class QCheckBox;
 class QComboBox;
+class QFormLayout;
+class QLabel;
 class QSpinBox;
 
 namespace attnlab::ui {
@@ -41,6 +44,8 @@ class ParamPanel : public QWidget {
   QComboBox *mode_, *position_, *norm_, *activation_;
   QSpinBox *dModel_, *heads_, *layers_, *seed_, *layer_, *head_;
   QCheckBox *scale_, *causal_, *skip_, *mlp_, *lowercase_;
+  QFormLayout* modelForm_;
+  QLabel* checkpointNote_;  ///< "GPT-2 checkpoint …: its own architecture" in place of the hidden rows
 };
 
 }  // namespace attnlab::ui
