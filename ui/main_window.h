@@ -89,6 +89,7 @@ class MainWindow : public QMainWindow {
   QAction* presentationAct_ = nullptr;
   bool presentation_ = false;
   bool paramsWereVisible_ = true;
+  QByteArray geometryBeforePresentation_;  ///< saveGeometry() on entering presentation mode
   QFont normalFont_;
 };
 
