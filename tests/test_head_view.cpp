@@ -1,9 +1,15 @@
 // The head view: lines per head above the threshold, hover and pin, head swatches, numbers.
+#include <QComboBox>
+#include <QLabel>
 #include <QPushButton>
+#include <QSlider>
 #include <QtTest>
 
+#include "ui/figure_export.h"
 #include "ui/head_view.h"
+#include "ui/head_view_legend.h"
 #include "ui/live_controller.h"
+#include "ui/view_export.h"
 
 using namespace attnlab;
 using namespace attnlab::ui;
@@ -16,6 +22,19 @@ class TestHeadView : public QObject {
     p.model.heads = heads;
     p.model.causal = causal;
     return LiveController::compute(p, nullptr, {});
+  }
+  /// Image rows with drawn pixels: anything that is neither the plot's white nor the window's grey.
+  static double drawnRowFraction(const QImage& img, QRgb window) {
+    int drawn = 0;
+    for (int y = 0; y < img.height(); ++y)
+      for (int x = 0; x < img.width(); ++x) {
+        const QRgb c = img.pixel(x, y);
+        if (c != window && qGray(c) < 235) {
+          ++drawn;
+          break;
+        }
+      }
+    return double(drawn) / img.height();
   }
   QPoint tokenCentre(HeadViewCanvas* c, int side, int token) {
     for (int y = 0; y < c->height(); y += 2)
@@ -109,6 +128,79 @@ class TestHeadView : public QObject {
     QTest::mouseMove(c, key);
     QTRY_COMPARE(c->focusSide(), 1);
     QCOMPARE(c->focusToken(), 4);
+  }
+
+  void perHeadColumnsDrawEveryHeadApart() {
+    HeadView v;
+    v.resize(1000, 600);
+    v.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&v));
+    v.showResult(run("mary gave roses to susan", 4));
+    QApplication::processEvents();
+    v.setThreshold(0.0);
+    HeadViewCanvas* c = v.canvas();
+    QCOMPARE(int(c->panels().size()), 1);  // overlay: one pair of columns for every head
+    QCOMPARE(c->panels()[0].head, -1);
+    v.findChild<QComboBox*>()->setCurrentIndex(1);
+    QVERIFY(c->perHeadColumns());
+    v.setHeadVisible(1, false);
+    const auto panels = c->panels();
+    QCOMPARE(int(panels.size()), 3);  // one per shown head, side by side, not overlapping
+    QCOMPARE(panels[1].head, 2);
+    for (std::size_t i = 1; i < panels.size(); ++i) QVERIFY(panels[i].left > panels[i - 1].right);
+    c->repaint();
+    QCOMPARE(c->linesDrawn(), 3 * 25);  // the same lines, now apart
+    // One key for all: the legend names the shown heads and keeps one opacity scale.
+    QCOMPARE(v.legend()->shownHeads(), (std::vector<int>{0, 2, 3}));
+    // Hovering a query in the leftmost column still focuses it, across every head's column.
+    const QPoint gave = tokenCentre(c, 0, 1);
+    QVERIFY(!gave.isNull());
+    QTest::mouseMove(c, gave);
+    QTRY_COMPARE(c->focusToken(), 1);
+    c->repaint();
+    QCOMPARE(c->linesDrawn(), 3 * 5);
+  }
+
+  void titleNamesTheShownHeads() {
+    HeadView v;
+    v.showResult(run("mary gave roses to susan", 4));
+    QVERIFY(v.title().contains("all 4 heads"));
+    v.setHeadVisible(0, false);
+    v.setHeadVisible(2, false);
+    QVERIFY2(v.title().contains("heads 1, 3 of 4"), qPrintable(v.title()));
+    v.findChildren<QPushButton*>()[3]->click();  // the swatch hides head 3 too
+    QVERIFY2(v.title().contains("head 1 of 4"), qPrintable(v.title()));
+    QVERIFY(!v.title().contains("all"));
+  }
+
+  void aNewSentenceForgetsTheFocusedToken() {
+    HeadView v;
+    v.resize(800, 600);
+    v.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&v));
+    v.showResult(run("mary gave roses to susan", 2));
+    QApplication::processEvents();
+    v.canvas()->setFocusToken(0, 3, true);             // "to", pinned
+    v.showResult(run("mary gave roses to susan", 2));  // the same tokens (another head count): kept
+    QCOMPARE(v.canvas()->focusToken(), 3);
+    v.showResult(run("the cat walks on the street", 2));  // index 3 is now "on": not what was pinned
+    QCOMPARE(v.canvas()->focusToken(), -1);
+    QVERIFY(!v.canvas()->pinned());
+  }
+
+  void exportedFigureIsThePlotOverItsWholeHeight() {
+    QString error;
+    const auto view =
+        makeOffscreenView("headview", run("the cat walks on the street", 4), QSize(1200, 900), 1.0, &error);
+    QVERIFY2(view, qPrintable(error));
+    for (const auto* w : view->findChildren<QWidget*>()) {
+      const bool control =
+          qobject_cast<const QPushButton*>(w) || qobject_cast<const QSlider*>(w) || qobject_cast<const QComboBox*>(w);
+      QVERIFY2(!(control && w->isVisibleTo(view.get())), w->metaObject()->className());
+    }
+    const QImage img = renderWidgetImage(view.get(), 1.0);
+    const double fraction = drawnRowFraction(img, view->palette().window().color().rgb());
+    QVERIFY2(fraction > 0.7, qPrintable(QString::number(fraction)));
   }
 
   void numbersAreEveryHeadOfTheLayer() {

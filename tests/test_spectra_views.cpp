@@ -204,6 +204,49 @@ class TestSpectraViews : public QObject {
     QCOMPARE(spy[0][1].toInt(), 3);
   }
 
+  void rankTableHasAColourBarAndAWholeTitle_data() {
+    QTest::addColumn<double>("fontScale");
+    QTest::addColumn<int>("width");
+    QTest::newRow("normal") << 1.0 << 1000;
+    QTest::newRow("presentation, half a screen") << 2.0 << 560;
+  }
+  void rankTableHasAColourBarAndAWholeTitle() {
+    QFETCH(double, fontScale);
+    QFETCH(int, width);
+    RankTableView v;
+    v.setFontScale(fontScale);
+    showSized(v);
+    v.resize(width, 700);
+    v.showResult(run(smallParams()));
+    QTRY_COMPARE_WITH_TIMEOUT(int(v.grid()->table().cells.size()), 2, 20000);
+    QApplication::processEvents();
+    RankColorBar* bar = v.colorBar();
+    QVERIFY(bar->isVisible());
+    QVERIFY(bar->height() > 0 && bar->width() > 100);
+    const std::vector<double> ticks = bar->ticks();  // 0 … n, n = the sentence's 13 tokens
+    QCOMPARE(ticks.front(), 0.0);
+    QCOMPARE(ticks.back(), 13.0);
+    QVERIFY(ticks.size() >= 3);
+    // The gradient is drawn: the bar's pixels run from dark (viridis 0) to light (viridis 1).
+    const QImage img = bar->grab().toImage();
+    int darkest = 255, lightest = 0;
+    for (int x = 0; x < img.width(); ++x) {
+      const int l = QColor(img.pixel(x, bar->height() / 5 + 1)).lightness();
+      darkest = std::min(darkest, l);
+      lightest = std::max(lightest, l);
+    }
+    QVERIFY2(lightest - darkest > 80, qPrintable(QString("%1 … %2").arg(darkest).arg(lightest)));
+    // The title is whole: laid out in its width, its wrapped text fits the label's height.
+    QLabel* title = v.titleLabel();
+    QVERIFY(title->text().contains("effective rank"));
+    const QRect room = title->contentsRect();
+    const QRect need =
+        QFontMetrics(title->font()).boundingRect(room, Qt::TextWordWrap | Qt::AlignCenter, title->text());
+    QVERIFY2(need.width() <= room.width() && need.height() <= room.height(),
+             qPrintable(
+                 QString("%1×%2 in %3×%4").arg(need.width()).arg(need.height()).arg(room.width()).arg(room.height())));
+  }
+
   void rankDemoComputesAndControlsRequestParams() {
     RankDemoView v;
     showSized(v);

@@ -1,5 +1,6 @@
 #include "ui/head_view.h"
 
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/head_view_legend.h"
 #include "ui/view_style.h"
 
 namespace attnlab::ui {
@@ -46,13 +48,15 @@ void HeadViewCanvas::setData(const ResultPtr& result, int layer) {
   for (const HeadTrace& h : result->trace().layers[static_cast<std::size_t>(layer)].heads)
     heads.push_back(&h.attention);
   const bool sameHeads = heads.size() == heads_.size();
+  const QStringList tokens = result->tokenLabels();
+  // A hovered or pinned token is an index: with other tokens it would name another word.
+  if (tokens != tokens_) setFocusToken(-1, -1, false);
   result_ = result;
   heads_ = std::move(heads);
-  tokens_ = result->tokenLabels();
+  tokens_ = tokens;
   if (!sameHeads) visible_.assign(heads_.size(), true);
-  if (focusToken_ >= tokens_.size()) setFocusToken(-1, -1, false);
   rebuildLines();
-  setMinimumHeight(2 * kMargin + static_cast<int>(tokens_.size()) * naturalRowHeight());
+  updateMinimumHeight();
   update();
 }
 
@@ -77,8 +81,18 @@ void HeadViewCanvas::setFontScale(double scale) {
   QFont f = font();
   f.setPointSizeF(9.5 * scale);
   setFont(f);
-  setMinimumHeight(2 * kMargin + static_cast<int>(tokens_.size()) * naturalRowHeight());
+  updateMinimumHeight();
   update();
+}
+
+void HeadViewCanvas::setPerHeadColumns(bool on) {
+  perHead_ = on;
+  updateMinimumHeight();
+  update();
+}
+
+void HeadViewCanvas::updateMinimumHeight() {
+  setMinimumHeight(topMargin() + kMargin + static_cast<int>(tokens_.size()) * naturalRowHeight());
 }
 
 void HeadViewCanvas::setFocusToken(int side, int token, bool pin) {
@@ -109,13 +123,14 @@ void HeadViewCanvas::rebuildLines() {
 
 int HeadViewCanvas::naturalRowHeight() const { return std::max(6, static_cast<int>(fontMetrics().height() * 1.35)); }
 
-// Short sentences spread over the height they are given (up to twice the natural spacing), so a
-// figure of nine tokens does not sit in the top fifth of the page; long ones scroll at the natural one.
+int HeadViewCanvas::topMargin() const { return kMargin + (perHead_ ? fontMetrics().height() + 4 : 0); }
+
+// Short sentences spread over the whole height they are given, so a figure of nine tokens fills its
+// page (it once sat in the top quarter); long ones scroll at the natural spacing.
 int HeadViewCanvas::rowHeight() const {
   const int natural = naturalRowHeight();
   if (tokens_.empty()) return natural;
-  const int fit = (height() - 2 * kMargin) / static_cast<int>(tokens_.size());
-  return std::clamp(fit, natural, 2 * natural);
+  return std::max(natural, (height() - topMargin() - kMargin) / static_cast<int>(tokens_.size()));
 }
 
 int HeadViewCanvas::columnWidth() const {
@@ -125,36 +140,95 @@ int HeadViewCanvas::columnWidth() const {
   return std::min(w + 12, width() / 3);
 }
 
-void HeadViewCanvas::lineEnds(double* leftX, double* rightX) const {
-  // Columns close together (as in BertViz), centred: long lines across a wide window are hard to follow.
-  const int colW = columnWidth();
-  const double gap = std::min<double>(width() - 2 * kMargin - 2 * colW, 320 * fontScale_);
-  const double left = (width() - gap) / 2;
-  *leftX = left;
-  *rightX = left + gap;
+std::vector<HeadViewCanvas::Panel> HeadViewCanvas::panels() const {
+  // Columns close together (as in BertViz), centred: long lines across a wide window are hard to
+  // follow. Rows stretched to fill a tall figure widen the gap with them, so lines keep their slope.
+  const double avail = width() - 2 * kMargin - 2 * columnWidth();
+  const double stretch = std::max(1.0, rowHeight() / (2.0 * naturalRowHeight()));
+  const double gap = std::min({avail, 320 * fontScale_ * stretch, std::max(320 * fontScale_, 0.5 * width())});
+  if (!perHead_) return {{(width() - gap) / 2, (width() + gap) / 2, -1}};
+  std::vector<int> shown;
+  for (std::size_t h = 0; h < visible_.size(); ++h)
+    if (visible_[h]) shown.push_back(static_cast<int>(h));
+  if (shown.empty()) return {};
+  const double space = 14 * fontScale_, k = static_cast<double>(shown.size());
+  const double w = std::min(gap, (avail - (k - 1) * space) / k);
+  double x = (width() - (k * w + (k - 1) * space)) / 2;
+  std::vector<Panel> out;
+  for (int h : shown) {
+    out.push_back({x, x + w, h});
+    x += w + space;
+  }
+  return out;
 }
 
-double HeadViewCanvas::rowY(int token) const { return kMargin + (token + 0.5) * rowHeight(); }
+double HeadViewCanvas::rowY(int token) const { return topMargin() + (token + 0.5) * rowHeight(); }
 
 QSize HeadViewCanvas::sizeHint() const {
-  return {600, 2 * kMargin + static_cast<int>(tokens_.size()) * naturalRowHeight()};
+  return {600, topMargin() + kMargin + static_cast<int>(tokens_.size()) * naturalRowHeight()};
 }
 
 bool HeadViewCanvas::tokenAt(const QPoint& pos, int* side, int* token) const {
-  const int row = (pos.y() - kMargin) / rowHeight();
-  if (pos.y() < kMargin || row < 0 || row >= tokens_.size()) return false;
+  const int row = (pos.y() - topMargin()) / rowHeight();
+  if (pos.y() < topMargin() || row < 0 || row >= tokens_.size()) return false;
+  const std::vector<Panel> ps = panels();
+  if (ps.empty()) return false;
   const int colW = columnWidth();
-  double leftX, rightX;
-  lineEnds(&leftX, &rightX);
-  if (pos.x() >= leftX - colW && pos.x() < leftX) {
+  if (pos.x() >= ps.front().left - colW && pos.x() < ps.front().left) {
     *side = 0;
-  } else if (pos.x() > rightX && pos.x() <= rightX + colW) {
+  } else if (pos.x() > ps.back().right && pos.x() <= ps.back().right + colW) {
     *side = 1;
   } else {
     return false;
   }
   *token = row;
   return true;
+}
+
+std::vector<std::vector<QLineF>> HeadViewCanvas::collectLines(const QRect& clip, std::vector<float>* emphasis) const {
+  const int heads = static_cast<int>(heads_.size());
+  std::vector<const Panel*> panelOf(static_cast<std::size_t>(heads), nullptr);
+  const std::vector<Panel> ps = panels();
+  for (const Panel& panel : ps)
+    for (int h = 0; h < heads; ++h)
+      if (panel.head == h || panel.head < 0) panelOf[static_cast<std::size_t>(h)] = &panel;
+  std::vector<std::vector<QLineF>> buckets(static_cast<std::size_t>(heads * kLevels));
+  const int rowH = rowHeight();
+  const auto add = [&](int q, int k, int h, float w) {
+    const Panel* panel = panelOf[static_cast<std::size_t>(h)];
+    const double y1 = rowY(q), y2 = rowY(k);
+    const double top = clip.top() - rowH, bottom = clip.bottom() + rowH;
+    if (!panel || std::max(y1, y2) < top || std::min(y1, y2) > bottom) return;
+    // Cut the segment to the exposed band: the rasteriser's cost follows the length it is given.
+    const double leftX = panel->left, rightX = panel->right;
+    QLineF line(leftX, y1, rightX, y2);
+    if (y1 != y2) {
+      const auto xAt = [&](double y) { return leftX + (rightX - leftX) * (y - y1) / (y2 - y1); };
+      const double ya = std::clamp(y1, top, bottom), yb = std::clamp(y2, top, bottom);
+      line = QLineF(xAt(ya), ya, xAt(yb), yb);
+    }
+    const int level = std::min(kLevels - 1, static_cast<int>(w * kLevels));
+    buckets[static_cast<std::size_t>(h * kLevels + level)].push_back(line);
+  };
+  // In focus, every weight of the focused token (down to a quarter of the threshold); otherwise the
+  // precomputed lines above the threshold.
+  if (focusToken_ >= 0) {
+    for (int h = 0; h < heads; ++h) {
+      if (!visible_[static_cast<std::size_t>(h)]) continue;
+      const Mat& a = *heads_[static_cast<std::size_t>(h)];
+      for (int t = 0; t < tokens_.size(); ++t) {
+        const float w = focusSide_ == 0 ? a(focusToken_, t) : a(t, focusToken_);
+        if (w < threshold_ / 4 || w < kZero) continue;
+        float& e = (*emphasis)[static_cast<std::size_t>(t)];
+        e = std::max(e, w);
+        focusSide_ == 0 ? add(focusToken_, t, h, w) : add(t, focusToken_, h, w);
+      }
+    }
+  } else {
+    for (const Line& l : lines_)
+      if (visible_[static_cast<std::size_t>(l.head)]) add(l.query, l.key, l.head, l.weight);
+  }
+  return buckets;
 }
 
 void HeadViewCanvas::paintEvent(QPaintEvent* event) {
@@ -166,45 +240,8 @@ void HeadViewCanvas::paintEvent(QPaintEvent* event) {
   if (!visible.isEmpty()) clip &= visible;
   p.fillRect(clip, style.background());
   if (tokens_.isEmpty()) return;
-  const int colW = columnWidth(), rowH = rowHeight();
-  double leftX, rightX;
-  lineEnds(&leftX, &rightX);
-  const int heads = static_cast<int>(heads_.size());
-  const bool focus = focusToken_ >= 0;
-
-  // Lines: in focus, every weight of the focused token (a quarter of the threshold); otherwise the
-  // precomputed lines above the threshold. Only those crossing the exposed band are drawn.
-  std::vector<std::vector<QLineF>> buckets(static_cast<std::size_t>(heads * kLevels));
   std::vector<float> emphasis(static_cast<std::size_t>(tokens_.size()), 0.f);  // other column, in focus
-  const auto add = [&](int q, int k, int h, float w) {
-    const double y1 = rowY(q), y2 = rowY(k);
-    const double top = clip.top() - rowH, bottom = clip.bottom() + rowH;
-    if (std::max(y1, y2) < top || std::min(y1, y2) > bottom) return;
-    // Cut the segment to the exposed band: the rasteriser's cost follows the length it is given.
-    QLineF line(leftX, y1, rightX, y2);
-    if (y1 != y2) {
-      const auto xAt = [&](double y) { return leftX + (rightX - leftX) * (y - y1) / (y2 - y1); };
-      const double ya = std::clamp(y1, top, bottom), yb = std::clamp(y2, top, bottom);
-      line = QLineF(xAt(ya), ya, xAt(yb), yb);
-    }
-    const int level = std::min(kLevels - 1, static_cast<int>(w * kLevels));
-    buckets[static_cast<std::size_t>(h * kLevels + level)].push_back(line);
-  };
-  if (focus) {
-    for (int h = 0; h < heads; ++h) {
-      if (!visible_[static_cast<std::size_t>(h)]) continue;
-      const Mat& a = *heads_[static_cast<std::size_t>(h)];
-      for (int t = 0; t < tokens_.size(); ++t) {
-        const float w = focusSide_ == 0 ? a(focusToken_, t) : a(t, focusToken_);
-        if (w < threshold_ / 4 || w < kZero) continue;
-        emphasis[static_cast<std::size_t>(t)] = std::max(emphasis[static_cast<std::size_t>(t)], w);
-        focusSide_ == 0 ? add(focusToken_, t, h, w) : add(t, focusToken_, h, w);
-      }
-    }
-  } else {
-    for (const Line& l : lines_)
-      if (visible_[static_cast<std::size_t>(l.head)]) add(l.query, l.key, l.head, l.weight);
-  }
+  const auto buckets = collectLines(clip, &emphasis);
   linesDrawn_ = 0;
   for (const auto& b : buckets) linesDrawn_ += static_cast<int>(b.size());
   // Many lines: thin cosmetic pens without antialiasing take the rasteriser's fast path. Wide
@@ -213,27 +250,43 @@ void HeadViewCanvas::paintEvent(QPaintEvent* event) {
   const bool fast = linesDrawn_ > 400;
   p.setRenderHint(QPainter::Antialiasing, !fast);
   p.setClipRect(clip);
-  for (int h = 0; h < heads; ++h)
+  // One opacity scale for every head and both arrangements: alpha = weight (in kLevels steps).
+  for (int h = 0; h < static_cast<int>(heads_.size()); ++h)
     for (int level = 0; level < kLevels; ++level) {
       const auto& b = buckets[static_cast<std::size_t>(h * kLevels + level)];
       if (b.empty()) continue;
       QColor c = headColor(h);
-      c.setAlphaF(std::min(1.0, (level + 1.0) / kLevels * (focus ? 1.0 : 0.85)));
-      QPen pen(c, fast ? 0.0 : style.lineWidth(focus ? 2.0 : 1.5), Qt::SolidLine, Qt::RoundCap);
+      c.setAlphaF((level + 1.0) / kLevels);
+      QPen pen(c, fast ? 0.0 : style.lineWidth(focusToken_ >= 0 ? 2.0 : 1.5), Qt::SolidLine, Qt::RoundCap);
       p.setPen(pen);
       p.drawLines(b.data(), static_cast<int>(b.size()));
     }
+  paintLabels(p, clip, emphasis);
+}
 
+void HeadViewCanvas::paintLabels(QPainter& p, const QRect& clip, const std::vector<float>& emphasis) {
   // Token labels, only the exposed rows. Queries right-aligned against their lines, keys left-aligned.
-  const int first = std::max(0, (clip.top() - kMargin) / rowH - 1);
-  const int last = std::min(static_cast<int>(tokens_.size()) - 1, (clip.bottom() - kMargin) / rowH + 1);
+  const ViewStyle& style = ViewStyle::instance();
+  const std::vector<Panel> ps = panels();
+  if (ps.empty()) return;
+  const int colW = columnWidth(), rowH = rowHeight(), top = topMargin();
   const QColor fg = style.foreground();
+  p.setPen(fg);
+  for (const Panel& panel : ps)
+    if (panel.head >= 0) {
+      p.setPen(headColor(panel.head));
+      p.drawText(QRectF(panel.left, kMargin, panel.right - panel.left, top - kMargin), Qt::AlignCenter,
+                 tr("H%1").arg(panel.head));
+    }
+  const double leftX = ps.front().left, rightX = ps.back().right;
+  const int first = std::max(0, (clip.top() - top) / rowH - 1);
+  const int last = std::min(static_cast<int>(tokens_.size()) - 1, (clip.bottom() - top) / rowH + 1);
   QColor mark = style.dark() ? QColor(255, 255, 255) : QColor(0, 0, 0);
   for (int t = first; t <= last; ++t) {
-    const int y = kMargin + t * rowH;
+    const int y = top + t * rowH;
     const QRect left(static_cast<int>(leftX) - colW, y, colW - 6, rowH);
     const QRect right(static_cast<int>(rightX) + 6, y, colW - 6, rowH);
-    if (focus) {
+    if (focusToken_ >= 0) {
       const QRect own = focusSide_ == 0 ? left : right, other = focusSide_ == 0 ? right : left;
       if (t == focusToken_) p.fillRect(own, QColor(0xE6, 0x55, 0x0D, pinned_ ? 200 : 120));
       mark.setAlphaF(std::min(1.0f, emphasis[static_cast<std::size_t>(t)]) * 0.35);
@@ -271,9 +324,16 @@ void HeadViewCanvas::leaveEvent(QEvent*) {
 HeadView::HeadView(QWidget* parent) : TraceView(parent) {
   title_ = new QLabel;
   title_->setWordWrap(true);
+  title_->setAlignment(Qt::AlignCenter);
   swatches_ = new QWidget;
   new QHBoxLayout(swatches_);
   swatches_->layout()->setContentsMargins(0, 0, 0, 0);
+  arrangement_ = new QComboBox;
+  arrangement_->addItems({tr("overlay"), tr("a column per head")});
+  arrangement_->setToolTip(
+      tr("Overlay: every head's lines in one pair of columns. A column per head: small multiples, where "
+         "overlaid lines would blend."));
+  arrangement_->setAccessibleName(tr("head arrangement"));
   threshold_ = new QSlider(Qt::Horizontal);
   threshold_->setRange(0, 50);
   threshold_->setValue(2);
@@ -281,6 +341,7 @@ HeadView::HeadView(QWidget* parent) : TraceView(parent) {
   threshold_->setToolTip(tr("Hide lines whose weight is below this value: long inputs stay readable and fast."));
   threshold_->setAccessibleName(tr("faint-line threshold"));
   thresholdLabel_ = new QLabel;
+  legend_ = new HeadViewLegend;
   canvas_ = new HeadViewCanvas;
   canvas_->setToolTip(
       tr("Queries on the left, keys on the right; a line's opacity is its attention weight. "
@@ -290,44 +351,79 @@ HeadView::HeadView(QWidget* parent) : TraceView(parent) {
   scroll_->setWidgetResizable(true);
   scroll_->setFrameShape(QFrame::NoFrame);
 
-  auto* bar = new QHBoxLayout;
+  // The controls are not the figure: exports show the title, the plot and its key (legend_).
+  auto* controls = new QWidget;
+  controls->setProperty(kScreenOnlyProperty, true);
+  auto* bar = new QHBoxLayout(controls);
+  bar->setContentsMargins(0, 0, 0, 0);
   bar->addWidget(swatches_);
   bar->addStretch(1);
+  bar->addWidget(arrangement_);
   bar->addWidget(thresholdLabel_);
   bar->addWidget(threshold_);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(title_);
-  layout->addLayout(bar);
+  layout->addWidget(controls);
+  layout->addWidget(legend_);
   layout->addWidget(scroll_, 1);
   connect(threshold_, &QSlider::valueChanged, this, [this](int v) { setThreshold(v / 100.0); });
+  connect(arrangement_, &QComboBox::currentIndexChanged, this, [this](int i) { setColumns(i == 1); });
   setThreshold(0.02);
+  setFontScale(1.0);
   connect(&ViewStyle::instance(), &ViewStyle::changed, canvas_, qOverload<>(&QWidget::update));
+  connect(&ViewStyle::instance(), &ViewStyle::changed, legend_, qOverload<>(&QWidget::update));
 }
 
 void HeadView::setThreshold(double t) {
   if (threshold_->value() != qRound(t * 100)) threshold_->setValue(qRound(t * 100));
   thresholdLabel_->setText(tr("hide lines below %1").arg(t, 0, 'f', 2));
   canvas_->setThreshold(t);
+  legend_->setThreshold(t);
+}
+
+void HeadView::setColumns(bool perHead) {
+  if (arrangement_->currentIndex() != (perHead ? 1 : 0)) arrangement_->setCurrentIndex(perHead ? 1 : 0);
+  canvas_->setPerHeadColumns(perHead);
 }
 
 void HeadView::setHeadVisible(int head, bool visible) {
   canvas_->setHeadVisible(head, visible);
   const auto buttons = swatches_->findChildren<QPushButton*>();
   if (head >= 0 && head < buttons.size()) buttons[head]->setChecked(visible);
+  updateTitle();
+}
+
+QString HeadView::title() const { return title_->text(); }
+
+void HeadView::updateTitle() {
+  legend_->setHeads(canvas_->visibleHeads());
+  if (!result_ || !result_->ok()) return;
+  // Names the heads drawn, in the swatches' numbering: "all 4 heads", "heads 0, 2 of 4", "head 1 of 4".
+  const int total = result_->trace().headCount();
+  const std::vector<int> shown = legend_->shownHeads();
+  QString heads;
+  if (static_cast<int>(shown.size()) == total) {
+    heads = total == 1 ? tr("the one head") : tr("all %1 heads").arg(total);
+  } else if (shown.empty()) {
+    heads = tr("no head shown (of %1)").arg(total);
+  } else {
+    QStringList names;
+    for (int h : shown) names << QString::number(h);
+    heads = (shown.size() == 1 ? tr("head %1 of %2") : tr("heads %1 of %2")).arg(names.join(", ")).arg(total);
+  }
+  title_->setText(tr("Layer %1 · %2%3 · queries left, keys right")
+                      .arg(result_->layer())
+                      .arg(heads, result_->trace().causal ? tr(" · causal") : QString()));
 }
 
 void HeadView::showResult(const ResultPtr& result) {
   result_ = result;
   if (!result || !result->ok()) return;
-  const int l = result->layer();
   const bool rebuild = result->trace().headCount() != swatches_->findChildren<QPushButton*>().size();
-  canvas_->setData(result, l);
+  canvas_->setData(result, result->layer());
   if (rebuild) rebuildSwatches();
-  title_->setText(tr("Layer %1 · all %2 heads%3 · queries left, keys right")
-                      .arg(l)
-                      .arg(result->trace().headCount())
-                      .arg(result->trace().causal ? tr(" · causal") : ""));
+  updateTitle();
 }
 
 void HeadView::rebuildSwatches() {
@@ -337,12 +433,16 @@ void HeadView::rebuildSwatches() {
     auto* b = new QPushButton(tr("H%1").arg(h));
     b->setCheckable(true);
     b->setChecked(canvas_->headVisible(h));
+    b->setFont(thresholdLabel_->font());
     const QColor c = HeadViewCanvas::headColor(h);
     b->setStyleSheet(QString("QPushButton { border: 2px solid %1; border-radius: 3px; padding: 1px 6px; }"
                              "QPushButton:checked { background: %1; color: white; }")
                          .arg(c.name()));
     b->setToolTip(tr("Head %1: click to hide or show its lines").arg(h));
-    connect(b, &QPushButton::toggled, this, [this, h](bool on) { canvas_->setHeadVisible(h, on); });
+    connect(b, &QPushButton::toggled, this, [this, h](bool on) {
+      canvas_->setHeadVisible(h, on);
+      updateTitle();
+    });
     swatches_->layout()->addWidget(b);
   }
 }
@@ -350,11 +450,15 @@ void HeadView::rebuildSwatches() {
 void HeadView::setFontScale(double scale) {
   fontScale_ = scale;
   canvas_->setFontScale(scale);
+  legend_->setFontScale(scale);
   QFont f = font();
   f.setPointSizeF(9 * scale);
-  title_->setFont(f);
   thresholdLabel_->setFont(f);
+  arrangement_->setFont(f);
   for (QPushButton* b : swatches_->findChildren<QPushButton*>()) b->setFont(f);
+  f.setPointSizeF(10 * scale);
+  f.setBold(true);
+  title_->setFont(f);
 }
 
 void HeadView::keyPressEvent(QKeyEvent* event) {

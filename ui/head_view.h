@@ -1,15 +1,20 @@
 #pragma once
 // The head view (after BertViz), painted natively: the tokens in two columns, queries on the left and
 // keys on the right, a line from each query to each key it attends to with the weight as opacity, one
-// colour per head, all heads of the selected layer at once. Hover a token to see only its lines,
+// colour per head, all heads of the selected layer at once: overlaid, or side by side in one narrow
+// column per head (small multiples, as in BertViz's model view) where overlaid lines would blend.
+// Every head shares one opacity scale (opacity = weight). Hover a token to see only its lines,
 // click to pin it (Esc or a second click unpins), click a head's swatch to hide or show it. Long
 // inputs scroll; lines fainter than the threshold are skipped, so 512 tokens paint without lag.
+#include <QLineF>
 #include <QWidget>
 #include <array>
 #include <vector>
 
 #include "ui/trace_view.h"
 
+class QComboBox;
+class QPainter;
 class QScrollArea;
 class QSlider;
 class QLabel;
@@ -17,6 +22,7 @@ class QLabel;
 namespace attnlab::ui {
 
 class HeadViewCanvas;
+class HeadViewLegend;
 
 class HeadView : public TraceView {
   Q_OBJECT
@@ -34,18 +40,26 @@ class HeadView : public TraceView {
   void setHeadVisible(int head, bool visible);
   /// Lines with a weight below this are not drawn (0 … 1).
   void setThreshold(double t);
+  /// Overlay (all heads in one pair of columns) or one column pair per shown head.
+  void setColumns(bool perHead);
+  QString title() const;
+  HeadViewLegend* legend() const { return legend_; }
 
  protected:
   void keyPressEvent(QKeyEvent* event) override;
 
  private:
   void rebuildSwatches();
+  /// Title and key after a result, a head shown or hidden, or a new threshold.
+  void updateTitle();
 
   ResultPtr result_;
   QScrollArea* scroll_;
   HeadViewCanvas* canvas_;
   QWidget* swatches_;
   QSlider* threshold_;
+  QComboBox* arrangement_;
+  HeadViewLegend* legend_;
   QLabel *title_, *thresholdLabel_;
   double fontScale_ = 1.0;
 };
@@ -63,6 +77,10 @@ class HeadViewCanvas : public QWidget {
   bool headVisible(int head) const;
   void setThreshold(double t);
   void setFontScale(double scale);
+  /// One column pair per shown head (true) or all heads overlaid (false).
+  void setPerHeadColumns(bool on);
+  bool perHeadColumns() const { return perHead_; }
+  std::vector<bool> visibleHeads() const { return visible_; }
   /// Token focused by hover or pin: side 0 = query column, 1 = key column; −1 when none.
   void setFocusToken(int side, int token, bool pin);
   int focusSide() const { return focusSide_; }
@@ -72,6 +90,12 @@ class HeadViewCanvas : public QWidget {
   bool tokenAt(const QPoint& pos, int* side, int* token) const;
   int naturalRowHeight() const;  ///< one text line and a little air
   int rowHeight() const;         ///< the natural height, stretched to fill the view
+  /// x range of each line panel (query end, key end) and the head it draws (−1: every shown head).
+  struct Panel {
+    double left, right;
+    int head;
+  };
+  std::vector<Panel> panels() const;
   /// Number of line segments the last paint drew (for the benchmark and tests).
   int linesDrawn() const { return linesDrawn_; }
   /// Lines above the threshold before the cap on the number drawn (the strongest 4000 are kept).
@@ -92,9 +116,12 @@ class HeadViewCanvas : public QWidget {
   };
   void rebuildLines();
   int columnWidth() const;
-  /// x of the query column's right edge and of the key column's left edge (the lines' ends).
-  void lineEnds(double* leftX, double* rightX) const;
+  int topMargin() const;  ///< room for the per-head column titles
+  void updateMinimumHeight();
   double rowY(int token) const;
+  /// Sorts the lines to draw into per-head, per-opacity buckets; fills `emphasis` in focus.
+  std::vector<std::vector<QLineF>> collectLines(const QRect& clip, std::vector<float>* emphasis) const;
+  void paintLabels(QPainter& p, const QRect& clip, const std::vector<float>& emphasis);
 
   ResultPtr result_;               ///< keeps the matrices alive
   std::vector<const Mat*> heads_;  ///< [n, n] each
@@ -103,6 +130,7 @@ class HeadViewCanvas : public QWidget {
   std::vector<Line> lines_;  ///< weights ≥ threshold, all heads
   double threshold_ = 0.02;
   double fontScale_ = 1.0;
+  bool perHead_ = false;
   int focusSide_ = -1, focusToken_ = -1;
   bool pinned_ = false;
   int linesDrawn_ = 0;

@@ -16,6 +16,11 @@
 #include "ui/view_pages.h"
 
 namespace attnlab::ui {
+namespace {
+
+constexpr double kBodyPoints = 10;  ///< the step text at font scale 1
+
+}  // namespace
 
 LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
   chooser_ = new QComboBox;
@@ -24,10 +29,8 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
   auto* open = new QPushButton(tr("Open…"));
   open->setToolTip(tr("Load your own lesson file (JSON, see the README)."));
   title_ = new QLabel;
+  title_->setObjectName("lessonStepTitle");
   title_->setWordWrap(true);
-  QFont bold = title_->font();
-  bold.setBold(true);
-  title_->setFont(bold);
   counter_ = new QLabel;
   text_ = new QTextBrowser;
   text_->setOpenExternalLinks(true);
@@ -79,6 +82,7 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
   connect(next_, &QPushButton::clicked, this, &LessonPanel::next);
   connect(nextLesson_, &QPushButton::clicked, this, [this] { selectLesson(lesson_ + 1); });
   connect(close, &QPushButton::clicked, this, &LessonPanel::closeRequested);
+  setFontScale(1.0);
   if (!lessons_.empty()) {
     lesson_ = 0;
     showStep();  // shown, not applied: the lesson starts when the user asks for it
@@ -167,8 +171,14 @@ void LessonPanel::showStep() {
 void LessonPanel::setFontScale(double scale) {
   fontScale_ = scale;
   QFont f = font();
-  f.setPointSizeF(f.pointSizeF() > 0 ? 10 * scale : 10);
+  f.setPointSizeF(kBodyPoints * scale);
   text_->setFont(f);
+  // The step heading stays a size above the text at every scale (it once kept the window's 9 pt
+  // while the text grew to 20 pt in presentation mode).
+  QFont heading = f;
+  heading.setBold(true);
+  heading.setPointSizeF(kBodyPoints * 1.3 * scale);
+  title_->setFont(heading);
 }
 
 }  // namespace attnlab::ui

@@ -277,13 +277,20 @@ void MainWindow::setFontScaleEverywhere(double scale) {
   navigator_->setFontScale(scale);
   QFont f = normalFont_;
   f.setPointSizeF(normalFont_.pointSizeF() * (scale > 1 ? 1.6 : 1.0));
-  setFont(f);  // panels, tabs, menus of the window
+  setFont(f);  // panels, tabs, dock titles of the window
+  // Menus are popup windows: they do not inherit the window's font (nor, on some styles, does the
+  // menu bar), so the back of the room would read the File menu at 9 pt.
+  menuBar()->setFont(f);
+  for (QMenu* menu : findChildren<QMenu*>()) menu->setFont(f);
   QFont big = f;
   big.setPointSizeF(f.pointSizeF() * 1.5);
   sentence_->setFont(big);
 }
 
 void MainWindow::setPresentation(bool on) {
+  // Full screen forgets the geometry and the maximised state: keep them to return to.
+  if (on && !presentation_) geometryBeforePresentation_ = saveGeometry();
+  const bool leaving = !on && presentation_;
   presentation_ = on;
   if (presentationAct_) presentationAct_->setChecked(on);
   ViewStyle::instance().setPresentation(on);
@@ -300,8 +307,11 @@ void MainWindow::setPresentation(bool on) {
     QTimer::singleShot(300, this, [this] {
       if (presentation_ && screen() && size() != screen()->geometry().size()) setGeometry(screen()->geometry());
     });
-  } else {
+  } else if (leaving) {
+    // showNormal() alone leaves a window that was filled by hand (no window manager) at screen size,
+    // and a window that was maximised before comes back unmaximised.
     showNormal();
+    restoreGeometry(geometryBeforePresentation_);
   }
 }
 

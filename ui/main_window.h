@@ -94,6 +94,7 @@ class MainWindow : public QMainWindow {
   QAction* presentationAct_ = nullptr;
   bool presentation_ = false;
   bool paramsWereVisible_ = true;
+  QByteArray geometryBeforePresentation_;  ///< saveGeometry() on entering presentation mode
   QFont normalFont_;
   std::optional<Params> beforeLesson_;  ///< the user's parameters while a lesson runs
 };

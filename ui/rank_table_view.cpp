@@ -1,6 +1,7 @@
 #include "ui/rank_table_view.h"
 
 #include <QHBoxLayout>
+#include <QLinearGradient>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QVBoxLayout>
@@ -123,8 +124,82 @@ void RankGrid::mousePressEvent(QMouseEvent* event) {
   if (cellAt(event->pos(), &l, &h)) emit cellClicked(l, h);
 }
 
+RankColorBar::RankColorBar(QWidget* parent) : QWidget(parent) {
+  setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+}
+
+void RankColorBar::setScale(double top, bool integerTicks, const QString& name) {
+  top_ = std::max(top, 1e-9);
+  integerTicks_ = integerTicks;
+  name_ = name;
+  update();
+}
+
+void RankColorBar::setFontScale(double scale) {
+  fontScale_ = scale;
+  QFont f = font();
+  f.setPointSizeF(9 * scale);
+  setFont(f);
+  updateGeometry();
+  update();
+}
+
+std::vector<double> RankColorBar::ticks() const {
+  // A 1-2-5 step giving at most about six intervals; integer measures never step below 1.
+  const double raw = top_ / 6;
+  const double decade = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = decade;
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * decade >= raw) {
+      step = m * decade;
+      break;
+    }
+  if (integerTicks_) step = std::max(1.0, std::round(step));
+  std::vector<double> t;
+  for (double v = 0; v < top_ - 0.4 * step; v += step) t.push_back(v);
+  t.push_back(top_);  // the end of the scale is always named: n, or log n
+  return t;
+}
+
+QSize RankColorBar::sizeHint() const {
+  const QFontMetrics fm(font());
+  return {200, static_cast<int>(12 * fontScale_) + 6 + fm.height() + 4};
+}
+
+QRect RankColorBar::barRect() const {
+  const QFontMetrics fm(font());
+  const int nameW = fm.horizontalAdvance(name_) + fm.horizontalAdvance("0000");
+  const int w = std::min(width() - nameW - 2 * fm.horizontalAdvance("00"), static_cast<int>(520 * fontScale_));
+  return QRect(nameW, 2, std::max(20, w), static_cast<int>(12 * fontScale_));
+}
+
+void RankColorBar::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  const QRect bar = barRect();
+  QLinearGradient g(bar.left(), 0, bar.right(), 0);
+  for (int i = 0; i <= 16; ++i) g.setColorAt(i / 16.0, QColor::fromRgb(colorAt(ColorMap::Viridis, i / 16.0)));
+  p.fillRect(bar, g);
+  const QColor fg = palette().windowText().color();
+  p.setPen(fg);
+  p.drawRect(bar.adjusted(0, 0, -1, -1));
+  const QFontMetrics fm(font());
+  p.drawText(QRect(0, bar.top(), bar.left() - fm.horizontalAdvance("00"), bar.height()),
+             Qt::AlignRight | Qt::AlignVCenter, name_);
+  for (double v : ticks()) {
+    const int x = bar.left() + static_cast<int>(std::lround(v / top_ * (bar.width() - 1)));
+    p.drawLine(x, bar.bottom(), x, bar.bottom() + 4);
+    const QString label = integerTicks_ && v == std::round(v) ? QString::number(v, 'f', 0) : QString::number(v, 'g', 3);
+    const int w = fm.horizontalAdvance(label);
+    p.drawText(QRect(x - w, bar.bottom() + 5, 2 * w, fm.height()), Qt::AlignHCenter | Qt::AlignTop, label);
+  }
+}
+
 RankTableView::RankTableView(QWidget* parent) : TraceView(parent) {
   grid_ = new RankGrid;
+  colorBar_ = new RankColorBar;
+  title_ = new QLabel;
+  title_->setWordWrap(true);  // never cut: a long title takes a second line
+  title_->setAlignment(Qt::AlignCenter);
   measure_ = new QComboBox;
   measure_->addItem(tr("effective rank"), int(RankGrid::Measure::EffectiveRank));
   measure_->addItem(tr("numerical rank"), int(RankGrid::Measure::NumericalRank));
@@ -132,7 +207,7 @@ RankTableView::RankTableView(QWidget* parent) : TraceView(parent) {
   measure_->setToolTip(tr("What the colour shows"));
   legend_ =
       new QLabel(tr("r: numerical rank (numpy's convention) · e: effective rank exp(H(σ/Σσ)) · "
-                    "H: mean row entropy of the attention (nats). Colour scale 0 … n (entropy 0 … log n)."));
+                    "H: mean row entropy of the attention (nats)."));
   legend_->setWordWrap(true);
   computeButton_ = new QPushButton(tr("Compute ranks"));
   computeButton_->hide();
@@ -142,8 +217,12 @@ RankTableView::RankTableView(QWidget* parent) : TraceView(parent) {
   progress_->hide();
   job_ = new BackgroundJob(this);
 
+  auto* colourBy = new QLabel(tr("Colour by"));
+  // The title names the measure: the chooser is a control, not part of a figure.
+  colourBy->setProperty(kScreenOnlyProperty, true);
+  measure_->setProperty(kScreenOnlyProperty, true);
   auto* top = new QHBoxLayout;
-  top->addWidget(new QLabel(tr("Colour by")));
+  top->addWidget(colourBy);
   top->addWidget(measure_);
   top->addStretch(1);
   top->addWidget(computeButton_);
@@ -151,22 +230,38 @@ RankTableView::RankTableView(QWidget* parent) : TraceView(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(top);
+  layout->addWidget(title_);
   layout->addWidget(grid_, 1);
+  layout->addWidget(colorBar_);
   layout->addWidget(legend_);
 
-  connect(measure_, &QComboBox::currentIndexChanged, this,
-          [this] { grid_->setMeasure(static_cast<RankGrid::Measure>(measure_->currentData().toInt())); });
+  connect(measure_, &QComboBox::currentIndexChanged, this, [this] {
+    grid_->setMeasure(static_cast<RankGrid::Measure>(measure_->currentData().toInt()));
+    updateScale();
+  });
   connect(grid_, &RankGrid::cellClicked, this, &TraceView::selectionRequested);
   connect(computeButton_, &QPushButton::clicked, this, &RankTableView::compute);
   connect(job_, &BackgroundJob::progress, this, [this](double f) { progress_->setValue(int(100 * f)); });
   connect(job_, &BackgroundJob::busyChanged, this, [this](bool busy) {
     progress_->setVisible(busy && result_ && result_->ok() && result_->trace().tokenCount() > 256);
   });
+  setFontScale(1.0);
+  updateScale();
+}
+
+void RankTableView::updateScale() {
+  // The same fixed scales as the grid: 0 … n for ranks, 0 … log n for entropy.
+  const int n = result_ && result_->ok() ? std::max(1, result_->trace().tokenCount()) : 1;
+  const auto m = static_cast<RankGrid::Measure>(measure_->currentData().toInt());
+  const bool entropy = m == RankGrid::Measure::Entropy;
+  colorBar_->setScale(entropy ? std::log(std::max(2, n)) : n, !entropy, measure_->currentText());
+  title_->setText(tr("Head ranks · %1 of every head · n = %2 tokens").arg(measure_->currentText()).arg(n));
 }
 
 void RankTableView::showResult(const ResultPtr& result) {
   result_ = result;
   if (!result || !result->ok()) return;
+  updateScale();
   const int n = result->trace().tokenCount();
   if (n > SpectrumView::kOnDemandTokens) {
     job_->cancel();
@@ -188,9 +283,13 @@ void RankTableView::compute() {
 
 void RankTableView::setFontScale(double scale) {
   grid_->setFontScale(scale);
+  colorBar_->setFontScale(scale);
   QFont f = legend_->font();
   f.setPointSizeF(9 * scale);
   legend_->setFont(f);
+  f.setPointSizeF(10.5 * scale);
+  f.setBold(true);
+  title_->setFont(f);
 }
 
 }  // namespace attnlab::ui

@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <vector>
 
 #include "core/head_spectrum.h"
 #include "ui/background_job.h"
@@ -47,6 +48,33 @@ class RankGrid : public QWidget {
   QString message_;
 };
 
+/// The colour scale of the grid: a horizontal viridis gradient from 0 to the measure's fixed top
+/// (n, or log n for entropy) with numbered ticks and the measure's name. Painted, so it is part of
+/// exported figures.
+class RankColorBar : public QWidget {
+  Q_OBJECT
+ public:
+  explicit RankColorBar(QWidget* parent = nullptr);
+  /// `top` is the value at the right end; ticks at round steps from 0, plus `top` itself.
+  void setScale(double top, bool integerTicks, const QString& name);
+  void setFontScale(double scale);
+  /// The tick values drawn (0 first, top last).
+  std::vector<double> ticks() const;
+  QSize sizeHint() const override;
+  QSize minimumSizeHint() const override { return sizeHint(); }
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+
+ private:
+  QRect barRect() const;
+
+  double top_ = 1;
+  bool integerTicks_ = true;
+  QString name_;
+  double fontScale_ = 1.0;
+};
+
 class RankTableView : public TraceView {
   Q_OBJECT
  public:
@@ -56,14 +84,20 @@ class RankTableView : public TraceView {
   void showResult(const ResultPtr& result) override;
   void setFontScale(double scale) override;
   RankGrid* grid() const { return grid_; }
+  RankColorBar* colorBar() const { return colorBar_; }
+  QLabel* titleLabel() const { return title_; }
 
  public slots:
   void compute();
 
  private:
+  /// Title and colour bar for the current measure and token count.
+  void updateScale();
+
   RankGrid* grid_;
+  RankColorBar* colorBar_;
   QComboBox* measure_;
-  QLabel* legend_;
+  QLabel *title_, *legend_;
   QPushButton* computeButton_;
   QProgressBar* progress_;
   BackgroundJob* job_;
