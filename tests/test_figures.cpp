@@ -250,6 +250,29 @@ class TestFigures : public QObject {
     QVERIFY(qFuzzyCompare(plot.colorRange().upper, 0.25));
   }
 
+  void modelGridFollowsTheAttentionScale() {
+    // The top colour of the map marks a weight at the top of the scale: on 0–1 no weight of this
+    // model reaches it; per map, every thumbnail's own maximum does.
+    const QRgb top = colorAt(ColorMap::Viridis, 1.0);
+    const auto topPixels = [&] {
+      QString error;
+      const auto view = makeOffscreenView("model", result_, QSize(800, 600), 1, &error);
+      const QImage img = renderWidgetImage(view.get(), 1);
+      int n = 0;
+      for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x) n += (img.pixel(x, y) & 0xFFFFFF) == (top & 0xFFFFFF);
+      return n;
+    };
+    float maxWeight = 0;
+    for (const LayerTrace& l : result_->trace().layers)
+      for (const HeadTrace& h : l.heads) maxWeight = std::max(maxWeight, h.attention.maxCoeff());
+    QVERIFY(maxWeight < 0.999f);
+    QCOMPARE(topPixels(), 0);
+    ScopedAttentionScale scale("per-map");
+    const int heads = result_->trace().layerCount() * result_->trace().headCount();
+    QVERIFY2(topPixels() >= heads * 25, qPrintable(QString::number(topPixels())));
+  }
+
   void attentionScaleRoundTripsThroughJson() {
     Params p;
     p.display.attentionScale = "shared";
