@@ -234,8 +234,8 @@ QColor MatrixPlot::colorOf(double value) const {
 }
 
 void MatrixPlot::updateColorRange() {
-  if (data_.size() == 0) return;
-  double lo = data_.minCoeff(), hi = data_.maxCoeff();
+  // No data yet: the bar still reads 0 to 1 (the mode's range for an all-zero matrix).
+  double lo = data_.size() ? data_.minCoeff() : 0, hi = data_.size() ? data_.maxCoeff() : 1;
   if (!std::isfinite(lo) || !std::isfinite(hi)) lo = 0, hi = 1;
   if (rangeMode_ == Range::Fixed) {
     lo = fixedLo_;
