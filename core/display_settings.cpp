@@ -30,9 +30,15 @@ const std::vector<std::string>& themeNames() {
   return names;
 }
 
+const std::vector<std::string>& attentionScaleNames() {
+  static const std::vector<std::string> names{"unit", "per-map", "shared"};
+  return names;
+}
+
 void validate(const DisplaySettings& d) {
   check("colormap", d.colormap, colormapNames());
   check("theme", d.theme, themeNames());
+  check("attention_scale", d.attentionScale, attentionScaleNames());
 }
 
 }  // namespace attnlab

@@ -242,6 +242,14 @@ json toJson(const ModelConfig& c) {
               {"max_tokens", c.maxTokens}};
 }
 
+namespace {
+
+json displayJson(const DisplaySettings& d) {
+  return {{"colormap", d.colormap}, {"theme", d.theme}, {"attention_scale", d.attentionScale}};
+}
+
+}  // namespace
+
 json toJson(const Params& p) {
   return json{{"schema", kParamsSchema},
               {"sentence", p.sentence},
@@ -253,7 +261,7 @@ json toJson(const Params& p) {
               {"variants", toJson(p.variants)},
               {"spectra", toJson(p.spectra)},
 
-              {"display", {{"colormap", p.display.colormap}, {"theme", p.display.theme}}}};
+              {"display", displayJson(p.display)}};
 }
 
 Params paramsFromJson(const json& j, const Params& base) {
@@ -299,6 +307,7 @@ Params paramsFromJson(const json& j, const Params& base) {
     if (!d->is_object()) fail("display", "must be an object");
     readString(*d, "colormap", "display.", p.display.colormap);
     readString(*d, "theme", "display.", p.display.theme);
+    readString(*d, "attention_scale", "display.", p.display.attentionScale);
     try {
       validate(p.display);
     } catch (const InputError& e) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "ui/cell_painter.h"
 #include "ui/colormaps.h"
 
 namespace attnlab::ui {
@@ -56,13 +57,13 @@ void AttentionGrid::paintEvent(QPaintEvent*) {
   const int cellW = (width() - gap * (cols + 1)) / std::max(1, cols);
   const int cellH = (height() - gap * (rows + 1)) / std::max(1, rows) - titleH;
   const int side = std::max(8, std::min(cellW, cellH));
-  p.setRenderHint(QPainter::SmoothPixmapTransform, false);  // crisp cells: one token pair, one square
   for (int l = 0; l < rows; ++l)
     for (int h = 0; h < static_cast<int>(images_[static_cast<std::size_t>(l)].size()); ++h) {
       const int x = gap + h * (cellW + gap) + (cellW - side) / 2;
       const int y = gap + l * (side + titleH + gap);
       const QRect target(x, y, side, side);
-      p.drawImage(target, images_[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)]);
+      // Crisp cells, one token pair one square; rectangles in SVG/PDF.
+      paintCells(&p, target, images_[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)]);
       const bool hi = l == highlightLayer_ && h == highlightHead_;
       p.setPen(QPen(hi ? QColor(220, 40, 40) : palette().mid().color(), hi ? 3 : 1));
       p.drawRect(target.adjusted(-1, -1, 0, 0));

@@ -280,14 +280,16 @@ void CollapseView::showAttention(const std::vector<MatD>& heads, const QStringLi
     const int columns = shown <= 1 ? 1 : 2;
     for (int h = 0; h < shown; ++h) {
       auto* plot = new MatrixPlot;
-      plot->setRangeMode(MatrixPlot::Range::UnitInterval);
-      plot->setColorScaleVisible(false);
+      plot->setRangeMode(MatrixPlot::Range::UnitInterval);  // with a colour bar: uniform 1/n reads as 1/n
       plot->setFontScale(0.8 * fontScale_);
       attentionGrid_->addWidget(plot, h / columns, h % columns);
       attention_.push_back(plot);
     }
   }
+  double groupMax = 0;  // the shared attention scale: one range over the heads shown
+  for (int h = 0; h < shown; ++h) groupMax = std::max(groupMax, heads[h].size() ? heads[h].maxCoeff() : 0.0);
   for (int h = 0; h < shown; ++h) {
+    attention_[h]->setGroupMax(groupMax);
     attention_[h]->setTitle(tr("layer %1 head %2%3")
                                 .arg(layer)
                                 .arg(h)

@@ -8,10 +8,13 @@
 
 #include <qcustomplot.h>
 
+#include "ui/trace_view.h"
+
 namespace attnlab::ui {
 namespace {
 
-/// Paints `w` and its visible children at their positions relative to the root.
+/// Paints `w` and its visible children at their positions relative to the root, except widgets
+/// marked kScreenOnlyProperty (hover read-outs, hints): a figure holds nothing interactive.
 void paintTree(QCPPainter& painter, QWidget* w, const QPoint& offset) {
   if (auto* plot = qobject_cast<QCustomPlot*>(w)) {
     painter.save();
@@ -25,7 +28,7 @@ void paintTree(QCPPainter& painter, QWidget* w, const QPoint& offset) {
   w->render(&painter, offset, QRegion(), QWidget::RenderFlags(QWidget::DrawWindowBackground));
   for (QObject* child : w->children()) {
     auto* cw = qobject_cast<QWidget*>(child);
-    if (!cw || !cw->isVisible() || cw->isWindow()) continue;
+    if (!cw || !cw->isVisible() || cw->isWindow() || cw->property(kScreenOnlyProperty).toBool()) continue;
     // Clip to the parent: a scrolled child (a tall canvas in a scroll area) shows only its visible part.
     painter.save();
     painter.setClipRect(QRect(offset, w->size()), Qt::IntersectClip);
@@ -57,6 +60,7 @@ QString exportSvg(QWidget* widget, const QString& path, const FigureOptions& o) 
   svg.setDescription("Exported by Attention Lab");
   QCPPainter painter;
   if (!painter.begin(&svg)) return QString("cannot write '%1'").arg(path);
+  painter.setRenderHint(QPainter::LosslessImageRendering);  // images that remain stay lossless
   paintTree(painter, widget, QPoint(0, 0));
   painter.end();
   return QFileInfo(path).size() > 0 ? QString() : QString("writing '%1' failed").arg(path);
@@ -75,6 +79,8 @@ QString exportPdf(QWidget* widget, const QString& path, const FigureOptions& o) 
   pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
   QCPPainter painter;
   if (!painter.begin(&pdf)) return QString("cannot write '%1'").arg(path);
+  // Without this hint Qt's PDF engine stores every image as JPEG (QPdfEnginePrivate::addImage).
+  painter.setRenderHint(QPainter::LosslessImageRendering);
   // Fit the layout into the page, keeping the aspect ratio.
   const double s = std::min(pdf.width() / double(size.width()), pdf.height() / double(size.height()));
   painter.scale(s, s);

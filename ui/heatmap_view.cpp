@@ -8,7 +8,7 @@ HeatmapView::HeatmapView(QWidget* parent) : TraceView(parent) {
   plot_ = new MatrixPlot(this);
   plot_->setRangeMode(MatrixPlot::Range::UnitInterval);
   plot_->setAxisTitles(tr("query (attends from)"), tr("key (attends to)"));
-  hover_ = new QLabel(tr("Hover a cell to read its weight."), this);
+  hover_ = new QLabel(hoverHint(), this);
   hover_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   hover_->setProperty(kScreenOnlyProperty, true);  // a hint for the mouse, not part of a figure
   auto* layout = new QVBoxLayout(this);
@@ -16,7 +16,10 @@ HeatmapView::HeatmapView(QWidget* parent) : TraceView(parent) {
   layout->addWidget(plot_, 1);
   layout->addWidget(hover_);
   connect(plot_, &MatrixPlot::cellHovered, this, [this](int r, int c, double v) {
-    if (r < 0 || !result_ || !result_->ok()) return;
+    if (r < 0 || !result_ || !result_->ok()) {
+      hover_->setText(hoverHint());  // a read-out never outlives the cell or the sentence it names
+      return;
+    }
     const QStringList labels = result_->tokenLabels();
     hover_->setText(tr("query “%1” [%2] → key “%3” [%4]: weight %5")
                         .arg(labels.value(r))
@@ -27,8 +30,13 @@ HeatmapView::HeatmapView(QWidget* parent) : TraceView(parent) {
   });
 }
 
+QString HeatmapView::hoverHint() const { return tr("Hover a cell to read its weight."); }
+
 void HeatmapView::showResult(const ResultPtr& result) {
   result_ = result;
+  // The plot re-reads the cell under a still cursor (new tokens) or clears the read-out; until then
+  // the strip must not name the previous sentence's tokens.
+  hover_->setText(hoverHint());
   if (!result || !result->ok()) return;
   const int l = result->layer(), h = result->head();
   const QStringList labels = result->tokenLabels();

@@ -17,8 +17,11 @@ class HeatmapView : public TraceView {
   void setFontScale(double scale) override;
   ViewNumbers numbers(const ComputeResult& result) const override;
   MatrixPlot* plot() const { return plot_; }
+  /// The hover read-out strip (screen only: hidden in exported figures).
+  QLabel* hoverStrip() const { return hover_; }
 
  private:
+  QString hoverHint() const;
   MatrixPlot* plot_;
   QLabel* hover_;
   ResultPtr result_;

@@ -1,6 +1,7 @@
 #pragma once
 // One matrix as a heatmap: token labels on both axes (rows top to bottom), no interpolation, a
-// colour scale, and the value under the cursor. The building block of every matrix view.
+// colour bar, and the value under the cursor. The building block of every matrix view. In SVG/PDF
+// the cells and the colour bar are vector rectangles (ui/cell_painter.h), never a resampled image.
 #include <QStringList>
 
 #include <qcustomplot.h>
@@ -13,9 +14,10 @@ namespace attnlab::ui {
 class MatrixPlot : public QCustomPlot {
   Q_OBJECT
  public:
-  /// How the colour range follows the data: attention weights live in [0, 1]; scores and
-  /// differences are signed and get a range symmetric about 0 (for the diverging map). Fixed: a
-  /// range set by setFixedRange, e.g. one scale shared by several plots.
+  /// How the colour range follows the data. UnitInterval is for attention weights and follows
+  /// ViewStyle::attentionScale(): [0, 1] (unit), [0, own max] (per-map) or [0, setGroupMax] (shared).
+  /// Scores and differences are signed and get a range symmetric about 0 (for the diverging map).
+  /// Fixed: a range set by setFixedRange, e.g. one scale shared by several plots.
   enum class Range { Data, UnitInterval, Symmetric, Fixed };
 
   explicit MatrixPlot(QWidget* parent = nullptr);
@@ -27,9 +29,18 @@ class MatrixPlot : public QCustomPlot {
   void setRangeMode(Range mode);
   /// Switches to Range::Fixed with [lo, hi].
   void setFixedRange(double lo, double hi);
+  /// With Range::UnitInterval and the shared attention scale: the largest weight over all the maps
+  /// shown together (≤ 0: none, the plot's own maximum).
+  void setGroupMax(double max);
   void setColorScaleVisible(bool visible);
-  /// Larger fonts for projection; 1 is the default size.
+  /// Larger fonts for projection; 1 is the default size, which already grows with the plot (about
+  /// 12 pt tick labels in a 1200 × 900 figure, 7 pt in a thumbnail).
   void setFontScale(double scale);
+  double tickLabelPointSize() const { return xAxis->tickLabelFont().pointSizeF(); }
+
+  /// The colour range in use and the colour a value is drawn with (tests, legends).
+  QCPRange colorRange() const;
+  QColor colorOf(double value) const;
 
   const Mat& matrix() const { return data_; }
   /// Small, so that grids of plots fit any window or figure size; labels thin out to fit.
@@ -49,19 +60,27 @@ class MatrixPlot : public QCustomPlot {
 
  private:
   bool cellAt(const QPointF& pos, int* row, int* col) const;
+  /// Re-reads the cell under the cursor after new data: the read-out names the new tokens, or is
+  /// cleared (cellHovered(−1, …)) when the cursor is elsewhere.
+  void refreshHover();
+  void showHover(int row, int col, const QPoint& globalPos);
+  void updateFonts();
   void updateTicks();
   void updateColorRange();
   /// Colours, line widths and theme from ViewStyle (colour-map choice, dark theme, presentation).
   void applyStyle();
 
   QCPColorMap* map_;
-  QCPColorScale* scale_;
+  QCPAxisRect* bar_;     ///< the colour bar: an axis rect holding a 1 × kBarLevels map
+  QCPColorMap* barMap_;  ///< its cells, one per level, drawn like the matrix (vector in SVG/PDF)
   QCPTextElement* title_;
   QSize tickedSize_;  ///< the axis rect size the tick labels were thinned for
   Mat data_;
   QStringList rowLabels_, colLabels_;
   Range rangeMode_ = Range::Data;
   double fixedLo_ = 0, fixedHi_ = 1;
+  double groupMax_ = 0;
+  int hoverRow_ = -1, hoverCol_ = -1;  ///< the cell the read-out names; −1: none
   ColorMap requestedMap_ = ColorMap::Viridis;
   double fontScale_ = 1.0;
 };

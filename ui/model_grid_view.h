@@ -1,5 +1,6 @@
 #pragma once
 #include <QImage>
+#include <QPainter>
 #include <vector>
 
 #include "ui/colormaps.h"
@@ -7,8 +8,9 @@
 
 namespace attnlab::ui {
 
-/// Small heatmaps of every layer × head; the selected one framed. Click a thumbnail to select it.
-/// Painted directly (no plot widget per head): GPT-2 small has 144 of them.
+/// Small heatmaps of every layer × head; the selected one framed; a colour bar on the right. Click a
+/// thumbnail to select it. Painted directly (no plot widget per head): GPT-2 small has 144 of them.
+/// Colours follow ViewStyle::attentionScale(): 0–1, each map's own maximum, or the grid's maximum.
 class ModelGridView : public TraceView {
   Q_OBJECT
  public:
@@ -31,10 +33,15 @@ class ModelGridView : public TraceView {
 
  private:
   QRect cellRect(int layer, int head) const;
+  double labelPointSize() const;
+  /// Width kept free on the right for the colour bar and its labels.
+  int barReserve() const;
+  void paintColorBar(QPainter& p) const;
 
   ResultPtr result_;
   std::vector<QImage> thumbs_;  ///< layer-major
   int layers_ = 0, heads_ = 0;
+  double scaleMax_ = 1;  ///< the weight at the top of the colour bar (unit and shared scales)
   double fontScale_ = 1.0;
 };
 

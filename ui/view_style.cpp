@@ -1,7 +1,11 @@
 #include "ui/view_style.h"
 
+#include <QActionGroup>
 #include <QApplication>
+#include <QMenu>
 #include <QPalette>
+
+#include "core/params.h"
 
 namespace attnlab::ui {
 
@@ -27,10 +31,15 @@ QColor ViewStyle::background() const {
 void ViewStyle::setDisplay(const DisplaySettings& d) {
   const ColorMap map = colorMapFromName(QString::fromStdString(d.colormap));
   const bool dark = d.theme == "dark";
-  if (map == sequential_ && dark == dark_) return;
+  const AttentionScale scale = d.attentionScale == "per-map"  ? AttentionScale::PerMap
+                               : d.attentionScale == "shared" ? AttentionScale::Shared
+                                                              : AttentionScale::Unit;
+  if (map == sequential_ && dark == dark_ && scale == attentionScale_) return;
+  const bool themeChanged = dark != dark_;
   sequential_ = map;
   dark_ = dark;
-  applyPalette();
+  attentionScale_ = scale;
+  if (themeChanged) applyPalette();
   emit changed();
 }
 
@@ -67,6 +76,33 @@ void ViewStyle::applyPalette() {
   p.setColor(QPalette::Disabled, QPalette::WindowText, dark_ ? QColor(0x70, 0x70, 0x70) : QColor(0xA0, 0xA0, 0xA0));
   p.setColor(QPalette::Disabled, QPalette::ButtonText, dark_ ? QColor(0x70, 0x70, 0x70) : QColor(0xA0, 0xA0, 0xA0));
   QApplication::setPalette(p);
+}
+
+}  // namespace attnlab::ui
+
+namespace attnlab::ui {
+
+QMenu* addAttentionScaleMenu(QMenu* parent, std::function<Params()> current, std::function<void(const Params&)> edit) {
+  QMenu* menu = parent->addMenu(QObject::tr("Colour &scale of attention"));
+  menu->setToolTip(
+      QObject::tr("unit: 0 to 1 on every map, so maps compare at a glance; per-map: 0 to each map's "
+                  "own largest weight; shared: 0 to the largest weight among the maps shown together."));
+  auto* group = new QActionGroup(menu);
+  for (const std::string& name : attentionScaleNames()) {
+    QAction* a = menu->addAction(QString::fromStdString(name));
+    a->setCheckable(true);
+    group->addAction(a);
+    QObject::connect(a, &QAction::triggered, menu, [current, edit, name] {
+      Params p = current();
+      p.display.attentionScale = name;
+      edit(p);
+    });
+  }
+  QObject::connect(menu, &QMenu::aboutToShow, menu, [current, group] {
+    const std::string now = current().display.attentionScale;
+    for (QAction* a : group->actions()) a->setChecked(a->text().toStdString() == now);
+  });
+  return menu;
 }
 
 }  // namespace attnlab::ui

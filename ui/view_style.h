@@ -5,11 +5,21 @@
 // them) and from the window's presentation toggle.
 #include <QColor>
 #include <QObject>
+#include <functional>
 
 #include "core/display_settings.h"
 #include "ui/colormaps.h"
 
+class QMenu;
+
+namespace attnlab {
+struct Params;
+}
+
 namespace attnlab::ui {
+
+/// Colour range of attention weights (Params::display.attentionScale).
+enum class AttentionScale { Unit, PerMap, Shared };
 
 class ViewStyle : public QObject {
   Q_OBJECT
@@ -22,6 +32,7 @@ class ViewStyle : public QObject {
   ColorMap sequential() const { return sequential_; }
   bool dark() const { return dark_; }
   bool presentation() const { return presentation_; }
+  AttentionScale attentionScale() const { return attentionScale_; }
   /// Pen width for a line drawn `base` wide normally: thicker in presentation mode.
   double lineWidth(double base) const { return presentation_ ? base * 2.5 : base; }
   QColor foreground() const;
@@ -41,6 +52,12 @@ class ViewStyle : public QObject {
   ColorMap sequential_ = ColorMap::Viridis;
   bool dark_ = false;
   bool presentation_ = false;
+  AttentionScale attentionScale_ = AttentionScale::Unit;
 };
+
+/// A "Colour scale of attention" submenu of `parent` with the choices of
+/// attentionScaleNames(): a choice edits display.attentionScale of `current()` and passes the copy
+/// to `edit`, so it lands in the parameters (sessions, undo, `attnlab export`) like the colour map.
+QMenu* addAttentionScaleMenu(QMenu* parent, std::function<Params()> current, std::function<void(const Params&)> edit);
 
 }  // namespace attnlab::ui
