@@ -266,6 +266,8 @@ void MainWindow::buildViewMenu() {
   };
   addChoices(maps, colormapNames(), true);
   addChoices(themes, themeNames(), false);
+  addAttentionScaleMenu(
+      viewMenu, [this] { return controller_->params(); }, [this](const Params& p) { edit(p); });
   maps->setToolTip(
       tr("viridis, cividis and magma are perceptually uniform and colour-blind safe; diverging is for signed values."));
 }
