@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "core/token_pins.h"
+#include "ui/view_style.h"
 
 namespace attnlab::ui {
 
@@ -98,8 +99,9 @@ void HeatmapView::updatePinTable() {
   const double k = static_cast<double>(sums_.pins.size());
   QStringList pinNames;
   for (int p : sums_.pins) pinNames << QStringLiteral("“%1” [%2]").arg(labels.value(p).toHtmlEscaped()).arg(p);
-  QString html = tr("<b>Pinned %1</b>%2<table cellspacing=0 cellpadding=3 border=1 style='border-collapse:collapse'>")
-                     .arg(pinNames.join(", "), n > 16 ? tr(" · the 12 tokens with the most attention") : QString());
+  QString html =
+      tr("<b>Pinned %1</b>%2<table align=center cellspacing=0 cellpadding=3 border=1 style='border-collapse:collapse'>")
+          .arg(pinNames.join(", "), n > 16 ? tr(" · the 12 tokens with the most attention") : QString());
   html += "<tr><th></th>";
   for (int t : shown) html += QStringLiteral("<th>%1</th>").arg(labels.value(t).toHtmlEscaped());
   const auto row = [&](const QString& name, const std::vector<double>& v, double div) {
@@ -112,6 +114,9 @@ void HeatmapView::updatePinTable() {
   row(tr("pinned → key mean"), sums_.fromPinned, k);
   row(tr("query → pinned Σ"), sums_.toPinned, 1);
   row(tr("query → pinned mean"), sums_.toPinned, k);
+  const ViewStyle& style = ViewStyle::instance();  // the figure's colours, not the window's grey
+  pinTable_->setStyleSheet(
+      QStringLiteral("background: %1; color: %2;").arg(style.background().name(), style.foreground().name()));
   pinTable_->setText(html + "</table>");
 }
 
