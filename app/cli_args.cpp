@@ -9,6 +9,7 @@
 #include "app/cli_variants.h"
 #include "core/errors.h"
 #include "core/params_json.h"
+#include "core/token_pins.h"
 
 namespace attnlab::cli {
 
@@ -66,6 +67,9 @@ const std::vector<Option>& paramOptions() {
         {"no-lowercase", false, "keep the sentence's case"},
         {"layer", true, "N: selected layer (0-based)"},
         {"head", true, "N: selected head (0-based)"},
+        {"pin", true,
+         "I[,J...]: pin these tokens (0-based): outlined in heatmaps, their lines alone in the head view, "
+         "their summed attention read out"},
     };
     o.insert(o.end(), variantOptions().begin(), variantOptions().end());
     return o;
@@ -149,6 +153,7 @@ Params paramsFromArgs(const Args& a) {
   if (a.flags.count("no-lowercase")) p.lowercase = false;
   p.selection.layer = a.intValue("layer", p.selection.layer, 0, 1023);
   p.selection.head = a.intValue("head", p.selection.head, 0, 1023);
+  if (a.values.count("pin")) p.selection.pinned = parsePinList(a.value("pin"), "--pin");
   validate(m);
   applyVariantArgs(a, p.variants);
   return p;

@@ -2,6 +2,7 @@
 // The one parameter struct of DESIGN.md: the GUI edits it, a session file stores it, the command
 // line reads it. Serialised by params_json.h.
 #include <string>
+#include <vector>
 
 #include "core/collapse_settings.h"
 #include "core/display_settings.h"
@@ -16,6 +17,10 @@ struct ViewSelection {
   int layer = 0;
   int head = 0;
   std::string view = "heatmap";
+  /// Pinned tokens (indices into the sentence's tokens, ascending, no repeats): outlined in every
+  /// heatmap, their lines alone in the head view, their summed attention read out. Indices past the
+  /// end of the sentence are kept (typing may bring them back) and ignored when drawing.
+  std::vector<int> pinned;
 };
 
 struct Params {

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/errors.h"
+#include "core/token_pins.h"
 
 namespace attnlab {
 namespace {
@@ -244,6 +245,18 @@ json toJson(const ModelConfig& c) {
 
 namespace {
 
+/// "pinned": an array of token indices, ≥ 0; sorted and made unique (a set, stored as a list).
+std::vector<int> readPins(const json& pins) {
+  if (!pins.is_array()) fail("selection.pinned", "must be an array of token indices");
+  std::vector<int> out;
+  for (const json& v : pins) {
+    if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() > 1000000)
+      fail("selection.pinned", "must hold token indices (integers from 0), not " + v.dump());
+    out.push_back(v.get<int>());
+  }
+  return normalizedPins(std::move(out));
+}
+
 json displayJson(const DisplaySettings& d) {
   return {{"colormap", d.colormap}, {"theme", d.theme}, {"attention_scale", d.attentionScale}};
 }
@@ -256,7 +269,11 @@ json toJson(const Params& p) {
               {"lowercase", p.lowercase},
               {"model_dir", p.modelDir},
               {"model", toJson(p.model)},
-              {"selection", {{"layer", p.selection.layer}, {"head", p.selection.head}, {"view", p.selection.view}}},
+              {"selection",
+               {{"layer", p.selection.layer},
+                {"head", p.selection.head},
+                {"view", p.selection.view},
+                {"pinned", p.selection.pinned}}},
               {"collapse", toJson(p.collapse)},
               {"variants", toJson(p.variants)},
               {"spectra", toJson(p.spectra)},
@@ -299,6 +316,7 @@ Params paramsFromJson(const json& j, const Params& base) {
     readInt(*s, "layer", "selection.", p.selection.layer);
     readInt(*s, "head", "selection.", p.selection.head);
     readString(*s, "view", "selection.", p.selection.view);
+    if (const json* pins = field(*s, "pinned")) p.selection.pinned = readPins(*pins);
   }
   if (const json* c = field(j, "collapse")) readCollapse(*c, p.collapse);
   if (const json* v = field(j, "variants")) readVariants(*v, p.variants);

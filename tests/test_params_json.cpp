@@ -25,7 +25,7 @@ class TestParamsJson : public QObject {
     p.model.mlp = false;
     p.model.norm = NormPlacement::Post;
     p.model.activation = Activation::Relu;
-    p.selection = {4, 2, "qkv"};
+    p.selection = {4, 2, "qkv", {}};
     const Params q = paramsFromJson(nlohmann::json::parse(toJson(p).dump()));
     QCOMPARE(toJson(q).dump(), toJson(p).dump());
     QCOMPARE(q.model.seed, p.model.seed);

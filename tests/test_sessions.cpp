@@ -34,7 +34,7 @@ Params unusual() {
   p.model.mode = Mode::Multihead;
   p.model.position = PositionKind::LearnedRandom;
   p.model.scale = false;
-  p.selection = {2, 1, "qkv"};
+  p.selection = {2, 1, "qkv", {}};
   p.display = {"cividis", "dark"};
   return p;
 }

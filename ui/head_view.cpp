@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/token_pins.h"
 #include "ui/head_view_legend.h"
 #include "ui/view_style.h"
 
@@ -102,6 +103,32 @@ void HeadViewCanvas::setFocusToken(int side, int token, bool pin) {
   focusSide_ = side;
   focusToken_ = token;
   update();
+}
+
+void HeadViewCanvas::setSharedTokens(const std::vector<int>& pinned, int hovered) {
+  std::vector<int> pins = pinsWithin(pinned, static_cast<int>(tokens_.size()));
+  if (hovered >= tokens_.size()) hovered = -1;
+  if (pins == sharedPins_ && hovered == sharedHover_) return;
+  sharedPins_ = std::move(pins);
+  sharedHover_ = hovered;
+  update();
+}
+
+std::vector<int> HeadViewCanvas::focusTokens(int* side) const {
+  int s = 0;
+  std::vector<int> out;
+  if (focusToken_ >= 0) {
+    s = focusSide_;
+    out = {focusToken_};
+  } else if (!sharedPins_.empty()) {
+    out = sharedPins_;
+  } else if (sharedHover_ >= 0) {
+    out = {sharedHover_};
+  } else {
+    s = -1;
+  }
+  if (side) *side = s;
+  return out;
 }
 
 void HeadViewCanvas::rebuildLines() {
@@ -212,16 +239,23 @@ std::vector<std::vector<QLineF>> HeadViewCanvas::collectLines(const QRect& clip,
   };
   // In focus, every weight of the focused token (down to a quarter of the threshold); otherwise the
   // precomputed lines above the threshold.
-  if (focusToken_ >= 0) {
+  // Several focused tokens (pins): the other column is shaded by their summed attention.
+  int side = -1;
+  const std::vector<int> focus = focusTokens(&side);
+  if (side >= 0) {
     for (int h = 0; h < heads; ++h) {
       if (!visible_[static_cast<std::size_t>(h)]) continue;
       const Mat& a = *heads_[static_cast<std::size_t>(h)];
       for (int t = 0; t < tokens_.size(); ++t) {
-        const float w = focusSide_ == 0 ? a(focusToken_, t) : a(t, focusToken_);
-        if (w < threshold_ / 4 || w < kZero) continue;
+        float sum = 0;
+        for (int f : focus) {
+          const float w = side == 0 ? a(f, t) : a(t, f);
+          sum += w;
+          if (w < threshold_ / 4 || w < kZero) continue;
+          side == 0 ? add(f, t, h, w) : add(t, f, h, w);
+        }
         float& e = (*emphasis)[static_cast<std::size_t>(t)];
-        e = std::max(e, w);
-        focusSide_ == 0 ? add(focusToken_, t, h, w) : add(t, focusToken_, h, w);
+        e = std::max(e, sum);
       }
     }
   } else {
@@ -257,7 +291,7 @@ void HeadViewCanvas::paintEvent(QPaintEvent* event) {
       if (b.empty()) continue;
       QColor c = headColor(h);
       c.setAlphaF((level + 1.0) / kLevels);
-      QPen pen(c, fast ? 0.0 : style.lineWidth(focusToken_ >= 0 ? 2.0 : 1.5), Qt::SolidLine, Qt::RoundCap);
+      QPen pen(c, fast ? 0.0 : style.lineWidth(focusTokens().empty() ? 1.5 : 2.0), Qt::SolidLine, Qt::RoundCap);
       p.setPen(pen);
       p.drawLines(b.data(), static_cast<int>(b.size()));
     }
@@ -281,16 +315,24 @@ void HeadViewCanvas::paintLabels(QPainter& p, const QRect& clip, const std::vect
   const double leftX = ps.front().left, rightX = ps.back().right;
   const int first = std::max(0, (clip.top() - top) / rowH - 1);
   const int last = std::min(static_cast<int>(tokens_.size()) - 1, (clip.bottom() - top) / rowH + 1);
+  int side = -1;
+  const std::vector<int> focus = focusTokens(&side);
   QColor mark = style.dark() ? QColor(255, 255, 255) : QColor(0, 0, 0);
   for (int t = first; t <= last; ++t) {
     const int y = top + t * rowH;
     const QRect left(static_cast<int>(leftX) - colW, y, colW - 6, rowH);
     const QRect right(static_cast<int>(rightX) + 6, y, colW - 6, rowH);
-    if (focusToken_ >= 0) {
-      const QRect own = focusSide_ == 0 ? left : right, other = focusSide_ == 0 ? right : left;
-      if (t == focusToken_) p.fillRect(own, QColor(0xE6, 0x55, 0x0D, pinned_ ? 200 : 120));
+    if (side >= 0) {
+      const QRect own = side == 0 ? left : right, other = side == 0 ? right : left;
+      const bool pinned = focusToken_ >= 0 ? pinned_ : !sharedPins_.empty();
+      if (std::find(focus.begin(), focus.end(), t) != focus.end())
+        p.fillRect(own, QColor(0xE6, 0x55, 0x0D, pinned ? 200 : 120));
       mark.setAlphaF(std::min(1.0f, emphasis[static_cast<std::size_t>(t)]) * 0.35);
       p.fillRect(other, mark);
+    }
+    if (t == sharedHover_ && (side < 0 || std::find(focus.begin(), focus.end(), t) == focus.end())) {
+      p.fillRect(left, QColor(0xE6, 0x55, 0x0D, 60));  // hovered in another view, while pins hold the lines
+      p.fillRect(right, QColor(0xE6, 0x55, 0x0D, 60));
     }
     p.setPen(fg);
     p.drawText(left, Qt::AlignRight | Qt::AlignVCenter, elided(tokens_[t]));
@@ -299,9 +341,11 @@ void HeadViewCanvas::paintLabels(QPainter& p, const QRect& clip, const std::vect
 }
 
 void HeadViewCanvas::mouseMoveEvent(QMouseEvent* event) {
-  if (pinned_) return;
   int side, token;
-  if (tokenAt(event->pos(), &side, &token))
+  const bool on = tokenAt(event->pos(), &side, &token);
+  emit tokenHovered(on ? token : -1);
+  if (pinned_) return;
+  if (on)
     setFocusToken(side, token, false);
   else
     setFocusToken(-1, -1, false);
@@ -309,13 +353,18 @@ void HeadViewCanvas::mouseMoveEvent(QMouseEvent* event) {
 
 void HeadViewCanvas::mousePressEvent(QMouseEvent* event) {
   int side, token;
-  if (!tokenAt(event->pos(), &side, &token) || (pinned_ && side == focusSide_ && token == focusToken_))
+  const bool on = tokenAt(event->pos(), &side, &token);
+  // Ctrl/Shift-click adds to the window's pins, whose lines then show together: no focus of its own.
+  if (!on || (pinned_ && side == focusSide_ && token == focusToken_) ||
+      (event->modifiers() & (Qt::ControlModifier | Qt::ShiftModifier)))
     setFocusToken(-1, -1, false);  // a click elsewhere, or on the pinned token, unpins
   else
     setFocusToken(side, token, true);
+  if (on) emit tokenClicked(token, event->modifiers());
 }
 
 void HeadViewCanvas::leaveEvent(QEvent*) {
+  emit tokenHovered(-1);
   if (!pinned_) setFocusToken(-1, -1, false);
 }
 
@@ -368,6 +417,10 @@ HeadView::HeadView(QWidget* parent) : TraceView(parent) {
   layout->addWidget(legend_);
   layout->addWidget(scroll_, 1);
   connect(threshold_, &QSlider::valueChanged, this, [this](int v) { setThreshold(v / 100.0); });
+  connect(canvas_, &HeadViewCanvas::tokenHovered, this, [this](int t) { hoverToken(t); });
+  connect(canvas_, &HeadViewCanvas::tokenClicked, this, [this](int t, Qt::KeyboardModifiers m) {
+    requestPinClick(result_, t, (m & (Qt::ControlModifier | Qt::ShiftModifier)) != 0);
+  });
   connect(arrangement_, &QComboBox::currentIndexChanged, this, [this](int i) { setColumns(i == 1); });
   setThreshold(0.02);
   setFontScale(1.0);
@@ -422,6 +475,11 @@ void HeadView::showResult(const ResultPtr& result) {
   if (!result || !result->ok()) return;
   const bool rebuild = result->trace().headCount() != swatches_->findChildren<QPushButton*>().size();
   canvas_->setData(result, result->layer());
+  const std::vector<int>& pins = result->params.selection.pinned;
+  // In the window the pins are the truth: a pin of the canvas's own that was undone or cleared goes.
+  if (tokenSelection() && canvas_->pinned() && std::find(pins.begin(), pins.end(), canvas_->focusToken()) == pins.end())
+    canvas_->setFocusToken(-1, -1, false);
+  canvas_->setSharedTokens(pins, hoveredToken());
   if (rebuild) rebuildSwatches();
   updateTitle();
 }
@@ -460,6 +518,12 @@ void HeadView::setFontScale(double scale) {
   f.setBold(true);
   title_->setFont(f);
 }
+
+void HeadView::onHoverChanged(int token) {
+  if (result_ && result_->ok()) canvas_->setSharedTokens(result_->params.selection.pinned, token);
+}
+
+void HeadView::onSelectionCleared() { canvas_->setFocusToken(-1, -1, false); }
 
 void HeadView::keyPressEvent(QKeyEvent* event) {
   if (event->key() == Qt::Key_Escape) {

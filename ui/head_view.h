@@ -47,6 +47,8 @@ class HeadView : public TraceView {
 
  protected:
   void keyPressEvent(QKeyEvent* event) override;
+  void onHoverChanged(int token) override;
+  void onSelectionCleared() override;
 
  private:
   void rebuildSwatches();
@@ -86,6 +88,12 @@ class HeadViewCanvas : public QWidget {
   int focusSide() const { return focusSide_; }
   int focusToken() const { return focusToken_; }
   bool pinned() const { return pinned_; }
+  /// The window's pinned tokens (selection.pinned) and shared hovered token: without a focus of the
+  /// canvas's own, the pinned queries' lines alone are drawn (several: their lines together, the key
+  /// column shaded by their summed attention), else the hovered query's.
+  void setSharedTokens(const std::vector<int>& pinned, int hovered);
+  /// The queries (side 0) or keys (side 1) whose lines are drawn; empty side −1: every line.
+  std::vector<int> focusTokens(int* side = nullptr) const;
   /// The token under a canvas position: side and index, or false.
   bool tokenAt(const QPoint& pos, int* side, int* token) const;
   int naturalRowHeight() const;  ///< one text line and a little air
@@ -108,6 +116,10 @@ class HeadViewCanvas : public QWidget {
   void mouseMoveEvent(QMouseEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void leaveEvent(QEvent* event) override;
+
+ signals:
+  void tokenHovered(int token);  ///< −1 when the mouse leaves the token columns
+  void tokenClicked(int token, Qt::KeyboardModifiers modifiers);
 
  private:
   struct Line {
@@ -133,6 +145,8 @@ class HeadViewCanvas : public QWidget {
   bool perHead_ = false;
   int focusSide_ = -1, focusToken_ = -1;
   bool pinned_ = false;
+  std::vector<int> sharedPins_;  ///< within the sentence
+  int sharedHover_ = -1;
   int linesDrawn_ = 0;
   int totalLines_ = 0;
 };

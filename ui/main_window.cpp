@@ -32,6 +32,7 @@
 #include "ui/param_history.h"
 #include "ui/param_panel.h"
 #include "ui/session_actions.h"
+#include "ui/token_selection.h"
 #include "ui/training_view.h"
 #include "ui/view_actions.h"
 #include "ui/view_navigator.h"
@@ -83,7 +84,17 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
   navigator_ = new ViewNavigator(pages);
   views_ = pages->views();
   training_ = pages->training();
+  selection_ = new TokenSelection(this);
+  editorLink_ = new EditorTokenLink(sentence_, selection_);
+  selection_->installEscape(this);
+  connect(selection_, &TokenSelection::cleared, this, [this] {  // Esc: an undoable edit, when there are pins
+    Params p = controller_->params();
+    if (p.selection.pinned.empty()) return;
+    p.selection.pinned.clear();
+    edit(p);
+  });
   for (TraceView* v : views_) {
+    v->setTokenSelection(selection_);
     connect(v, &TraceView::selectionRequested, this, [this](int l, int h) {
       Params p = controller_->params();
       p.selection.layer = l;
@@ -444,6 +455,7 @@ void MainWindow::onResult(const ResultPtr& result) {
   shape.layers = run.trace.layerCount();
   shape.heads = run.trace.headCount();
   panel_->setModelShape(shape);
+  editorLink_->setResult(result);
   stale_ = views_;
   presentToVisibleViews();
 }

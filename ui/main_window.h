@@ -16,7 +16,9 @@ class QPushButton;
 
 namespace attnlab::ui {
 
+class EditorTokenLink;
 class ModelOpener;
+class TokenSelection;
 class ParamPanel;
 class ParamHistory;
 class SessionActions;
@@ -54,6 +56,9 @@ class MainWindow : public QMainWindow {
   LessonPanel* lessonPanel() const { return lessons_; }
   TrainingView* trainingView() const { return training_; }
   ViewNavigator* navigator() const { return navigator_; }
+  /// The hovered token shared by the views and the sentence editor (pins are in the parameters).
+  TokenSelection* tokenSelection() const { return selection_; }
+  EditorTokenLink* editorTokens() const { return editorLink_; }
   /// F11: full screen, large fonts, thick lines, high contrast.
   void setPresentation(bool on);
   bool presentation() const { return presentation_; }
@@ -80,6 +85,8 @@ class MainWindow : public QMainWindow {
   QLineEdit* sentence_;
   ParamPanel* panel_;
   ViewNavigator* navigator_;
+  TokenSelection* selection_;
+  EditorTokenLink* editorLink_;
   std::vector<TraceView*> views_;
   std::vector<TraceView*> stale_;  ///< views not shown the latest result yet (hidden pages)
   QLabel* status_;

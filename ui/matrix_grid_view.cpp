@@ -1,5 +1,7 @@
 #include "ui/matrix_grid_view.h"
 
+#include "core/token_pins.h"
+
 #include <cmath>
 
 namespace attnlab::ui {
@@ -41,6 +43,10 @@ void MatrixGridView::showPanels(const std::vector<Panel>& panels, int columns, b
     for (int i = 0; i < count; ++i) {
       auto* plot = new MatrixPlot(this);
       plot->setFontScale(fontScale_);
+      connect(plot, &MatrixPlot::tokenLabelClicked, this, [this](int t, Qt::KeyboardModifiers m) {
+        requestPinClick(result_, t, (m & (Qt::ControlModifier | Qt::ShiftModifier)) != 0);
+      });
+      connect(plot, &MatrixPlot::tokenLabelHovered, this, [this](int t) { hoverToken(t); });
       if (lastSpansRow && i == count - 1)
         grid_->addWidget(plot, (count - 2) / columns + 1, 0, 1, columns);
       else
@@ -55,8 +61,19 @@ void MatrixGridView::showPanels(const std::vector<Panel>& panels, int columns, b
     plots_[i]->setColorMap(p.map);
     plots_[i]->setRangeMode(p.range);
     plots_[i]->setTitle(p.title);
+    plots_[i]->setTokenAxes(true, p.tokenCols);
     plots_[i]->setMatrix(p.matrix, p.rowLabels, p.colLabels);
   }
+}
+
+void MatrixGridView::markTokens(const ResultPtr& result) {
+  result_ = result;
+  pins_ = pinsWithin(result->params.selection.pinned, result->trace().tokenCount());
+  for (MatrixPlot* p : plots_) p->setTokenMarks(pins_, hoveredToken());
+}
+
+void MatrixGridView::onHoverChanged(int token) {
+  for (MatrixPlot* p : plots_) p->setTokenMarks(pins_, token);
 }
 
 void HeadOutputsView::showResult(const ResultPtr& result) {
@@ -77,6 +94,7 @@ void HeadOutputsView::showResult(const ResultPtr& result) {
   const int heads = static_cast<int>(layer.heads.size());
   const int columns = std::min(heads, 4);
   showPanels(panels, columns, true);
+  markTokens(result);
 }
 
 void QkvView::showResult(const ResultPtr& result) {
@@ -94,8 +112,9 @@ void QkvView::showResult(const ResultPtr& result) {
        {tr("%1 keys K  [n × d_head]").arg(where), head.k, tokens, dims, sym, div, "k" + id},
        {tr("%1 values V  [n × d_head]").arg(where), head.v, tokens, dims, sym, div, "v" + id},
        {tr("%1 scores Q·Kᵀ%2 (before softmax)").arg(where, result->trace().causal ? tr(", mask not applied") : ""),
-        head.scores, tokens, tokens, sym, div, "scores" + id}},
+        head.scores, tokens, tokens, sym, div, "scores" + id, true}},
       2);
+  markTokens(result);
 }
 
 }  // namespace attnlab::ui

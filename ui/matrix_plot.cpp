@@ -135,6 +135,7 @@ void MatrixPlot::applyStyle() {
     a->setLabelColor(fg);
   }
   title_->setTextColor(fg);
+  updateMarks();
   replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -152,6 +153,7 @@ void MatrixPlot::setMatrix(const Mat& m, const QStringList& rowLabels, const QSt
   yAxis->setRange(-0.5, r - 0.5);
   updateTicks();
   updateColorRange();
+  updateMarks();
   refreshHover();
   replot(QCustomPlot::rpQueuedReplot);
 }
@@ -278,9 +280,12 @@ void MatrixPlot::mouseMoveEvent(QMouseEvent* event) {
   if (!cellAt(event->position(), &r, &c)) {
     hoverRow_ = hoverCol_ = -1;
     emit cellHovered(-1, -1, 0);
-    return;
+  } else {
+    showHover(r, c, event->globalPosition().toPoint());
   }
-  showHover(r, c, event->globalPosition().toPoint());
+  // After the cell: a listener of either signal reads hoveredRow() and hoveredLabel() up to date.
+  const int label = tokenLabelAt(event->position());
+  if (label != labelHover_) emit tokenLabelHovered(labelHover_ = label);
 }
 
 void MatrixPlot::showHover(int r, int c, const QPoint& globalPos) {
@@ -310,11 +315,15 @@ void MatrixPlot::refreshHover() {
 void MatrixPlot::mousePressEvent(QMouseEvent* event) {
   QCustomPlot::mousePressEvent(event);
   int r, c;
-  if (cellAt(event->position(), &r, &c)) emit cellClicked(r, c);
+  if (cellAt(event->position(), &r, &c))
+    emit cellClicked(r, c, event->modifiers());
+  else if (const int t = tokenLabelAt(event->position()); t >= 0)
+    emit tokenLabelClicked(t, event->modifiers());
 }
 
 void MatrixPlot::leaveEvent(QEvent* event) {
   QCustomPlot::leaveEvent(event);
+  if (labelHover_ >= 0) emit tokenLabelHovered(labelHover_ = -1);
   hoverRow_ = hoverCol_ = -1;
   emit cellHovered(-1, -1, 0);
 }
@@ -323,6 +332,66 @@ void MatrixPlot::resizeEvent(QResizeEvent* event) {
   QCustomPlot::resizeEvent(event);
   updateFonts();
   updateTicks();
+}
+
+void MatrixPlot::setTokenAxes(bool rows, bool cols) {
+  tokenRows_ = rows;
+  tokenCols_ = cols;
+  updateMarks();
+}
+
+void MatrixPlot::setTokenMarks(const std::vector<int>& pinned, int hovered) {
+  if (pinned == pins_ && hovered == hovered_) return;
+  pins_ = pinned;
+  hovered_ = hovered;
+  updateMarks();
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MatrixPlot::updateMarks() {
+  for (QCPItemRect* m : marks_) removeItem(m);
+  marks_.clear();
+  const int rows = this->rows(), cols = this->cols();
+  // Plot coordinates: cell (r, c) spans [c − ½, c + ½] × [r − ½, r + ½].
+  const auto add = [&](double x0, double y0, double x1, double y1, const QPen& pen, const QBrush& brush) {
+    auto* m = new QCPItemRect(this);
+    m->topLeft->setCoords(x0, y0);
+    m->bottomRight->setCoords(x1, y1);
+    m->setPen(pen);
+    m->setBrush(brush);
+    m->setSelectable(false);
+    marks_.push_back(m);
+  };
+  const auto mark = [&](int t, const QPen& pen, const QBrush& brush) {
+    if (tokenRows_ && t < rows) add(-0.5, t - 0.5, cols - 0.5, t + 0.5, pen, brush);
+    if (tokenCols_ && t < cols) add(t - 0.5, -0.5, t + 0.5, rows - 0.5, pen, brush);
+  };
+  const ViewStyle& style = ViewStyle::instance();
+  if (hovered_ >= 0) mark(hovered_, QPen(QColor(255, 255, 255, 160), style.lineWidth(1)), QColor(255, 255, 255, 45));
+  // Orange-red outlines read on every colour map (viridis' purple to yellow, the diverging blue to red
+  // through white) and in grey print; a dark inner line keeps them visible on the map's yellow end.
+  for (int t : pins_) {
+    if (t < 0) continue;
+    mark(t, QPen(QColor(20, 20, 20), style.lineWidth(4)), Qt::NoBrush);
+    mark(t, QPen(QColor(0xFF, 0x5A, 0x1F), style.lineWidth(2.2)), Qt::NoBrush);
+  }
+}
+
+int MatrixPlot::tokenLabelAt(const QPointF& pos) const {
+  const QRect r = axisRect()->rect();
+  if (data_.size() == 0) return -1;
+  // Row labels: left of the map, one row high. Column labels: under it, rotated 60° so that a label
+  // runs down and to the left of its tick; the tick is found by following the label back up.
+  if (tokenRows_ && pos.x() < r.left() && pos.x() > r.left() - 160 && pos.y() >= r.top() && pos.y() <= r.bottom()) {
+    const int row = static_cast<int>(std::lround(yAxis->pixelToCoord(pos.y())));
+    return row >= 0 && row < rows() ? row : -1;
+  }
+  if (tokenCols_ && pos.y() > r.bottom() && pos.y() < r.bottom() + 160) {
+    const double x = pos.x() + (pos.y() - r.bottom()) * 0.577;  // tan 30°
+    const int col = static_cast<int>(std::lround(xAxis->pixelToCoord(x)));
+    return col >= 0 && col < cols() ? col : -1;
+  }
+  return -1;
 }
 
 }  // namespace attnlab::ui

@@ -3,6 +3,7 @@
 // colour bar, and the value under the cursor. The building block of every matrix view. In SVG/PDF
 // the cells and the colour bar are vector rectangles (ui/cell_painter.h), never a resampled image.
 #include <QStringList>
+#include <vector>
 
 #include <qcustomplot.h>
 
@@ -42,6 +43,20 @@ class MatrixPlot : public QCustomPlot {
   QCPRange colorRange() const;
   QColor colorOf(double value) const;
 
+  /// Which axes list tokens (the attention map: both; Q/K/V: the rows): pins and the hovered token
+  /// are marked there, and a click on a token's label there is reported (tokenLabelClicked).
+  void setTokenAxes(bool rows, bool cols);
+  /// Pinned tokens get their rows and columns outlined, the hovered token (−1: none) a light band;
+  /// drawn with the plot, so figures show them. Indices past the matrix are ignored.
+  void setTokenMarks(const std::vector<int>& pinned, int hovered);
+  std::vector<int> markedPins() const { return pins_; }
+  int markedHover() const { return hovered_; }
+  /// The row of the cell under the mouse and the token label under it (−1: none).
+  int hoveredRow() const { return hoverRow_; }
+  int hoveredLabel() const { return labelHover_; }
+  /// The token whose axis label is at `pos` (widget coordinates), or −1.
+  int tokenLabelAt(const QPointF& pos) const;
+
   const Mat& matrix() const { return data_; }
   /// Small, so that grids of plots fit any window or figure size; labels thin out to fit.
   QSize minimumSizeHint() const override { return {90, 70}; }
@@ -50,7 +65,11 @@ class MatrixPlot : public QCustomPlot {
 
  signals:
   void cellHovered(int row, int col, double value);  ///< row −1 when the cursor leaves
-  void cellClicked(int row, int col);
+  void cellClicked(int row, int col, Qt::KeyboardModifiers modifiers);
+  /// A click on a token's label on a token axis.
+  void tokenLabelClicked(int token, Qt::KeyboardModifiers modifiers);
+  /// The mouse is on a token's label (−1: on none).
+  void tokenLabelHovered(int token);
 
  protected:
   void mouseMoveEvent(QMouseEvent* event) override;
@@ -69,6 +88,8 @@ class MatrixPlot : public QCustomPlot {
   void updateColorRange();
   /// Colours, line widths and theme from ViewStyle (colour-map choice, dark theme, presentation).
   void applyStyle();
+  /// Rebuilds the outline and band items from pins_ and hovered_.
+  void updateMarks();
 
   QCPColorMap* map_;
   QCPAxisRect* bar_;     ///< the colour bar: an axis rect holding a 1 × kBarLevels map
@@ -83,6 +104,11 @@ class MatrixPlot : public QCustomPlot {
   int hoverRow_ = -1, hoverCol_ = -1;  ///< the cell the read-out names; −1: none
   ColorMap requestedMap_ = ColorMap::Viridis;
   double fontScale_ = 1.0;
+  bool tokenRows_ = false, tokenCols_ = false;
+  std::vector<int> pins_;
+  int hovered_ = -1;
+  int labelHover_ = -1;              ///< the token label under the mouse, −1: none
+  std::vector<QCPItemRect*> marks_;  ///< hover bands first, then pin outlines
 };
 
 }  // namespace attnlab::ui

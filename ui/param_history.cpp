@@ -35,6 +35,7 @@ QString fieldName(const std::string& field) {
                                                            {"selection.layer", "layer"},
                                                            {"selection.head", "head"},
                                                            {"selection.view", "view"},
+                                                           {"selection.pinned", "pinned tokens"},
                                                            {"spectra.rank_demo", "rank demo settings"},
                                                            {"spectra.feature_maps", "feature-map settings"},
                                                            {"spectra.head_size", "head-size settings"},
@@ -156,7 +157,8 @@ class ParamCommand : public QUndoCommand {
   }
   bool mergeWith(const QUndoCommand* other) override {
     const auto* o = static_cast<const ParamCommand*>(other);
-    if (o->fields_ != fields_ || clock_.elapsed() > 1000) return false;
+    // Pins are single clicks, each one a step to undo; slider drags merge into one.
+    if (o->fields_ != fields_ || fields_ == "selection.pinned" || clock_.elapsed() > 1000) return false;
     after_ = o->after_;
     setText(describeChange(before_, after_));  // "head 2 → 4" after a drag 2 → 3 → 4
     clock_.restart();

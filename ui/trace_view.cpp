@@ -1,7 +1,9 @@
 #include "ui/trace_view.h"
 
 #include "core/params_json.h"
+#include "core/token_pins.h"
 #include "ui/background_job.h"
+#include "ui/token_selection.h"
 
 #include <QCoreApplication>
 
@@ -57,6 +59,25 @@ void TraceView::waitForAnalyses() {
     for (BackgroundJob* job : findChildren<BackgroundJob*>()) job->waitForIdle();
     QCoreApplication::processEvents();
   }
+}
+
+void TraceView::setTokenSelection(TokenSelection* selection) {
+  selection_ = selection;
+  connect(selection, &TokenSelection::hoveredChanged, this, [this](int t) { onHoverChanged(t); });
+  connect(selection, &TokenSelection::cleared, this, [this] { onSelectionCleared(); });
+}
+
+void TraceView::hoverToken(int token) {
+  if (selection_) selection_->setHovered(token);
+}
+
+int TraceView::hoveredToken() const { return selection_ ? selection_->hovered() : -1; }
+
+void TraceView::requestPinClick(const ResultPtr& result, int token, bool extend) {
+  if (!result || token < 0) return;
+  Params p = result->params;
+  p.selection.pinned = pinsAfterClick(p.selection.pinned, token, extend);
+  emit paramsRequested(p);
 }
 
 }  // namespace attnlab::ui

@@ -10,6 +10,8 @@
 
 namespace attnlab::ui {
 
+class TokenSelection;
+
 /// Widgets of a view with this property set to true (hover hints, "click here" notes) are left out
 /// of exported figures.
 inline constexpr char kScreenOnlyProperty[] = "attnlabScreenOnly";
@@ -36,8 +38,22 @@ class TraceView : public QWidget {
   /// False while a background analysis for the last result is still running: exporters wait
   /// (processing events) until it is true, so a figure never shows a half-finished view.
   virtual bool isReady() const;
+  /// The hovered token shared by every view (owned by the window): views that show tokens set it on
+  /// hover and highlight it in onHoverChanged. Without one (a view alone, `attnlab export`) hover
+  /// stays inside the view.
+  void setTokenSelection(TokenSelection* selection);
+  TokenSelection* tokenSelection() const { return selection_; }
 
  protected:
+  virtual void onHoverChanged(int /*token*/) {}
+  /// Esc: views with a focus of their own (the head view's hovered column) drop it.
+  virtual void onSelectionCleared() {}
+  /// Sets the shared hovered token (−1: none); a no-op without a selection.
+  void hoverToken(int token);
+  int hoveredToken() const;
+  /// A click on token `token` of `result`'s sentence: emits paramsRequested with the pins changed
+  /// (pinsAfterClick), so that the window records it as an undoable edit.
+  void requestPinClick(const ResultPtr& result, int token, bool extend);
   /// A matrix with token or index labels, for numbers().
   static LabelledMatrix labelled(const std::string& name, const QString& title, const MatD& values,
                                  const QStringList& rowLabels, const QStringList& colLabels);
@@ -47,6 +63,9 @@ class TraceView : public QWidget {
  signals:
   void selectionRequested(int layer, int head);
   void paramsRequested(const attnlab::Params& params);
+
+ private:
+  TokenSelection* selection_ = nullptr;
 };
 
 }  // namespace attnlab::ui
