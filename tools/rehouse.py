@@ -73,7 +73,7 @@ tests/core/checkpoint: test_checkpoint_errors test_hf_models
 tests/core/variants: test_variants test_performer_stats
 tests/core/collapse: test_collapse_reference
 tests/core/train: test_training test_tiny_gradients
-tests/core/session: test_lessons test_sessions
+tests/ui/shell: test_lessons test_sessions
 tests/ui/shell: test_export
 tests/ui/views/spectra: test_spectra_views
 """
