@@ -145,20 +145,23 @@ class RoomChecker {
     std::set<QString> reported;
     std::function<void(const QString&)> visit = [&](const QString& room) {
       state[room] = 1;
-      for (const Edge* e : out[room]) {
-        if (state[e->to] == 1) {
-          QString cycle = e->to;
-          bool in = false;
-          for (const Edge* s : stack) {
-            in = in || s->from == e->to;
-            if (in) cycle += " -> " + s->to + " (" + s->where + ")";
+      const auto edgesOut = out.find(room);
+      if (edgesOut != out.end()) {
+        for (const Edge* e : edgesOut->second) {
+          if (state[e->to] == 1) {
+            QString cycle = e->to;
+            bool in = false;
+            for (const Edge* s : stack) {
+              in = in || s->from == e->to;
+              if (in) cycle += " -> " + s->to + " (" + s->where + ")";
+            }
+            cycle += " -> " + e->to + " (" + e->where + ")";
+            if (reported.insert(cycle).second) failures << "cycle between rooms: " + cycle;
+          } else if (state[e->to] == 0) {
+            stack.push_back(e);
+            visit(e->to);
+            stack.pop_back();
           }
-          cycle += " -> " + e->to + " (" + e->where + ")";
-          if (reported.insert(cycle).second) failures << "cycle between rooms: " + cycle;
-        } else if (state[e->to] == 0) {
-          stack.push_back(e);
-          visit(e->to);
-          stack.pop_back();
         }
       }
       state[room] = 2;
