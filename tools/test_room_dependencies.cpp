@@ -112,8 +112,8 @@ class RoomChecker {
       failures << rel + ": cannot be read";
       return;
     }
-    static const QRegularExpression project(R"(^\s*#\s*include\s*"((core|ui)/[^"]+)") ");
-        static const QRegularExpression qt(R"(^\s*#\s*include\s*<(Q[A-Z]\w*|Qt\w*)[/>])");
+    static const QRegularExpression project("^\\s*#\\s*include\\s*\"((core|ui)/[^\"]+)\"");
+    static const QRegularExpression qt("^\\s*#\\s*include\\s*<(Q[A-Z]\\w*|Qt\\w*)[/>]");
     const bool inCore = room.startsWith("core/");
     const QStringList lines = QString::fromUtf8(f.readAll()).split('\n');
     for (int i = 0; i < lines.size(); ++i) {
@@ -176,7 +176,7 @@ class RoomChecker {
   void checkCMake(const QString& root, QStringList& failures) const {
     std::map<QString, QString> roomOfTarget{{"attnlab_core", "core"}};
     for (const auto& [room, deps] : table_) roomOfTarget[targetName(room)] = room;
-    static const QRegularExpression target(R"(\battnlab_(core|ui)\w*)");
+    static const QRegularExpression target("\\battnlab_(core|ui)\\w*");
     for (const auto& [room, deps] : table_) {
       const QString rel = room + "/CMakeLists.txt";
       QFile f(root + "/" + rel);
