@@ -138,8 +138,11 @@ class RoomChecker {
 
   /// Depth-first search over the rooms' include graph; a back edge closes a cycle.
   static void findCycles(const std::vector<Edge>& edges, QStringList& failures) {
+    // One edge per pair of rooms (the first include seen), so a cycle is reported once, not once per file.
     std::map<QString, std::vector<const Edge*>> out;
-    for (const Edge& e : edges) out[e.from].push_back(&e);
+    std::set<std::pair<QString, QString>> pairs;
+    for (const Edge& e : edges)
+      if (pairs.insert({e.from, e.to}).second) out[e.from].push_back(&e);
     std::map<QString, int> state;  // 0 unvisited, 1 on the stack, 2 done
     std::vector<const Edge*> stack;
     std::set<QString> reported;
@@ -214,7 +217,8 @@ class TestRoomDependencies : public QObject {
  private slots:
   void sourceTreeKeepsTheRoomsOneWay() {
     const QStringList failures = RoomChecker(kRooms).check(ATTNLAB_SOURCE_DIR);
-    QVERIFY2(failures.isEmpty(), qPrintable("\n" + failures.join('\n')));
+    for (const QString& f : failures) qWarning().noquote() << f;  // QVERIFY2 would cut a long list
+    QVERIFY2(failures.isEmpty(), qPrintable(QString::number(failures.size()) + " broken rule(s), listed above"));
   }
 
   // The checker on a small tree of three rooms: clean first, then each broken rule is named with its line.
