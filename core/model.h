@@ -17,12 +17,6 @@ struct ModelInfo {
   int maxTokens = 0;  ///< longest input the model accepts
 };
 
-/// A text cut into the model's tokens, with character offsets for highlighting.
-struct TokenizedText {
-  std::vector<Token> tokens;  ///< display text + offsets; special tokens have empty spans
-  std::vector<int> ids;       ///< vocabulary ids; empty for models without a vocabulary
-};
-
 class Model {
  public:
   virtual ~Model() = default;
