@@ -43,12 +43,14 @@ core/text: bert_normalizer wordpiece_tokenizer tokenizer tokenizer_loader
 core/model: model trace trace_json blocks attention_head embedding model_config builtin_model
 core/spectra: attention_metrics spectrum spectra_settings head_spectrum exp_rank_demo spectrum_json
 core/checkpoint: safetensors safetensors_writer hf_config hf_model hf_weights gpt2_model bert_model
-core/checkpoint: checkpoint shipped_models
+core/checkpoint: checkpoint
 core/variants: attention_variant linear_attention performer variant_settings variant_analysis variant_json
 core/variants: complexity_sweep feature_maps head_size_sweep
 core/collapse: collapse_settings collapse_metrics deep_stack
 core/train: tiny_config tiny_params tiny_net tiny_model train_tasks trainer train_json tiny_checkpoint
-core/session: params params_json display_settings session lesson view_numbers
+# The shipped models are tiny models compiled into the program (loadTinyModelFromMemory).
+core/train: shipped_models
+core/session: params params_json display_settings session lesson view_numbers token_pins
 core/run: model_factory pipeline collapse_experiment path_analysis
 
 ui/plots: colormaps view_style matrix_plot spectrum_plot figure_export attention_grid
@@ -61,8 +63,10 @@ ui/views/depth: collapse_view collapse_controls collapse_plotting paths_view
 ui/views/training: training_view training_worker
 ui/shell: main_window live_controller model_opener param_panel param_history session_actions session_io
 ui/shell: autosave lesson_library lesson_panel view_factory view_export view_actions export_dialog
-# Expected from branches not merged when this table was written; move the line if the file's includes say so.
-ui/plots: fonts
+ui/plots: fonts cell_painter
+ui/views/common: token_selection
+ui/views/attention: head_view_legend
+ui/shell: view_navigator view_pages
 """
 
 # Tests and their helpers that do not follow the test_<x> rule. `tests` is the folder itself.
@@ -78,6 +82,9 @@ tests/core/train: test_training test_tiny_gradients
 tests/ui/shell: test_lessons test_sessions
 tests/ui/shell: test_export
 tests/ui/views/spectra: test_spectra_views
+tests/ui/plots: test_figures
+tests/ui/shell: test_presentation test_token_selection
+tests/ui/views/common: test_token_labels
 """
 
 # Direct dependencies of each room: its CMake target links exactly these, and an include may reach
@@ -175,11 +182,22 @@ if(ATTNLAB_LAPACK)
   endif()
 endif()
 """,
-    "core/checkpoint": """
-# The shipped trained models (resources/models/) are read from the source tree: the program is run
-# from its build folder (README), and sessions name them "builtin:NAME" rather than by path.
-set_source_files_properties(${{CMAKE_CURRENT_SOURCE_DIR}}/shipped_models.cpp PROPERTIES
-  COMPILE_DEFINITIONS ATTNLAB_RESOURCE_DIR="${{PROJECT_SOURCE_DIR}}/resources")
+    "core/train": """
+# The shipped trained models (resources/models/) are compiled into the program (cmake/embed_files.cmake
+# writes their bytes as arrays), so a binary copied anywhere opens them: sessions and the command line
+# name them "builtin:NAME", never by path. Retraining (scripts/train-default-model) regenerates the array.
+set(ATTNLAB_EMBEDDED_FILES models/induction/config.json models/induction/model.safetensors)
+set(ATTNLAB_EMBEDDED_INPUTS ${{ATTNLAB_EMBEDDED_FILES}})
+list(TRANSFORM ATTNLAB_EMBEDDED_INPUTS PREPEND ${{PROJECT_SOURCE_DIR}}/resources/)
+list(JOIN ATTNLAB_EMBEDDED_FILES "|" ATTNLAB_EMBEDDED_ARG)  # a ';' would end the shell command
+add_custom_command(
+  OUTPUT ${{CMAKE_CURRENT_BINARY_DIR}}/embedded_files.cpp
+  COMMAND ${{CMAKE_COMMAND}} -DOUTPUT=${{CMAKE_CURRENT_BINARY_DIR}}/embedded_files.cpp
+          -DROOT=${{PROJECT_SOURCE_DIR}}/resources -DFILES=${{ATTNLAB_EMBEDDED_ARG}}
+          -P ${{PROJECT_SOURCE_DIR}}/cmake/embed_files.cmake
+  DEPENDS ${{ATTNLAB_EMBEDDED_INPUTS}} ${{PROJECT_SOURCE_DIR}}/cmake/embed_files.cmake
+  COMMENT "Embedding the shipped models" VERBATIM)
+target_sources({target} PRIVATE ${{CMAKE_CURRENT_BINARY_DIR}}/embedded_files.cpp)
 """,
     "ui/plots": """
 target_link_libraries({target}
@@ -197,7 +215,7 @@ set_target_properties({target} PROPERTIES AUTORCC ON)
 # merged branch added a generated source, say), port the change into ROOM_EXTRA_CMAKE above, then put
 # the new hash here: `sha256sum core/CMakeLists.txt`.
 KNOWN_CMAKE = {
-    "core/CMakeLists.txt": "260353698fe2ecd2b01a130555932f0bc8478710eea91fae5e9e01a4d53b660c",
+    "core/CMakeLists.txt": "e689a0109054835e1ba7ef43feeecfb4722901cd0aa72df94ee90a282508cf67",
     "ui/CMakeLists.txt": "2218e9d173e969c06f75da46bff7dd3b164a074fbd7b061311786fa7f4309576",
 }
 # The commit whose core/ and ui/ CMakeLists.txt the hashes above describe (for `git diff`).
