@@ -78,7 +78,7 @@ tests/core/model: test_builtin_engine test_reference_builtin
 tests/core/checkpoint: test_checkpoint_errors test_hf_models
 tests/core/variants: test_variants test_performer_stats
 tests/core/collapse: test_collapse_reference
-tests/core/train: test_training test_tiny_gradients
+tests/core/train: test_training test_tiny_gradients test_shipped_model
 tests/ui/shell: test_lessons test_sessions
 tests/ui/shell: test_export
 tests/ui/views/spectra: test_spectra_views
