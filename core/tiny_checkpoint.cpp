@@ -6,7 +6,6 @@
 #include "core/checkpoint.h"
 #include "core/errors.h"
 #include "core/json_file.h"
-#include "core/params_json.h"
 #include "core/safetensors.h"
 #include "core/safetensors_writer.h"
 
@@ -91,7 +90,7 @@ std::shared_ptr<const TinyModel> loadTinyModel(const std::string& dir, const std
 
 std::shared_ptr<const TinyModel> loadTinyModelFromMemory(const std::string& configJson, const unsigned char* weights,
                                                          std::size_t size, const std::string& name) {
-  const TinyConfig config = tinyConfigFromJson(parseJsonText(configJson, name + " config.json"), name);
+  const TinyConfig config = tinyConfigFromJson(parseJson(configJson, name + " config.json"), name);
   const SafetensorsHeader header = parseSafetensorsHeader(weights, size, name);
   std::vector<float> values;  // one tensor at a time: the bytes need not be 4-byte aligned
   TinyParams<float> params = readTinyParams(

@@ -8,8 +8,6 @@
 
 #include <qcustomplot.h>
 
-#include "ui/trace_view.h"
-
 namespace attnlab::ui {
 namespace {
 

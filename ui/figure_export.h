@@ -8,6 +8,10 @@
 
 namespace attnlab::ui {
 
+/// Widgets of a view with this property set to true (hover hints, "click here" notes) are left out
+/// of exported figures.
+inline constexpr char kScreenOnlyProperty[] = "attnlabScreenOnly";
+
 /// "png", "svg" or "pdf" from a file name's extension; empty when unknown.
 QString formatFromPath(const QString& path);
 

@@ -7,14 +7,11 @@
 
 #include "core/view_numbers.h"
 #include "ui/compute_result.h"
+#include "ui/figure_export.h"  // kScreenOnlyProperty
 
 namespace attnlab::ui {
 
 class TokenSelection;
-
-/// Widgets of a view with this property set to true (hover hints, "click here" notes) are left out
-/// of exported figures.
-inline constexpr char kScreenOnlyProperty[] = "attnlabScreenOnly";
 
 class TraceView : public QWidget {
   Q_OBJECT
