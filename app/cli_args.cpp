@@ -7,9 +7,9 @@
 #include <sstream>
 
 #include "app/cli_variants.h"
-#include "core/errors.h"
-#include "core/params_json.h"
-#include "core/token_pins.h"
+#include "core/base/errors.h"
+#include "core/session/params_json.h"
+#include "core/session/token_pins.h"
 
 namespace attnlab::cli {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/params.h"
+#include "core/session/params.h"
 
 namespace attnlab::cli {
 

@@ -3,10 +3,10 @@
 #include <iostream>
 
 #include "app/cli_commands.h"
-#include "core/collapse_experiment.h"
-#include "core/errors.h"
-#include "core/params_json.h"
-#include "core/path_analysis.h"
+#include "core/base/errors.h"
+#include "core/run/collapse_experiment.h"
+#include "core/run/path_analysis.h"
+#include "core/session/params_json.h"
 
 namespace attnlab::cli {
 namespace {

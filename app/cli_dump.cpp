@@ -1,11 +1,11 @@
 #include "app/cli_commands.h"
-#include "core/head_spectrum.h"
-#include "core/model_factory.h"
-#include "core/params_json.h"
-#include "core/pipeline.h"
-#include "core/spectrum_json.h"
-#include "core/trace_json.h"
-#include "core/variant_json.h"
+#include "core/model/trace_json.h"
+#include "core/run/model_factory.h"
+#include "core/run/pipeline.h"
+#include "core/session/params_json.h"
+#include "core/spectra/head_spectrum.h"
+#include "core/spectra/spectrum_json.h"
+#include "core/variants/variant_json.h"
 
 namespace attnlab::cli {
 

@@ -3,12 +3,12 @@
 #include <iostream>
 
 #include "app/cli_commands.h"
-#include "core/errors.h"
-#include "core/pipeline.h"
-#include "ui/live_controller.h"
-#include "ui/view_export.h"
-#include "ui/view_factory.h"
-#include "ui/view_style.h"
+#include "core/base/errors.h"
+#include "core/run/pipeline.h"
+#include "ui/plots/view_style.h"
+#include "ui/shell/live_controller.h"
+#include "ui/shell/view_export.h"
+#include "ui/shell/view_factory.h"
 
 namespace attnlab::cli {
 namespace {

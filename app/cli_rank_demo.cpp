@@ -1,7 +1,7 @@
 // `attnlab rank-demo`: the "exp raises rank" example of seeds/000's comments as JSON.
 #include "app/cli_commands.h"
-#include "core/exp_rank_demo.h"
-#include "core/spectrum_json.h"
+#include "core/spectra/exp_rank_demo.h"
+#include "core/spectra/spectrum_json.h"
 
 namespace attnlab::cli {
 

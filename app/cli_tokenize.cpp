@@ -5,8 +5,8 @@
 #include <string>
 
 #include "app/cli_commands.h"
-#include "core/hf_model.h"
-#include "core/model_factory.h"
+#include "core/checkpoint/hf_model.h"
+#include "core/run/model_factory.h"
 
 namespace attnlab::cli {
 

@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli_commands.h"
-#include "core/errors.h"
-#include "core/tiny_checkpoint.h"
-#include "core/train_json.h"
-#include "core/trainer.h"
+#include "core/base/errors.h"
+#include "core/train/tiny_checkpoint.h"
+#include "core/train/train_json.h"
+#include "core/train/trainer.h"
 
 namespace attnlab::cli {
 

@@ -1,6 +1,6 @@
 #include "app/cli_variants.h"
 
-#include "core/errors.h"
+#include "core/base/errors.h"
 
 namespace attnlab::cli {
 

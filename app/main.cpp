@@ -7,9 +7,9 @@
 #include <optional>
 
 #include "app/cli_commands.h"
-#include "core/errors.h"
-#include "ui/fonts.h"
-#include "ui/main_window.h"
+#include "core/base/errors.h"
+#include "ui/plots/fonts.h"
+#include "ui/shell/main_window.h"
 
 namespace {
 

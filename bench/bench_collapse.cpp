@@ -9,8 +9,8 @@
 #include <functional>
 #include <vector>
 
-#include "core/collapse_experiment.h"
-#include "core/path_analysis.h"
+#include "core/run/collapse_experiment.h"
+#include "core/run/path_analysis.h"
 
 using namespace attnlab;
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "bench/bench_util.h"
-#include "core/builtin_model.h"
+#include "core/model/builtin_model.h"
 
 using namespace attnlab;
 

@@ -1,7 +1,7 @@
 // GPT-2-small-shaped forward pass with every attention map kept (the full Trace), on random weights.
 //   bench_gpt2 [--dir DIR] [--tokens 64] [--threads 2] [--runs 20]
 // Writes DIR/{config.json, model.safetensors (≈500 MB, F32, N(0, 0.02)-like weights), vocab.json, merges.txt}
-// once (reused when present), opens it like the GUI does (the product weights repacked, core/packed_matrix.h;
+// once (reused when present), opens it like the GUI does (the product weights repacked, core/compute/packed_matrix.h;
 // the rest mmapped), then times forward().
 // Prints resident memory after opening and after the runs, and the timing (median, min) with GFLOP/s.
 // bench/pytorch_gpt2.py runs the same checkpoint in PyTorch; bench/compare.sh runs both.
@@ -21,10 +21,10 @@
 #include <string>
 #include <vector>
 
-#include "core/checkpoint.h"
-#include "core/errors.h"
-#include "core/json_file.h"
-#include "core/packed_gemm.h"
+#include "core/base/errors.h"
+#include "core/base/json_file.h"
+#include "core/checkpoint/checkpoint.h"
+#include "core/compute/packed_gemm.h"
 
 using namespace attnlab;
 

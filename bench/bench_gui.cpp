@@ -7,11 +7,11 @@
 #include <string>
 
 #include "bench/bench_util.h"
-#include "core/model_factory.h"
-#include "ui/head_view.h"
-#include "ui/heatmap_view.h"
-#include "ui/main_window.h"
-#include "ui/model_grid_view.h"
+#include "core/run/model_factory.h"
+#include "ui/shell/main_window.h"
+#include "ui/views/attention/head_view.h"
+#include "ui/views/attention/heatmap_view.h"
+#include "ui/views/attention/model_grid_view.h"
 
 using namespace attnlab;
 using namespace attnlab::ui;

@@ -1,5 +1,5 @@
-// Times LAPACK's eigenvalues (dgeev's steps, values only, one thread: core/lapack_spectrum.h) with LAPACK's own
-// shift and window sizes against the program's (core/lapack_tuning.h), on four kinds of matrix, and checks
+// Times LAPACK's eigenvalues (dgeev's steps, values only, one thread: core/compute/lapack_spectrum.h) with LAPACK's own
+// shift and window sizes against the program's (core/compute/lapack_tuning.h), on four kinds of matrix, and checks
 // that both give the same eigenvalues. Wall-clock medians; the two settings alternate run by run so that
 // a noisy machine slows both alike.
 //   bench_lapack_tuning [max_n]                 (default 1024)
@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "bench/bench_util.h"
-#include "core/lapack_spectrum.h"
-#include "core/lapack_tuning.h"
-#include "core/rng.h"
-#include "core/tensor.h"
+#include "core/base/rng.h"
+#include "core/base/tensor.h"
+#include "core/compute/lapack_spectrum.h"
+#include "core/compute/lapack_tuning.h"
 
 using namespace attnlab;
 

@@ -1,4 +1,4 @@
-// Times the spectrum of a softmax attention matrix in double (core/spectrum.h): singular values,
+// Times the spectrum of a softmax attention matrix in double (core/spectra/spectrum.h): singular values,
 // eigenvalues, both together as computeSpectrum runs them (the target), and the full head
 // spectrum (three SVDs + eigenvalues, n ≤ 512 only), for a bidirectional head (the general case) and a
 // causal one (triangular: its eigenvalues are its diagonal). Wall-clock medians of several runs.
@@ -8,11 +8,11 @@
 #include <cstdlib>
 
 #include "bench/bench_util.h"
-#include "core/blocks.h"
-#include "core/head_spectrum.h"
-#include "core/lapack_tuning.h"
-#include "core/rng.h"
-#include "core/spectrum.h"
+#include "core/base/rng.h"
+#include "core/compute/lapack_tuning.h"
+#include "core/model/blocks.h"
+#include "core/spectra/head_spectrum.h"
+#include "core/spectra/spectrum.h"
 
 using namespace attnlab;
 
@@ -37,7 +37,7 @@ HeadTrace randomHead(int n, int d) {
 
 int main(int argc, char** argv) {
   const int maxN = argc > 1 ? std::atoi(argv[1]) : 1024;
-  std::printf("LAPACK shift sizes tuned (core/lapack_tuning.h): %s\n", lapackAedTuningActive() ? "yes" : "NO");
+  std::printf("LAPACK shift sizes tuned (core/compute/lapack_tuning.h): %s\n", lapackAedTuningActive() ? "yes" : "NO");
   std::printf("%6s %13s %10s %10s %14s %14s %8s\n", "n", "attention", "svd ms", "eig ms", "spectrum ms",
               "head 3svd+eig", "target");
   for (int n : {64, 128, 256, 512, 1024, 2048}) {

@@ -7,8 +7,8 @@
 #include <cstdio>
 
 #include "bench/bench_util.h"
-#include "core/train_json.h"
-#include "core/trainer.h"
+#include "core/train/train_json.h"
+#include "core/train/trainer.h"
 
 using namespace attnlab;
 using namespace attnlab::bench;

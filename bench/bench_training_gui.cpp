@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "ui/training_view.h"
+#include "ui/views/training/training_view.h"
 
 using namespace attnlab;
 using namespace attnlab::ui;

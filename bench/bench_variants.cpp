@@ -13,10 +13,10 @@
 #include <functional>
 #include <string>
 
-#include "core/eigen_threads.h"
-#include "core/rng.h"
-#include "core/variant_analysis.h"
-#include "ui/variants_view.h"
+#include "core/base/eigen_threads.h"
+#include "core/base/rng.h"
+#include "core/variants/variant_analysis.h"
+#include "ui/views/variants/variants_view.h"
 
 using namespace attnlab;
 

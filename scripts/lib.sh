@@ -6,9 +6,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${ATTNLAB_BUILD_DIR:-$ROOT/build}"
 
 # Packages the build needs on a fresh, minimal Debian 12.
-# liblapack-dev + libopenblas0-pthread: the spectra of large attention matrices (core/lapack_spectrum.h).
+# liblapack-dev + libopenblas0-pthread: the spectra of large attention matrices (core/compute/lapack_spectrum.h).
 # fonts-noto-cjk, fonts-symbola, fonts-noto-color-emoji: Chinese, Japanese, Korean and emoji drawn as text,
-# not boxes, on screen and in figures (ui/fonts.h).
+# not boxes, on screen and in figures (ui/plots/fonts.h).
 BUILD_PACKAGES=(g++ cmake ninja-build pkg-config qt6-base-dev qt6-svg-dev libqcustomplot-dev libeigen3-dev
   nlohmann-json3-dev libgl-dev fonts-dejavu-core fontconfig fonts-noto-cjk fonts-symbola fonts-noto-color-emoji
   liblapack-dev libopenblas0-pthread)

@@ -5,9 +5,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/errors.h"
-#include "core/json_file.h"
-#include "core/wordpiece_tokenizer.h"
+#include "core/base/errors.h"
+#include "core/base/json_file.h"
+#include "core/text/wordpiece_tokenizer.h"
 
 using namespace attnlab;
 

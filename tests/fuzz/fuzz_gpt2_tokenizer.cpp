@@ -6,9 +6,9 @@
 #include <memory>
 #include <string>
 
-#include "core/bpe_tokenizer.h"
-#include "core/errors.h"
-#include "core/json_file.h"
+#include "core/base/errors.h"
+#include "core/base/json_file.h"
+#include "core/text/bpe_tokenizer.h"
 
 using namespace attnlab;
 

@@ -4,10 +4,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/errors.h"
-#include "core/hf_config.h"
-#include "core/json_file.h"
-#include "core/safetensors.h"
+#include "core/base/errors.h"
+#include "core/base/json_file.h"
+#include "core/checkpoint/hf_config.h"
+#include "core/checkpoint/safetensors.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace attnlab;

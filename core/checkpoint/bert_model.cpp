@@ -1,0 +1,134 @@
+#include "core/checkpoint/bert_model.h"
+
+#include <cmath>
+#include <utility>
+
+#include "core/compute/heap_policy.h"
+#include "core/model/attention_head.h"
+#include "core/model/blocks.h"
+
+namespace attnlab {
+
+BertModel::BertModel(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, std::shared_ptr<SafetensorsFile> file,
+                     std::string name, const RunControl& control)
+    : HfModel(std::move(config), std::move(tokenizer), file, std::move(name)) {
+  keepLargeBlocksInHeap();  // the forward pass's activations are hundreds of KB each
+  if (config_.arch == HfArch::DistilBert) {
+    WeightSource w(file, {"distilbert.", ""}, "embeddings.word_embeddings.weight", "DistilBERT");
+    loadDistilBert(w, control);
+    w.finish();
+  } else {
+    WeightSource w(file, {"bert.", ""}, "embeddings.word_embeddings.weight", "BERT");
+    loadBert(w, control);
+    w.finish();
+  }
+}
+
+void BertModel::loadBert(WeightSource& w, const RunControl& control) {
+  const HfConfig& c = config_;
+  const Eigen::Index d = c.dModel, inner = c.dInner;
+  word_ = w.matrix("embeddings.word_embeddings.weight", c.vocabSize, d);
+  pos_ = w.matrix("embeddings.position_embeddings.weight", c.maxPositions, d);
+  if (c.typeVocabSize > 0) type_ = w.matrix("embeddings.token_type_embeddings.weight", c.typeVocabSize, d);
+  // Checkpoints converted from TensorFlow name LayerNorm parameters gamma/beta.
+  embGamma_ = w.vector("embeddings.LayerNorm.weight", "embeddings.LayerNorm.gamma", d);
+  embBeta_ = w.vector("embeddings.LayerNorm.bias", "embeddings.LayerNorm.beta", d);
+  for (int l = 0; l < c.layers; ++l) {
+    control.checkpoint(static_cast<double>(l) / c.layers);
+    const std::string p = "encoder.layer." + std::to_string(l) + ".";
+    BertLayerWeights lw;
+    lw.qW = w.packed(p + "attention.self.query.weight", d, d, WeightSource::Stored::OutIn);
+    lw.qB = w.vector(p + "attention.self.query.bias", d);
+    lw.kW = w.packed(p + "attention.self.key.weight", d, d, WeightSource::Stored::OutIn);
+    lw.kB = w.vector(p + "attention.self.key.bias", d);
+    lw.vW = w.packed(p + "attention.self.value.weight", d, d, WeightSource::Stored::OutIn);
+    lw.vB = w.vector(p + "attention.self.value.bias", d);
+    lw.oW = w.packed(p + "attention.output.dense.weight", d, d, WeightSource::Stored::OutIn);
+    lw.oB = w.vector(p + "attention.output.dense.bias", d);
+    lw.ln1Gamma = w.vector(p + "attention.output.LayerNorm.weight", p + "attention.output.LayerNorm.gamma", d);
+    lw.ln1Beta = w.vector(p + "attention.output.LayerNorm.bias", p + "attention.output.LayerNorm.beta", d);
+    lw.iW = w.packed(p + "intermediate.dense.weight", inner, d, WeightSource::Stored::OutIn);
+    lw.iB = w.vector(p + "intermediate.dense.bias", inner);
+    lw.o2W = w.packed(p + "output.dense.weight", d, inner, WeightSource::Stored::OutIn);
+    lw.o2B = w.vector(p + "output.dense.bias", d);
+    lw.ln2Gamma = w.vector(p + "output.LayerNorm.weight", p + "output.LayerNorm.gamma", d);
+    lw.ln2Beta = w.vector(p + "output.LayerNorm.bias", p + "output.LayerNorm.beta", d);
+    layers_.push_back(std::move(lw));  // 28 MB of packed weights a layer in BERT-base
+  }
+}
+
+void BertModel::loadDistilBert(WeightSource& w, const RunControl& control) {
+  const HfConfig& c = config_;
+  const Eigen::Index d = c.dModel, inner = c.dInner;
+  word_ = w.matrix("embeddings.word_embeddings.weight", c.vocabSize, d);
+  pos_ = w.matrix("embeddings.position_embeddings.weight", c.maxPositions, d);
+  embGamma_ = w.vector("embeddings.LayerNorm.weight", d);
+  embBeta_ = w.vector("embeddings.LayerNorm.bias", d);
+  for (int l = 0; l < c.layers; ++l) {
+    control.checkpoint(static_cast<double>(l) / c.layers);
+    const std::string p = "transformer.layer." + std::to_string(l) + ".";
+    BertLayerWeights lw;
+    lw.qW = w.packed(p + "attention.q_lin.weight", d, d, WeightSource::Stored::OutIn);
+    lw.qB = w.vector(p + "attention.q_lin.bias", d);
+    lw.kW = w.packed(p + "attention.k_lin.weight", d, d, WeightSource::Stored::OutIn);
+    lw.kB = w.vector(p + "attention.k_lin.bias", d);
+    lw.vW = w.packed(p + "attention.v_lin.weight", d, d, WeightSource::Stored::OutIn);
+    lw.vB = w.vector(p + "attention.v_lin.bias", d);
+    lw.oW = w.packed(p + "attention.out_lin.weight", d, d, WeightSource::Stored::OutIn);
+    lw.oB = w.vector(p + "attention.out_lin.bias", d);
+    lw.ln1Gamma = w.vector(p + "sa_layer_norm.weight", d);
+    lw.ln1Beta = w.vector(p + "sa_layer_norm.bias", d);
+    lw.iW = w.packed(p + "ffn.lin1.weight", inner, d, WeightSource::Stored::OutIn);
+    lw.iB = w.vector(p + "ffn.lin1.bias", inner);
+    lw.o2W = w.packed(p + "ffn.lin2.weight", d, inner, WeightSource::Stored::OutIn);
+    lw.o2B = w.vector(p + "ffn.lin2.bias", d);
+    lw.ln2Gamma = w.vector(p + "output_layer_norm.weight", d);
+    lw.ln2Beta = w.vector(p + "output_layer_norm.bias", d);
+    layers_.push_back(std::move(lw));  // 28 MB of packed weights a layer in BERT-base
+  }
+}
+
+Trace BertModel::forward(const TokenizedText& text, const RunControl& control) const {
+  checkInput(text);
+  Trace trace = startTrace(text, /*causal=*/false);
+  const int n = static_cast<int>(text.ids.size());
+  // h⁰ = LN_emb(word[ids] + pos[0..n) + type[0])   [n, d]; every token is of type 0 (one sentence).
+  Mat e(n, config_.dModel);
+  for (int i = 0; i < n; ++i) {
+    e.row(i) = word_.matrix().row(text.ids[i]) + pos_.matrix().row(i);
+    if (type_.data) e.row(i) += type_.matrix().row(0);
+  }
+  Mat h = layerNorm(e, embGamma_.vector(), embBeta_.vector(), config_.layerNormEps);
+  trace.embeddings = h;
+  for (int l = 0; l < config_.layers; ++l) {
+    control.checkpoint(static_cast<double>(l) / config_.layers);
+    trace.layers.push_back(runLayer(l, h));
+    h = trace.layers.back().residualOut;
+  }
+  control.checkpoint(1.0);
+  return trace;
+}
+
+LayerTrace BertModel::runLayer(int layer, const Mat& x) const {
+  const BertLayerWeights& w = layers_[layer];
+  const int dh = config_.dHead();
+  LayerTrace t;
+  t.residualIn = x;
+  // Q = x·W_qᵀ + b_q and likewise K, V   [n, d]; head h uses columns h·d_head …
+  const Mat q = w.qW.affine(x, w.qB.vector());
+  const Mat k = w.kW.affine(x, w.kB.vector());
+  const Mat v = w.vW.affine(x, w.vB.vector());
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
+  t.heads = attendHeads(q, k, v, config_.heads, dh, scale, /*causal=*/false, t.concat);
+  t.attentionOut = w.oW.affine(t.concat, w.oB.vector());  // [n, d]
+  const Mat h = layerNorm(Mat(x + t.attentionOut), w.ln1Gamma.vector(), w.ln1Beta.vector(), config_.layerNormEps);
+
+  // MLP: act(h·W_iᵀ + b_i)·W_o2ᵀ + b_o2   [n, inner] → [n, d]
+  Mat hidden = w.iW.affine(h, w.iB.vector());
+  applyActivation(hidden, config_.activation);
+  t.mlpOut = w.o2W.affine(hidden, w.o2B.vector());
+  t.residualOut = layerNorm(Mat(h + t.mlpOut), w.ln2Gamma.vector(), w.ln2Beta.vector(), config_.layerNormEps);
+  return t;
+}
+
+}  // namespace attnlab

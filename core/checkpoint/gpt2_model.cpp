@@ -1,0 +1,84 @@
+#include "core/checkpoint/gpt2_model.h"
+
+#include <cmath>
+#include <utility>
+
+#include "core/compute/heap_policy.h"
+#include "core/model/attention_head.h"
+#include "core/model/blocks.h"
+
+namespace attnlab {
+
+Gpt2Model::Gpt2Model(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, std::shared_ptr<SafetensorsFile> file,
+                     std::string name, const RunControl& control)
+    : HfModel(std::move(config), std::move(tokenizer), file, std::move(name)) {
+  keepLargeBlocksInHeap();  // the forward pass's activations are hundreds of KB each
+  const HfConfig& c = config_;
+  WeightSource w(file, {"transformer.", ""}, "wte.weight", "GPT-2");
+  const Eigen::Index d = c.dModel, inner = c.dInner;
+  wte_ = w.matrix("wte.weight", c.vocabSize, d);
+  wpe_ = w.matrix("wpe.weight", c.maxPositions, d);
+  for (int l = 0; l < c.layers; ++l) {
+    control.checkpoint(static_cast<double>(l) / c.layers);  // packing GPT-2 small takes ~0.4 s
+    const std::string p = "h." + std::to_string(l) + ".";
+    Gpt2LayerWeights lw;
+    lw.ln1Gamma = w.vector(p + "ln_1.weight", d);
+    lw.ln1Beta = w.vector(p + "ln_1.bias", d);
+    lw.attnW = w.packed(p + "attn.c_attn.weight", d, 3 * d, WeightSource::Stored::InOut);
+    lw.attnB = w.vector(p + "attn.c_attn.bias", 3 * d);
+    lw.projW = w.packed(p + "attn.c_proj.weight", d, d, WeightSource::Stored::InOut);
+    lw.projB = w.vector(p + "attn.c_proj.bias", d);
+    lw.ln2Gamma = w.vector(p + "ln_2.weight", d);
+    lw.ln2Beta = w.vector(p + "ln_2.bias", d);
+    lw.fcW = w.packed(p + "mlp.c_fc.weight", d, inner, WeightSource::Stored::InOut);
+    lw.fcB = w.vector(p + "mlp.c_fc.bias", inner);
+    lw.mprojW = w.packed(p + "mlp.c_proj.weight", inner, d, WeightSource::Stored::InOut);
+    lw.mprojB = w.vector(p + "mlp.c_proj.bias", d);
+    layers_.push_back(std::move(lw));  // 28 MB of packed weights a layer in GPT-2 small
+  }
+  w.finish();
+}
+
+Trace Gpt2Model::forward(const TokenizedText& text, const RunControl& control) const {
+  checkInput(text);
+  Trace trace = startTrace(text, /*causal=*/true);
+  const int n = static_cast<int>(text.ids.size());
+  // h⁰ = wte[ids] + wpe[0..n)   [n, d]
+  Mat h(n, config_.dModel);
+  for (int i = 0; i < n; ++i) h.row(i) = wte_.matrix().row(text.ids[i]) + wpe_.matrix().row(i);
+  trace.embeddings = h;
+  for (int l = 0; l < config_.layers; ++l) {
+    control.checkpoint(static_cast<double>(l) / config_.layers);
+    trace.layers.push_back(runLayer(l, h));
+    h = trace.layers.back().residualOut;
+  }
+  control.checkpoint(1.0);
+  return trace;
+}
+
+LayerTrace Gpt2Model::runLayer(int layer, const Mat& x) const {
+  const Gpt2LayerWeights& w = layers_[layer];
+  const int d = config_.dModel, dh = config_.dHead();
+  LayerTrace t;
+  t.residualIn = x;
+
+  // qkv = LN₁(x)·W_attn + b   [n, 3d]; columns [0, d) are Q, [d, 2d) K, [2d, 3d) V, head h at h·d_head.
+  const Mat a = layerNorm(x, w.ln1Gamma.vector(), w.ln1Beta.vector(), config_.layerNormEps);
+  const Mat qkv = w.attnW.affine(a, w.attnB.vector());
+  float scale = config_.scaleAttention ? 1.0f / std::sqrt(static_cast<float>(dh)) : 1.0f;
+  if (config_.scaleByInverseLayer) scale /= static_cast<float>(layer + 1);
+  t.heads = attendHeads(qkv.middleCols(0, d), qkv.middleCols(d, d), qkv.middleCols(2 * d, d), config_.heads, dh, scale,
+                        /*causal=*/true, t.concat);
+  t.attentionOut = w.projW.affine(t.concat, w.projB.vector());  // [n, d]
+  const Mat h = x + t.attentionOut;
+
+  // MLP: act(LN₂(h)·W_fc + b_fc)·W_mproj + b_mproj   [n, inner] → [n, d]
+  Mat hidden =
+      w.fcW.affine(layerNorm(h, w.ln2Gamma.vector(), w.ln2Beta.vector(), config_.layerNormEps), w.fcB.vector());
+  applyActivation(hidden, config_.activation);
+  t.mlpOut = w.mprojW.affine(hidden, w.mprojB.vector());
+  t.residualOut = h + t.mlpOut;
+  return t;
+}
+
+}  // namespace attnlab

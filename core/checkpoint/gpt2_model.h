@@ -1,0 +1,45 @@
+#pragma once
+// GPT-2 from a Hugging Face checkpoint. Pre-LayerNorm blocks, causal attention, learned positions:
+//   h⁰ = wte[ids] + wpe[0..n)                                    [n, d]
+//   a  = attn(LN₁(h)),  h ← h + a·W_proj + b_proj                  (c_attn fused: [d, 3d] → Q | K | V)
+//   m  = gelu_new(LN₂(h)·W_fc + b_fc)·W_mproj + b_mproj,  h ← h + m
+// Embeddings, biases and norms stay in the safetensors mapping; the four product weights of each layer
+// are repacked at load (core/compute/packed_matrix.h). The final ln_f and the tied lm_head (wte) are not run:
+// no view shows logits.
+#include <vector>
+
+#include "core/checkpoint/hf_model.h"
+#include "core/checkpoint/hf_weights.h"
+
+namespace attnlab {
+
+struct Gpt2LayerWeights {
+  WeightView ln1Gamma, ln1Beta, ln2Gamma, ln2Beta;  ///< [d]
+  PackedMatrix attnW;                               ///< c_attn [d, 3d], repacked for products
+  WeightView attnB;                                 ///< [3d]
+  PackedMatrix projW;                               ///< attn.c_proj [d, d]
+  WeightView projB;                                 ///< [d]
+  PackedMatrix fcW;                                 ///< mlp.c_fc [d, inner]
+  WeightView fcB;                                   ///< [inner]
+  PackedMatrix mprojW;                              ///< mlp.c_proj [inner, d]
+  WeightView mprojB;                                ///< [d]
+};
+
+class Gpt2Model : public HfModel {
+ public:
+  /// Maps the weights (names with or without "transformer.") and repacks the product weights, reporting
+  /// progress and honouring cancel per layer through `control`; throws InputError naming missing tensors
+  /// or shapes that contradict config.json.
+  Gpt2Model(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, std::shared_ptr<SafetensorsFile> file,
+            std::string name, const RunControl& control = {});
+
+  Trace forward(const TokenizedText& text, const RunControl& control = {}) const override;
+
+ private:
+  LayerTrace runLayer(int layer, const Mat& x) const;
+
+  WeightView wte_, wpe_;  ///< [vocab, d], [positions, d]
+  std::vector<Gpt2LayerWeights> layers_;
+};
+
+}  // namespace attnlab

@@ -1,0 +1,44 @@
+#include "core/checkpoint/hf_model.h"
+
+#include "core/base/errors.h"
+
+namespace attnlab {
+
+HfModel::HfModel(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, std::shared_ptr<SafetensorsFile> file,
+                 std::string name)
+    : config_(std::move(config)), tokenizer_(std::move(tokenizer)), file_(std::move(file)), name_(std::move(name)) {}
+
+ModelInfo HfModel::info() const {
+  ModelInfo i;
+  i.name = name_ + " (" + toString(config_.arch) + ", " + std::to_string(config_.layers) + " layers, " +
+           std::to_string(config_.heads) + " heads, d " + std::to_string(config_.dModel) + ")";
+  i.kind = config_.modelType;
+  i.layers = config_.layers;
+  i.heads = config_.heads;
+  i.dModel = config_.dModel;
+  i.dHead = config_.dHead();
+  i.maxTokens = config_.maxPositions;
+  return i;
+}
+
+void HfModel::checkInput(const TokenizedText& text) const {
+  const std::size_t n = text.ids.size();
+  if (n == 0 || text.tokens.size() != n) throw InputError("the text has no tokens: type at least one word");
+  if (n > static_cast<std::size_t>(config_.maxPositions))
+    throw InputError("the text has " + std::to_string(n) + " tokens; " + name_ + " takes at most " +
+                     std::to_string(config_.maxPositions) + " (its position table)");
+  for (std::size_t i = 0; i < n; ++i)
+    if (text.ids[i] < 0 || text.ids[i] >= config_.vocabSize)
+      throw InputError("token \"" + text.tokens[i].text + "\" has id " + std::to_string(text.ids[i]) +
+                       ", outside the model's embedding table of " + std::to_string(config_.vocabSize) + " rows");
+}
+
+Trace HfModel::startTrace(const TokenizedText& text, bool causal) const {
+  Trace t;
+  for (const Token& tok : text.tokens) t.tokens.push_back(tok.text);
+  t.tokenIds = text.ids;
+  t.causal = causal;
+  return t;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,55 @@
+#pragma once
+// What GPT-2 and BERT checkpoints share as Models: a config.json, a tokenizer, weights mapped from
+// model.safetensors (kept alive by the model), and the checks every forward pass starts with.
+#include <memory>
+#include <string>
+
+#include "core/checkpoint/hf_config.h"
+#include "core/checkpoint/safetensors.h"
+#include "core/model/blocks.h"
+#include "core/model/model.h"
+#include "core/text/tokenizer.h"
+
+namespace attnlab {
+
+/// The MLP's non-linearity in place.
+inline void applyActivation(Mat& x, HfActivation a) {
+  switch (a) {
+    case HfActivation::GeluTanh:
+      geluTanhInPlace(x);
+      break;
+    case HfActivation::GeluErf:
+      geluErfInPlace(x);
+      break;
+    case HfActivation::Relu:
+      reluInPlace(x);
+      break;
+  }
+}
+
+class HfModel : public Model {
+ public:
+  HfModel(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, std::shared_ptr<SafetensorsFile> file,
+          std::string name);
+
+  ModelInfo info() const override;
+  /// The model's tokens including its special tokens ([CLS] … [SEP] for BERT; none for GPT-2).
+  TokenizedText tokenize(const std::string& text) const override { return tokenizer_->encode(text, true); }
+
+  const HfConfig& config() const { return config_; }
+  const TextTokenizer& tokenizer() const { return *tokenizer_; }
+
+ protected:
+  /// Throws InputError for an empty input, one longer than the position table, or an id outside the
+  /// embedding table (a token added to the tokenizer but not to the model).
+  void checkInput(const TokenizedText& text) const;
+  /// A Trace with tokens, ids and `causal` filled in.
+  Trace startTrace(const TokenizedText& text, bool causal) const;
+
+  HfConfig config_;
+  std::unique_ptr<TextTokenizer> tokenizer_;
+  std::shared_ptr<SafetensorsFile> file_;  ///< owns the mapping every weight view points into
+  std::string name_;
+};
+
+}  // namespace attnlab

@@ -1,0 +1,64 @@
+#include "core/checkpoint/safetensors_writer.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/base/errors.h"
+
+namespace attnlab {
+
+void writeFileAtomically(const std::string& path, const std::string& bytes) {
+  const std::string tmp = path + ".part";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw InputError(path + ": cannot write (" + std::strerror(errno) + ")");
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw InputError(path + ": writing failed (disk full?)");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw InputError(path + ": cannot replace the file (" + std::strerror(errno) + ")");
+  }
+}
+
+void writeSafetensors(const std::string& path, const std::vector<TensorToWrite>& tensors,
+                      const std::map<std::string, std::string>& metadata) {
+  nlohmann::json header = nlohmann::json::object();
+  if (!metadata.empty()) header["__metadata__"] = metadata;
+  std::uint64_t offset = 0;
+  for (const TensorToWrite& t : tensors) {
+    std::int64_t count = 1;
+    for (std::int64_t s : t.shape) count *= s;
+    if (count != static_cast<std::int64_t>(t.data.size()))
+      throw InputError(path + ": tensor " + t.name + " has " + std::to_string(t.data.size()) +
+                       " values but its shape needs " + std::to_string(count));
+    const std::uint64_t bytes = static_cast<std::uint64_t>(count) * sizeof(float);
+    header[t.name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
+    offset += bytes;
+  }
+  std::string json = header.dump();
+  json.append((8 - json.size() % 8) % 8, ' ');  // keeps the data area 8-byte aligned, as the reference writer does
+  std::string file;
+  file.reserve(8 + json.size() + offset);
+  const std::uint64_t n = json.size();
+  for (int i = 0; i < 8; ++i) file.push_back(static_cast<char>((n >> (8 * i)) & 0xFF));  // little-endian length
+  file += json;
+  for (const TensorToWrite& t : tensors) {
+    static_assert(sizeof(float) == 4, "F32");
+    for (float v : t.data) {  // little-endian regardless of the host
+      std::uint32_t u;
+      std::memcpy(&u, &v, 4);
+      for (int i = 0; i < 4; ++i) file.push_back(static_cast<char>((u >> (8 * i)) & 0xFF));
+    }
+  }
+  writeFileAtomically(path, file);
+}
+
+}  // namespace attnlab

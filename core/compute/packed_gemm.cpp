@@ -1,0 +1,136 @@
+#include "core/compute/packed_gemm.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#ifdef __AVX512F__
+#include <immintrin.h>
+#endif
+
+namespace attnlab {
+namespace {
+
+using Index = std::ptrdiff_t;
+
+/// Rows of A handled per pass over the panels: as many as keep the A block [rowBlock, inner] within
+/// about 768 KB of this core's L2, but never fewer than 64 rows, so a 64-token sentence reads each
+/// weight panel once even for GPT-2's 3072-wide MLP input.
+Index rowBlock(Index inner) {
+  const Index fit = (768 * 1024 / 4) / std::max<Index>(inner, 1);
+  return std::max<Index>(64, fit / 32 * 32);
+}
+
+// ---- portable kernel ------------------------------------------------------------------------------
+
+/// C[r0 .. r0+mr, panel's columns] for mr ≤ 16 rows: acc[j][i] = bias_j + Σ_k A[r0+i, k]·B[k, j].
+void portableBlock(const PackedProduct& p, const float* panel, Index c0, Index r0, Index mr) {
+  float acc[kPanelCols][16];
+  const Index nc = std::min(kPanelCols, p.cols - c0);
+  for (Index j = 0; j < kPanelCols; ++j)
+    for (Index i = 0; i < 16; ++i) acc[j][i] = p.bias && j < nc ? p.bias[c0 + j] : 0.0f;
+  for (Index k = 0; k < p.inner; ++k) {
+    const float* a = p.a + k * p.lda + r0;
+    const float* b = panel + k * kPanelCols;
+    float av[16] = {};
+    for (Index i = 0; i < mr; ++i) av[i] = a[i];
+    for (Index j = 0; j < kPanelCols; ++j)
+      for (Index i = 0; i < 16; ++i) acc[j][i] += av[i] * b[j];
+  }
+  for (Index j = 0; j < nc; ++j)
+    for (Index i = 0; i < mr; ++i) p.c[(c0 + j) * p.ldc + r0 + i] = acc[j][i];
+}
+
+// ---- AVX-512 kernel ------------------------------------------------------------------------------
+
+#ifdef __AVX512F__
+/// C[r0 .. r0+16·Z, panel's columns] (the last 16-row group masked by `lastRows`): 12·Z accumulators,
+/// each k adds A[rows, k] (Z vector loads) times the broadcast B[k, j] for the 12 columns j.
+template <int Z>
+void avx512Block(const PackedProduct& p, const float* panel, Index c0, Index r0, __mmask16 lastRows) {
+  __m512 acc[Z][kPanelCols];
+  const Index nc = std::min(kPanelCols, p.cols - c0);
+#pragma GCC unroll 16
+  for (Index j = 0; j < kPanelCols; ++j) {
+    const __m512 b = _mm512_set1_ps(p.bias && j < nc ? p.bias[c0 + j] : 0.0f);
+#pragma GCC unroll 16
+    for (int z = 0; z < Z; ++z) acc[z][j] = b;
+  }
+  const float* a = p.a + r0;
+  const Index inner = p.inner, lda = p.lda;
+  for (Index k = 0; k < inner; ++k, a += lda) {
+    __m512 av[Z];
+#pragma GCC unroll 16
+    for (int z = 0; z < Z; ++z)
+      av[z] = z == Z - 1 ? _mm512_maskz_loadu_ps(lastRows, a + 16 * z) : _mm512_loadu_ps(a + 16 * z);
+    const float* b = panel + k * kPanelCols;
+#pragma GCC unroll 16
+    for (Index j = 0; j < kPanelCols; ++j) {
+      const __m512 bj = _mm512_set1_ps(b[j]);
+#pragma GCC unroll 16
+      for (int z = 0; z < Z; ++z) acc[z][j] = _mm512_fmadd_ps(av[z], bj, acc[z][j]);
+    }
+  }
+// j runs to the constant kPanelCols (not nc) and every loop is unrolled, so that acc is only ever
+// indexed by constants and stays in registers: otherwise GCC keeps it on the stack (GPT-2 small took
+// 140 ms instead of 61).
+#pragma GCC unroll 16
+  for (Index j = 0; j < kPanelCols; ++j)
+#pragma GCC unroll 16
+    for (int z = 0; z < Z && j < nc; ++z) {
+      float* c = p.c + (c0 + j) * p.ldc + r0 + 16 * z;
+      if (z == Z - 1)
+        _mm512_mask_storeu_ps(c, lastRows, acc[z][j]);
+      else
+        _mm512_storeu_ps(c, acc[z][j]);
+    }
+}
+
+/// Rows [r0, r0 + mr) with mr ≤ 32.
+void avx512Rows(const PackedProduct& p, const float* panel, Index c0, Index r0, Index mr) {
+  const auto mask = [](Index n) { return static_cast<__mmask16>(n >= 16 ? 0xFFFF : (1u << n) - 1u); };
+  if (mr > 16)
+    avx512Block<2>(p, panel, c0, r0, mask(mr - 16));
+  else
+    avx512Block<1>(p, panel, c0, r0, mask(mr));
+}
+#endif
+
+/// The loop nest shared by both kernels: row blocks outside (the A block stays in cache), then the
+/// panels (each streams its slice of B once per row block), then groups of `groupRows` rows.
+template <typename Rows>
+void runPanels(const PackedProduct& p, Index panelBegin, Index panelEnd, Index groupRows, Rows rows) {
+  const Index block = rowBlock(p.inner);
+  for (Index rb = 0; rb < p.rows; rb += block) {
+    const Index re = std::min(p.rows, rb + block);
+    for (Index q = panelBegin; q < panelEnd; ++q) {
+      const float* panel = p.panels + q * p.inner * kPanelCols;
+      for (Index r0 = rb; r0 < re; r0 += groupRows) rows(panel, q * kPanelCols, r0, std::min(groupRows, re - r0));
+    }
+  }
+}
+
+}  // namespace
+
+void packedGemmPortable(const PackedProduct& p, Index panelBegin, Index panelEnd) {
+  runPanels(p, panelBegin, panelEnd, 16,
+            [&](const float* panel, Index c0, Index r0, Index mr) { portableBlock(p, panel, c0, r0, mr); });
+}
+
+void packedGemm(const PackedProduct& p, Index panelBegin, Index panelEnd) {
+#ifdef __AVX512F__
+  runPanels(p, panelBegin, panelEnd, 32,
+            [&](const float* panel, Index c0, Index r0, Index mr) { avx512Rows(p, panel, c0, r0, mr); });
+#else
+  packedGemmPortable(p, panelBegin, panelEnd);
+#endif
+}
+
+bool packedGemmHasAvx512() {
+#ifdef __AVX512F__
+  return true;
+#else
+  return false;
+#endif
+}
+
+}  // namespace attnlab

@@ -1,0 +1,78 @@
+#include "core/compute/packed_matrix.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "core/compute/packed_gemm.h"
+
+namespace attnlab {
+
+template <typename At>
+PackedMatrix PackedMatrix::pack(Eigen::Index in, Eigen::Index out, At at) {
+  PackedMatrix m;
+  m.in_ = in;
+  m.out_ = out;
+  const Eigen::Index panels = (out + kPanelCols - 1) / kPanelCols;
+  m.panels_.assign(static_cast<std::size_t>(panels * in * kPanelCols), 0.0f);
+  float* dst = m.panels_.data();
+  // Panels are independent; GPT-2 small packs 340 MB at load, so use every core.
+#pragma omp parallel for schedule(static)
+  for (Eigen::Index q = 0; q < panels; ++q) {
+    const Eigen::Index c0 = q * kPanelCols, nc = std::min(kPanelCols, out - c0);
+    float* panel = dst + q * in * kPanelCols;
+    for (Eigen::Index k = 0; k < in; ++k)
+      for (Eigen::Index j = 0; j < nc; ++j) panel[k * kPanelCols + j] = at(k, c0 + j);
+  }
+  return m;
+}
+
+PackedMatrix PackedMatrix::fromInOut(const float* w, Eigen::Index in, Eigen::Index out) {
+  return pack(in, out, [w, out](Eigen::Index k, Eigen::Index j) { return w[k * out + j]; });
+}
+
+PackedMatrix PackedMatrix::fromOutIn(const float* w, Eigen::Index out, Eigen::Index in) {
+  return pack(in, out, [w, in](Eigen::Index k, Eigen::Index j) { return w[j * in + k]; });
+}
+
+Mat PackedMatrix::affine(const Mat& x, const Eigen::Ref<const Vec>& b) const {
+  if (x.cols() != in_) throw std::logic_error("PackedMatrix::affine: x has the wrong number of columns");
+  if (b.size() != 0 && b.size() != out_) throw std::logic_error("PackedMatrix::affine: bias of the wrong length");
+  Mat y(x.rows(), out_);
+  if (y.size() == 0) return y;
+  PackedProduct p;
+  p.a = x.data();
+  p.lda = x.rows();
+  p.panels = panels_.data();
+  p.bias = b.size() ? b.data() : nullptr;
+  p.c = y.data();
+  p.ldc = y.rows();
+  p.rows = x.rows();
+  p.inner = in_;
+  p.cols = out_;
+  const Eigen::Index panels = (out_ + kPanelCols - 1) / kPanelCols;
+  const double madds = static_cast<double>(x.rows()) * static_cast<double>(in_) * static_cast<double>(out_);
+  // Many multiply-adds, or a big W to stream from memory even for one token (GPT-2's c_attn is 7 MB).
+  const bool big = madds >= kParallelPackedMadds || static_cast<double>(in_) * out_ >= kParallelPackedWeights;
+  const int threads = big ? static_cast<int>(std::min<Eigen::Index>(omp_get_max_threads(), panels)) : 1;
+  if (threads <= 1) {
+    packedGemm(p, 0, panels);
+    return y;
+  }
+  // Contiguous panel ranges, one per thread: each thread streams its own part of W once.
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int t = 0; t < threads; ++t) packedGemm(p, panels * t / threads, panels * (t + 1) / threads);
+  return y;
+}
+
+Mat PackedMatrix::unpacked() const {
+  Mat w(in_, out_);
+  for (Eigen::Index j = 0; j < out_; ++j)
+    for (Eigen::Index k = 0; k < in_; ++k)
+      w(k, j) =
+          panels_[static_cast<std::size_t>((j / kPanelCols) * in_ * kPanelCols + k * kPanelCols + j % kPanelCols)];
+  return w;
+}
+
+}  // namespace attnlab

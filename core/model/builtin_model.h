@@ -1,0 +1,62 @@
+#pragma once
+// The built-in transformer: random weights drawn from a seed, word embeddings from hashing, the
+// teaching ladder of model_config.h. Weight matrices are stored [in, out] so a layer reads x·W.
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/model/model.h"
+#include "core/model/model_config.h"
+
+namespace attnlab {
+
+struct BuiltinLayerWeights {
+  Mat wq, wk, wv;                            ///< [d, d]; head h uses columns h·d_head … (h+1)·d_head − 1
+  Mat wo;                                    ///< [d, d]
+  Vec ln1Gamma, ln1Beta, ln2Gamma, ln2Beta;  ///< [d]
+  Mat w1;                                    ///< [d, 4d]
+  Vec b1;                                    ///< [4d]
+  Mat w2;                                    ///< [4d, d]
+  Vec b2;                                    ///< [d]
+};
+
+class BuiltinModel : public Model {
+ public:
+  /// Throws InputError when the config is invalid.
+  /// Draws the weights; `control` (optional) is checked per layer, so building a large model can be
+  /// cancelled and shows progress.
+  explicit BuiltinModel(const ModelConfig& config, bool lowercase = true, const RunControl& control = {});
+  /// The same structure with given weights (one entry per layer; shapes as documented above), e.g.
+  /// from a reference script. Throws InputError when a shape does not fit the config.
+  BuiltinModel(const ModelConfig& config, std::vector<BuiltinLayerWeights> weights, bool lowercase = true);
+
+  ModelInfo info() const override;
+  TokenizedText tokenize(const std::string& text) const override;
+  Trace forward(const TokenizedText& text, const RunControl& control = {}) const override;
+
+  /// Forward from given input rows X [n, d] (skips tokenization and embedding). Throws InputError
+  /// when n is 0 or above max tokens, or when the rows are not d_model wide.
+  Trace forwardEmbeddings(const Mat& x, const RunControl& control = {}) const;
+
+  const ModelConfig& config() const { return config_; }
+  const std::vector<BuiltinLayerWeights>& weights() const { return layers_; }
+
+ private:
+  LayerTrace runLayer(const BuiltinLayerWeights& w, const Mat& x) const;
+  /// Word vectors + position information  [n, d], from caches: typing re-embeds the same words and
+  /// positions on every keystroke, and drawing the Gaussians is a fifth of a small forward pass.
+  Mat embed(const std::vector<std::string>& words) const;
+  Mat attentionBlock(const BuiltinLayerWeights& w, const Mat& x, LayerTrace& trace) const;
+
+  ModelConfig config_;
+  EffectiveStructure structure_;
+  bool lowercase_;
+  std::vector<BuiltinLayerWeights> layers_;
+  mutable std::mutex embedMutex_;  // forward() may run on several threads at once
+  mutable std::unordered_map<std::string, Vec> wordCache_;
+  mutable Mat positionCache_;  ///< rows 0..k−1 of the position information  [k, d]
+};
+
+}  // namespace attnlab

@@ -1,0 +1,30 @@
+#pragma once
+// The interface every model of the program implements: the built-in random transformer, and (from
+// the checkpoint loaders) GPT-2 and BERT. Views and analyses only ever see a Model and its Trace.
+#include <string>
+#include <vector>
+
+#include "core/base/run_control.h"
+#include "core/model/trace.h"
+#include "core/text/word_tokenizer.h"
+
+namespace attnlab {
+
+struct ModelInfo {
+  std::string name;  ///< shown in the title bar and figure captions
+  std::string kind;  ///< "builtin", "gpt2", "bert", …
+  int layers = 0, heads = 0, dModel = 0, dHead = 0;
+  int maxTokens = 0;  ///< longest input the model accepts
+};
+
+class Model {
+ public:
+  virtual ~Model() = default;
+  virtual ModelInfo info() const = 0;
+  virtual TokenizedText tokenize(const std::string& text) const = 0;
+  /// Runs the model and records every intermediate. Throws InputError (empty or too long input) and
+  /// Cancelled (between layers, when the control's flag is raised).
+  virtual Trace forward(const TokenizedText& text, const RunControl& control = {}) const = 0;
+};
+
+}  // namespace attnlab

@@ -1,0 +1,58 @@
+#include "core/model/trace_json.h"
+
+#include <cmath>
+
+namespace attnlab {
+namespace {
+
+template <typename M>
+nlohmann::json rowsOf(const M& m) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    nlohmann::json row = nlohmann::json::array();
+    for (Eigen::Index j = 0; j < m.cols(); ++j) {
+      const double v = static_cast<double>(m(i, j));
+      // JSON has no infinities or NaN; null marks them so a reader sees the hole.
+      row.push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr));
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace
+
+nlohmann::json matrixToJson(const Mat& m) { return rowsOf(m); }
+nlohmann::json matrixToJson(const MatD& m) { return rowsOf(m); }
+
+nlohmann::json traceToJson(const Trace& t, const nlohmann::json& config) {
+  nlohmann::json j;
+  j["schema"] = kTraceSchema;
+  j["tokens"] = t.tokens;
+  if (!t.tokenIds.empty()) j["token_ids"] = t.tokenIds;
+  j["config"] = config;
+  j["causal"] = t.causal;
+  j["embeddings"] = matrixToJson(t.embeddings);
+  nlohmann::json layers = nlohmann::json::array();
+  for (const LayerTrace& l : t.layers) {
+    nlohmann::json heads = nlohmann::json::array();
+    for (const HeadTrace& h : l.heads)
+      heads.push_back({{"q", rowsOf(h.q)},
+                       {"k", rowsOf(h.k)},
+                       {"v", rowsOf(h.v)},
+                       {"scores", rowsOf(h.scores)},
+                       {"attention", rowsOf(h.attention)},
+                       {"output", rowsOf(h.output)}});
+    nlohmann::json lj{{"heads", std::move(heads)},
+                      {"residual_in", rowsOf(l.residualIn)},
+                      {"concat", rowsOf(l.concat)},
+                      {"attention_out", rowsOf(l.attentionOut)},
+                      {"residual_out", rowsOf(l.residualOut)}};
+    if (l.mlpOut.size() > 0) lj["mlp_out"] = rowsOf(l.mlpOut);
+    layers.push_back(std::move(lj));
+  }
+  j["layers"] = std::move(layers);
+  return j;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,34 @@
+#include "core/run/model_factory.h"
+
+#include "core/base/errors.h"
+#include "core/checkpoint/checkpoint.h"
+#include "core/model/builtin_model.h"
+#include "core/session/params_json.h"
+#include "core/train/shipped_models.h"
+#include "core/train/tiny_checkpoint.h"
+
+namespace attnlab {
+
+std::shared_ptr<const Model> makeModel(const Params& p, const RunControl& control) {
+  if (!p.modelDir.empty()) {
+    if (isShippedModelName(p.modelDir)) return loadShippedModel(p.modelDir);
+    if (isTinyCheckpoint(p.modelDir)) return loadTinyModel(p.modelDir);  // saved by the Training view
+    return loadCheckpoint(p.modelDir, control);
+  }
+  return std::make_shared<BuiltinModel>(p.model, p.lowercase, control);
+}
+
+nlohmann::json describeModel(const Params& p, const Model& m) {
+  const ModelInfo info = m.info();
+  nlohmann::json j = info.kind == "builtin" ? toJson(p.model) : nlohmann::json::object();
+  j["kind"] = info.kind;
+  j["name"] = info.name;
+  j["layers"] = info.layers;
+  j["heads"] = info.heads;
+  j["d_model"] = info.dModel;
+  j["d_head"] = info.dHead;
+  if (!p.modelDir.empty()) j["model_dir"] = p.modelDir;
+  return j;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,26 @@
+#include "core/run/pipeline.h"
+
+#include "core/base/errors.h"
+#include "core/run/model_factory.h"
+
+namespace attnlab {
+
+PipelineResult runPipeline(const Params& p, std::shared_ptr<const Model> model, const RunControl& control) {
+  PipelineResult r;
+  r.model = model ? std::move(model) : makeModel(p);
+  r.info = r.model->info();
+  r.text = r.model->tokenize(p.sentence);
+  r.trace = r.model->forward(r.text, control);
+  return r;
+}
+
+void checkSelection(const Params& p, const Trace& t) {
+  if (p.selection.layer < 0 || p.selection.layer >= t.layerCount())
+    throw InputError("layer " + std::to_string(p.selection.layer) + " does not exist: the model has " +
+                     std::to_string(t.layerCount()) + " layers (0-based)");
+  if (p.selection.head < 0 || p.selection.head >= t.headCount())
+    throw InputError("head " + std::to_string(p.selection.head) + " does not exist: layer " +
+                     std::to_string(p.selection.layer) + " has " + std::to_string(t.headCount()) + " heads (0-based)");
+}
+
+}  // namespace attnlab

@@ -1,0 +1,25 @@
+#pragma once
+// Parameters → model → tokens → Trace: the one path the GUI's worker and the command line share.
+#include <memory>
+
+#include "core/model/model.h"
+#include "core/session/params.h"
+
+namespace attnlab {
+
+struct PipelineResult {
+  std::shared_ptr<const Model> model;
+  ModelInfo info;
+  TokenizedText text;
+  Trace trace;
+};
+
+/// Runs the parameters' model on their sentence. `model` may be passed in to reuse an already built
+/// one (the GUI caches); when null it is made from the parameters. Throws InputError / Cancelled.
+PipelineResult runPipeline(const Params& p, std::shared_ptr<const Model> model = nullptr,
+                           const RunControl& control = {});
+
+/// Throws InputError when the selected layer/head does not exist in the trace.
+void checkSelection(const Params& p, const Trace& t);
+
+}  // namespace attnlab

@@ -1,0 +1,38 @@
+#pragma once
+// The one parameter struct of DESIGN.md: the GUI edits it, a session file stores it, the command
+// line reads it. Serialised by params_json.h.
+#include <string>
+#include <vector>
+
+#include "core/collapse/collapse_settings.h"
+#include "core/model/model_config.h"
+#include "core/session/display_settings.h"
+#include "core/spectra/spectra_settings.h"
+#include "core/variants/variant_settings.h"
+
+namespace attnlab {
+
+/// What the views show: the selected layer/head and the current view.
+struct ViewSelection {
+  int layer = 0;
+  int head = 0;
+  std::string view = "heatmap";
+  /// Pinned tokens (indices into the sentence's tokens, ascending, no repeats): outlined in every
+  /// heatmap, their lines alone in the head view, their summed attention read out. Indices past the
+  /// end of the sentence are kept (typing may bring them back) and ignored when drawing.
+  std::vector<int> pinned;
+};
+
+struct Params {
+  std::string sentence = "the cat walks on the street";
+  bool lowercase = true;
+  std::string modelDir;  ///< empty: the built-in model; else a checkpoint folder on disk
+  ModelConfig model;
+  ViewSelection selection;
+  CollapseSettings collapse;  ///< the rank-collapse explorer (collapse/paths views, `attnlab collapse`)
+  VariantSettings variants;   ///< the attention-variant comparison (variants view, dump --variants)
+  SpectraSettings spectra;    ///< spectra, rank and feature-map analyses
+  DisplaySettings display;    ///< colour map and theme of the views and figures
+};
+
+}  // namespace attnlab

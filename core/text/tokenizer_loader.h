@@ -1,0 +1,18 @@
+#pragma once
+// Finds and reads the tokenizer files of a Hugging Face checkpoint folder.
+//   gpt2:            tokenizer.json (model BPE), else vocab.json + merges.txt
+//   bert/distilbert: tokenizer.json (model WordPiece), else vocab.txt
+// tokenizer_config.json and special_tokens_map.json supply the options the plain files lack (lower
+// casing, special tokens). tokenizer.json is preferred because it is what Hugging Face's AutoTokenizer
+// loads by default.
+#include <memory>
+#include <string>
+
+#include "core/text/tokenizer.h"
+
+namespace attnlab {
+
+/// `family` is "gpt2" or "bert". Throws InputError naming the file and the problem.
+std::unique_ptr<TextTokenizer> loadTokenizer(const std::string& dir, const std::string& family);
+
+}  // namespace attnlab

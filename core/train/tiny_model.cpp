@@ -1,0 +1,115 @@
+#include "core/train/tiny_model.h"
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "core/base/errors.h"
+#include "core/train/tiny_net.h"
+
+namespace attnlab {
+
+namespace {
+
+void checkShapes(const TinyConfig& c, const TinyParams<float>& p) {
+  std::vector<std::pair<std::string, std::pair<int, int>>> have;
+  p.forEach([&](const std::string& name, const Eigen::MatrixXf& m) {
+    have.push_back({name, {static_cast<int>(m.rows()), static_cast<int>(m.cols())}});
+  });
+  const auto want = tinyTensorShapes(c);
+  if (have != want) throw InputError("the tiny model's weights do not match its configuration");
+}
+}  // namespace
+
+int tinyWordSymbol(const std::string& word, int vocab) {
+  uint32_t h = 2166136261u;  // FNV-1a: stable across runs and platforms (std::hash is not)
+  for (unsigned char ch : word) h = (h ^ ch) * 16777619u;
+  return kTinyFirstSymbol + static_cast<int>(h % static_cast<uint32_t>(vocab - kTinyFirstSymbol));
+}
+
+TinyModel::TinyModel(TinyConfig config, TinyParams<float> params, std::string name)
+    : config_(std::move(config)), params_(std::move(params)), name_(std::move(name)) {
+  validate(config_);
+  checkShapes(config_, params_);
+}
+
+ModelInfo TinyModel::info() const {
+  ModelInfo i;
+  i.name = name_;
+  i.kind = "tiny";
+  i.layers = config_.layers, i.heads = config_.heads, i.dModel = config_.dModel, i.dHead = config_.dHead();
+  i.maxTokens = config_.context;
+  return i;
+}
+
+TokenizedText TinyModel::tokenize(const std::string& text) const {
+  TokenizedText out;
+  const std::vector<Token> words = tokenizeWords(text, WordTokenizerOptions{true});
+  Token bos;
+  bos.text = "<bos>";
+  out.tokens.push_back(bos);
+  out.ids.push_back(kTinyBos);
+  const int symbols = config_.vocab - kTinyFirstSymbol;
+  std::map<std::string, int> assigned;  // word → symbol, this sentence
+  std::set<int> used;
+  for (const Token& w : words) {
+    auto it = assigned.find(w.text);
+    if (it == assigned.end()) {
+      int id = tinyWordSymbol(w.text, config_.vocab);
+      // Probe for a free symbol; once all are used, words share symbols (the hash's choice).
+      if (static_cast<int>(used.size()) < symbols)
+        while (used.count(id)) id = kTinyFirstSymbol + (id - kTinyFirstSymbol + 1) % symbols;
+      used.insert(id);
+      it = assigned.emplace(w.text, id).first;
+    }
+    out.tokens.push_back(w);
+    out.ids.push_back(it->second);
+  }
+  return out;
+}
+
+Trace TinyModel::forward(const TokenizedText& text, const RunControl& control) const {
+  control.checkpoint(0.0);
+  if (text.tokens.size() <= 1 || text.ids.size() != text.tokens.size())
+    throw InputError("the sentence has no tokens: type at least one word");
+  const std::vector<int>& ids = text.ids;
+  const int n = static_cast<int>(ids.size());
+  if (n > config_.context)
+    throw InputError("the sentence has " + std::to_string(n) + " tokens with BOS; this tiny model was trained on " +
+                     std::to_string(config_.context) + " at most");
+  for (int id : ids)
+    if (id < 0 || id >= config_.vocab)
+      throw InputError("token id " + std::to_string(id) + " is outside the vocabulary of " +
+                       std::to_string(config_.vocab));
+  TinyForward<float> f;
+  tinyForward(config_, params_, ids.data(), 1, n, f);
+  const int dh = config_.dHead();
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
+  Trace t;
+  for (const Token& token : text.tokens) t.tokens.push_back(token.text);
+  t.tokenIds = ids;
+  t.causal = true;
+  t.embeddings = f.x0;
+  for (const TinyLayerCache<float>& L : f.layers) {
+    LayerTrace lt;
+    lt.residualIn = L.xIn;
+    for (int h = 0; h < config_.heads; ++h) {
+      HeadTrace ht;
+      ht.q = L.q().middleCols(h * dh, dh);
+      ht.k = L.k().middleCols(h * dh, dh);
+      ht.v = L.v().middleCols(h * dh, dh);
+      ht.scores = ht.q * ht.k.transpose() * scale;
+      ht.attention = L.attention[static_cast<std::size_t>(h)];
+      ht.output = L.concat.middleCols(h * dh, dh);
+      lt.heads.push_back(std::move(ht));
+    }
+    lt.concat = L.concat;
+    lt.attentionOut = L.attnOut;
+    lt.mlpOut = L.mlpOut;
+    lt.residualOut = L.xOut;
+    t.layers.push_back(std::move(lt));
+  }
+  return t;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,233 @@
+// The command line as scripts use it: the program is run as a separate process and its output
+// parsed back (JSON, PNG, SVG, PDF). Field names checked here are the public contract.
+#include <QDir>
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QXmlStreamReader>
+#include <QtTest>
+
+#include "tests/app/cli_test_util.h"
+
+class TestCli : public QObject {
+  Q_OBJECT
+
+  using Run = AppRun;
+  static Run run(const QStringList& args) { return runApp(args); }
+  QTemporaryDir dir_;
+
+ private slots:
+  void dumpWritesTheTraceSchema() {
+    const Run r = run({"dump", "--sentence", "mary gave roses to susan", "--heads", "2", "--layers", "3"});
+    QCOMPARE(r.code, 0);
+    const QJsonObject j = QJsonDocument::fromJson(r.out).object();
+    QCOMPARE(j["schema"].toString(), QString("attnlab.trace/1"));
+    QCOMPARE(j["tokens"].toArray().size(), 5);
+    QCOMPARE(j["tokens"].toArray()[1].toString(), QString("gave"));
+    QCOMPARE(j["config"].toObject()["heads"].toInt(), 2);
+    const QJsonArray layers = j["layers"].toArray();
+    QCOMPARE(layers.size(), 3);
+    for (const auto& layer : layers) {
+      const QJsonArray heads = layer.toObject()["heads"].toArray();
+      QCOMPARE(heads.size(), 2);
+      for (const auto& h : heads) {
+        const QJsonObject head = h.toObject();
+        for (const char* key : {"q", "k", "v", "scores", "attention", "output"}) QVERIFY2(head.contains(key), key);
+        QCOMPARE(head["q"].toArray().size(), 5);
+        QCOMPARE(head["q"].toArray()[0].toArray().size(), 32);  // d_head = 64 / 2
+        for (const auto& row : head["attention"].toArray()) {
+          double sum = 0;
+          for (const auto& v : row.toArray()) sum += v.toDouble();
+          QVERIFY(std::abs(sum - 1.0) < 1e-5);
+        }
+      }
+      QCOMPARE(layer.toObject()["residual_out"].toArray().size(), 5);
+    }
+  }
+
+  void dumpToFileAndFromParams() {
+    const QString params = dir_.filePath("p.json");
+    QFile f(params);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"schema": "attnlab.params/1", "sentence": "a b c", "model": {"mode": "causal", "heads": 1}})");
+    f.close();
+    const QString out = dir_.filePath("trace.json");
+    QCOMPARE(run({"dump", "--params", params, "--out", out}).code, 0);
+    QFile t(out);
+    QVERIFY(t.open(QIODevice::ReadOnly));
+    const QJsonObject j = QJsonDocument::fromJson(t.readAll()).object();
+    QCOMPARE(j["tokens"].toArray().size(), 3);
+    QVERIFY(j["causal"].toBool());
+    const QJsonArray a = j["layers"].toArray()[0].toObject()["heads"].toArray()[0].toObject()["attention"].toArray();
+    QCOMPARE(a[0].toArray()[2].toDouble(), 0.0);
+    // Command-line options win over the file.
+    const Run r = run({"dump", "--params", params, "--sentence", "x y"});
+    QCOMPARE(QJsonDocument::fromJson(r.out).object()["tokens"].toArray().size(), 2);
+  }
+
+  // The dump carries the whole parameter file: a dump re-runs with --params and gives the same trace.
+  void dumpParamsAreAWholeParameterFile() {
+    const Run first = run({"dump", "--sentence", "mary gave roses to susan", "--mode", "causal", "--heads", "2",
+                           "--head", "1", "--seed", "7"});
+    QCOMPARE(first.code, 0);
+    const QJsonObject dump = QJsonDocument::fromJson(first.out).object();
+    const QJsonObject params = dump["params"].toObject();
+    QCOMPARE(params["schema"].toString(), QString("attnlab.params/1"));
+    QCOMPARE(params["sentence"].toString(), QString("mary gave roses to susan"));
+    QCOMPARE(params["model"].toObject()["heads"].toInt(), 2);
+    QCOMPARE(params["selection"].toObject()["head"].toInt(), 1);
+    QCOMPARE(params["layer"].toInt(), 0);  // the older fields stay
+    QCOMPARE(params["head"].toInt(), 1);
+    const QString file = dir_.filePath("dump-params.json");
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QJsonDocument(params).toJson());
+    f.close();
+    const Run again = run({"dump", "--params", file});
+    QCOMPARE(again.code, 0);
+    const QJsonObject redo = QJsonDocument::fromJson(again.out).object();
+    QCOMPARE(redo["layers"], dump["layers"]);
+    QCOMPARE(redo["params"], dump["params"]);
+  }
+
+  void badInputGivesAMessageAndNonZeroExit_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("heads") << QStringList{"dump", "--heads", "5"} << "divisible";
+    QTest::newRow("empty") << QStringList{"dump", "--sentence", ""} << "no tokens";
+    QTest::newRow("not a number") << QStringList{"dump", "--d-model", "abc"} << "--d-model";
+    QTest::newRow("unknown option") << QStringList{"dump", "--bogus"} << "unknown option --bogus";
+    QTest::newRow("unknown mode") << QStringList{"dump", "--mode", "fancy"} << "unknown mode";
+    QTest::newRow("missing params") << QStringList{"dump", "--params", "/nonexistent.json"} << "/nonexistent.json";
+    QTest::newRow("layer range") << QStringList{"dump", "--layer", "7"} << "layer 7";
+    QTest::newRow("view") << QStringList{"export", "--view", "nope", "--out", "/tmp/x.png"} << "unknown view";
+    QTest::newRow("format") << QStringList{"export", "--view", "heatmap", "--out", "/tmp/x.gif"} << "format";
+    QTest::newRow("command") << QStringList{"frobnicate"} << "unknown command";
+  }
+  void badInputGivesAMessageAndNonZeroExit() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    const Run r = run(args);
+    QVERIFY(r.code != 0);
+    QVERIFY2(QString(r.err).contains(message), r.err.constData());
+  }
+
+  void corruptParamsFileIsNamed() {
+    const QString params = dir_.filePath("bad.json");
+    QFile f(params);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"model": {"d_model": "wide"}})");
+    f.close();
+    Run r = run({"dump", "--params", params});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(QString(r.err).contains("model.d_model must be an integer"), r.err.constData());
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write("{\"sentence\": ");
+    f.close();
+    r = run({"dump", "--params", params});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(QString(r.err).contains("not valid JSON"), r.err.constData());
+  }
+
+  void exportListsItsViews() {
+    const Run r = run({"export", "--list-views"});
+    QCOMPARE(r.code, 0);
+    const QStringList views = QString(r.out).split('\n', Qt::SkipEmptyParts);
+    for (const char* v : {"heatmap", "model", "outputs", "qkv"}) QVERIFY2(views.contains(v), v);
+  }
+
+  void exportWritesEveryFormat_data() {
+    QTest::addColumn<QString>("view");
+    QTest::addColumn<QString>("ext");
+    for (const char* v : {"heatmap", "model", "outputs", "qkv"})
+      for (const char* e : {"png", "svg", "pdf"}) QTest::newRow(QString("%1.%2").arg(v, e).toUtf8()) << v << e;
+  }
+  void exportWritesEveryFormat() {
+    QFETCH(QString, view);
+    QFETCH(QString, ext);
+    const QString out = dir_.filePath(view + "." + ext);
+    const Run r = run({"export", "--view", view, "--out", out, "--width", "640", "--height", "480"});
+    QVERIFY2(r.code == 0, r.err.constData());
+    QFile f(out);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray bytes = f.readAll();
+    if (ext == "png") {
+      QImage img;
+      QVERIFY(img.loadFromData(bytes, "PNG"));
+      QCOMPARE(img.size(), QSize(640, 480));
+      // Not blank: a drawn heatmap has many distinct colours.
+      QSet<QRgb> colours;
+      for (int y = 0; y < img.height(); y += 7)
+        for (int x = 0; x < img.width(); x += 7) colours.insert(img.pixel(x, y));
+      QVERIFY(colours.size() > 10);
+    } else if (ext == "svg") {
+      QXmlStreamReader xml(bytes);
+      bool sawSvg = false;
+      while (!xml.atEnd()) {
+        xml.readNext();
+        if (xml.isStartElement() && xml.name() == QLatin1String("svg")) sawSvg = true;
+      }
+      QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+      QVERIFY(sawSvg);
+    } else {
+      QVERIFY(bytes.startsWith("%PDF"));
+      QVERIFY(bytes.contains("%%EOF"));
+    }
+  }
+
+  void pngScaleMultipliesPixels() {
+    const QString out = dir_.filePath("scaled.png");
+    QCOMPARE(
+        run({"export", "--view", "heatmap", "--out", out, "--width", "400", "--height", "300", "--scale", "2"}).code,
+        0);
+    QCOMPARE(QImage(out).size(), QSize(800, 600));
+  }
+
+  void allHeadsWritesOneFilePerLayerAndHead() {
+    const QString out = dir_.filePath("batch");
+    const Run r = run({"export", "--view", "heatmap", "--all-heads", "--out", out, "--format", "npy", "--heads", "2",
+                       "--layers", "3"});
+    QVERIFY2(r.code == 0, r.err.constData());
+    const QStringList files = QDir(out).entryList({"*.npy"}, QDir::Files, QDir::Name);
+    QCOMPARE(files.size(), 6);
+    QCOMPARE(files.first(), QString("heatmap_L0_H0.npy"));
+    QCOMPARE(files.last(), QString("heatmap_L2_H1.npy"));
+    QFile f(QDir(out).filePath("heatmap_L2_H1.npy"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QVERIFY(f.readAll().startsWith("\x93NUMPY"));
+  }
+
+  void aSavedSessionRebuildsItsFigureInOneCommand() {
+    // The session names its own view (qkv) and colour map; no --view needed.
+    const QString session = dir_.filePath("talk.attnlab.json");
+    QFile f(session);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"schema": "attnlab.params/1", "sentence": "mary gave roses to susan",
+               "selection": {"layer": 0, "head": 1, "view": "qkv"}, "display": {"colormap": "cividis"},
+               "session": {"schema": "attnlab.session/1"}})");
+    f.close();
+    const QString csv = dir_.filePath("talk.csv");
+    const Run r = run({"export", "--params", session, "--out", csv});
+    QVERIFY2(r.code == 0, r.err.constData());
+    QFile c(csv);
+    QVERIFY(c.open(QIODevice::ReadOnly));
+    const QByteArray text = c.readAll();
+    QVERIFY2(text.startsWith("q_L0_H1,"), text.left(80).constData());
+    QVERIFY(text.contains("\r\nsusan,"));
+    const Run pdf = run(
+        {"export", "--params", session, "--out", dir_.filePath("talk.pdf"), "--width-cm", "12", "--height-cm", "9"});
+    QVERIFY2(pdf.code == 0, pdf.err.constData());
+  }
+
+  void helpDocumentsTheCommands() {
+    const Run r = run({"--help"});
+    QCOMPARE(r.code, 0);
+    for (const char* s : {"dump", "export", "--sentence", "--params", "--view", "--heads", "--mode"})
+      QVERIFY2(r.out.contains(s), s);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "test_cli.moc"

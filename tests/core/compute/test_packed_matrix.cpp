@@ -1,0 +1,166 @@
+// The repacked weight products of the checkpoint models (core/compute/packed_matrix.h, core/compute/packed_gemm.h):
+// y = x·W + b against a double-precision Eigen product, for both stored layouts, every row and column
+// remainder of the 32 × 12 micro-kernel, more rows than one cache block, with and without a bias, on one
+// thread and on several; the portable kernel against the same reference; and a weight read through
+// WeightSource::packed, whose mapped pages are then released, giving the same numbers as the file.
+#include <QtTest>
+
+#include <omp.h>
+
+#include <QTemporaryDir>
+#include <cstring>
+
+#include "core/base/errors.h"
+#include "core/base/rng.h"
+#include "core/checkpoint/hf_weights.h"
+#include "core/checkpoint/safetensors.h"
+#include "core/checkpoint/safetensors_writer.h"
+#include "core/compute/packed_gemm.h"
+#include "core/compute/packed_matrix.h"
+
+using namespace attnlab;
+
+namespace {
+
+Mat gaussian(Eigen::Index rows, Eigen::Index cols, uint64_t seed) {
+  Rng rng(seed);
+  Mat m(rows, cols);
+  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = static_cast<float>(rng.normal());
+  return m;
+}
+
+/// Largest |y − (x·W + b)| divided by the bound on float rounding for any summation order,
+/// γ_{k+1}·(|x|·|W| + |b|) with γ_k = k·u/(1 − k·u), u = 2⁻²⁴ (Higham, Accuracy and Stability, §3.5).
+/// Below 1 means y is as accurate as a float product can be guaranteed to be.
+double errorOverBound(const Mat& y, const Mat& x, const Mat& w, const Vec& b) {
+  const MatD xd = x.cast<double>(), wd = w.cast<double>();
+  MatD ref = xd * wd, scale = xd.cwiseAbs() * wd.cwiseAbs();
+  if (b.size()) {
+    ref.rowwise() += b.cast<double>().transpose();
+    scale.rowwise() += b.cast<double>().cwiseAbs().transpose();
+  }
+  const double u = std::ldexp(1.0, -24), k = static_cast<double>(x.cols() + 1);
+  const double gamma = k * u / (1 - k * u);
+  double worst = 0;
+  for (Eigen::Index i = 0; i < y.size(); ++i)
+    worst = std::max(worst, std::abs(y.data()[i] - ref.data()[i]) / (gamma * scale.data()[i] + 1e-30));
+  return worst;
+}
+
+/// W [in, out] stored row-major as Conv1D does, or as [out, in] row-major as nn.Linear does.
+std::vector<float> stored(const Mat& w, bool outIn) {
+  std::vector<float> v(static_cast<std::size_t>(w.size()));
+  for (Eigen::Index k = 0; k < w.rows(); ++k)
+    for (Eigen::Index j = 0; j < w.cols(); ++j)
+      v[static_cast<std::size_t>(outIn ? j * w.rows() + k : k * w.cols() + j)] = w(k, j);
+  return v;
+}
+
+}  // namespace
+
+class TestPackedMatrix : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void packingKeepsEveryEntry() {
+    const Mat w = gaussian(7, 25, 1);  // 25 columns: two whole panels and one of a single column
+    for (bool outIn : {false, true}) {
+      const std::vector<float> s = stored(w, outIn);
+      const PackedMatrix p =
+          outIn ? PackedMatrix::fromOutIn(s.data(), 25, 7) : PackedMatrix::fromInOut(s.data(), 7, 25);
+      QCOMPARE(p.inputs(), Eigen::Index(7));
+      QCOMPARE(p.outputs(), Eigen::Index(25));
+      QVERIFY(p.unpacked() == w);
+    }
+  }
+
+  void productsMatchDoublePrecision_data() {
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<int>("inner");
+    QTest::addColumn<int>("cols");
+    QTest::addColumn<bool>("outIn");
+    QTest::addColumn<bool>("bias");
+    QTest::addColumn<int>("threads");
+    // Rows around the 16- and 32-row groups, columns around the 12-column panel, a 300-row × 3072 case
+    // that takes more than one row block (core/compute/packed_gemm.cpp rowBlock) and runs on 2 threads.
+    for (int rows : {1, 5, 16, 17, 31, 32, 33, 64, 70})
+      for (int cols : {1, 11, 12, 13, 40})
+        QTest::addRow("%d×48·48×%d", rows, cols) << rows << 48 << cols << (cols % 2 == 1) << (rows % 2 == 0) << 1;
+    QTest::addRow("gpt2 qkv 64×768·768×2304, 2 threads") << 64 << 768 << 2304 << false << true << 2;
+    QTest::addRow("bert mlp out 33×3072·3072×768, 2 threads") << 33 << 3072 << 768 << true << true << 2;
+    QTest::addRow("300×3072·3072×50, 2 threads") << 300 << 3072 << 50 << false << true << 2;
+    QTest::addRow("inner 1") << 20 << 1 << 30 << false << false << 1;
+  }
+
+  void productsMatchDoublePrecision() {
+    QFETCH(int, rows);
+    QFETCH(int, inner);
+    QFETCH(int, cols);
+    QFETCH(bool, outIn);
+    QFETCH(bool, bias);
+    QFETCH(int, threads);
+    const Mat x = gaussian(rows, inner, 10 + rows), w = gaussian(inner, cols, 20 + cols);
+    const Vec b = bias ? Vec(gaussian(cols, 1, 30)) : Vec();
+    const std::vector<float> s = stored(w, outIn);
+    const PackedMatrix p =
+        outIn ? PackedMatrix::fromOutIn(s.data(), cols, inner) : PackedMatrix::fromInOut(s.data(), inner, cols);
+
+    const int previous = omp_get_max_threads();
+    omp_set_num_threads(threads);
+    const Mat y = p.affine(x, b);
+    omp_set_num_threads(previous);
+    QCOMPARE(y.rows(), Eigen::Index(rows));
+    QCOMPARE(y.cols(), Eigen::Index(cols));
+    const double fast = errorOverBound(y, x, w, b);
+    QVERIFY2(fast < 1.0, qPrintable(QString("error / bound = %1").arg(fast)));
+
+    // The portable kernel, run directly on the same panels.
+    Mat yPortable(rows, cols);
+    PackedProduct pp;
+    pp.a = x.data();
+    pp.lda = rows;
+    pp.panels = p.panels();
+    pp.bias = bias ? b.data() : nullptr;
+    pp.c = yPortable.data();
+    pp.ldc = rows;
+    pp.rows = rows;
+    pp.inner = inner;
+    pp.cols = cols;
+    packedGemmPortable(pp, 0, (cols + kPanelCols - 1) / kPanelCols);
+    const double portable = errorOverBound(yPortable, x, w, b);
+    QVERIFY2(portable < 1.0, qPrintable(QString("portable error / bound = %1").arg(portable)));
+  }
+
+  void emptyAndMisshapenInputs() {
+    const Mat w = gaussian(4, 3, 2);
+    const std::vector<float> s = stored(w, false);
+    const PackedMatrix p = PackedMatrix::fromInOut(s.data(), 4, 3);
+    QCOMPARE(p.affine(Mat(0, 4), Vec()).rows(), Eigen::Index(0));  // an empty sentence
+    QVERIFY_THROWS_EXCEPTION(std::logic_error, p.affine(Mat(2, 5), Vec()));
+    QVERIFY_THROWS_EXCEPTION(std::logic_error, p.affine(Mat(2, 4), Vec(2)));
+  }
+
+  void weightsReadFromACheckpointSurviveTheRelease() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("w.safetensors").toStdString();
+    // Big enough to span whole pages, so that release() really drops some.
+    const Mat w = gaussian(300, 40, 3);
+    writeSafetensors(path,
+                     {{"c_attn.weight", {300, 40}, stored(w, false)}, {"dense.weight", {40, 300}, stored(w, true)}});
+    auto file = std::make_shared<SafetensorsFile>(path);
+    WeightSource source(file, {""}, "c_attn.weight", "test");
+    const PackedMatrix conv = source.packed("c_attn.weight", 300, 40, WeightSource::Stored::InOut);
+    const PackedMatrix linear = source.packed("dense.weight", 40, 300, WeightSource::Stored::OutIn);
+    const PackedMatrix missing = source.packed("absent.weight", 3, 3, WeightSource::Stored::InOut);
+    QVERIFY(conv.unpacked() == w);
+    QVERIFY(linear.unpacked() == w);
+    QVERIFY(missing.empty());
+    QVERIFY_THROWS_EXCEPTION(InputError, source.finish());  // the missing tensor is named, as matrix() does
+    // The released pages come back from the file when read again.
+    const float* again = file->floats(*file->find("c_attn.weight"));
+    QVERIFY(std::memcmp(again, stored(w, false).data(), sizeof(float) * 300 * 40) == 0);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestPackedMatrix)
+#include "test_packed_matrix.moc"

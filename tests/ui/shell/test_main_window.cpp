@@ -1,0 +1,276 @@
+// The window as a user drives it (offscreen): typing, changing parameters, clicking a head. Every
+// wait is a QTRY on the visible outcome, never a fixed sleep.
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QUndoStack>
+#include <QtTest>
+
+#include "core/session/params_json.h"
+
+#include "ui/shell/live_controller.h"
+#include "ui/shell/main_window.h"
+#include "ui/shell/model_opener.h"
+#include "ui/shell/param_history.h"
+#include "ui/shell/param_panel.h"
+#include "ui/views/attention/heatmap_view.h"
+#include "ui/views/attention/model_grid_view.h"
+
+using namespace attnlab;
+using namespace attnlab::ui;
+
+class TestMainWindow : public QObject {
+  Q_OBJECT
+
+  MatrixPlot* heatmap(MainWindow& w) { return static_cast<HeatmapView*>(w.view("heatmap"))->plot(); }
+  ModelGridView* grid(MainWindow& w) { return static_cast<ModelGridView*>(w.view("model")); }
+  QSpinBox* spin(MainWindow& w, const char* name) { return w.paramPanel()->findChild<QSpinBox*>(name); }
+  QString status(MainWindow& w) { return w.findChild<QLabel*>("status")->text(); }
+
+ private slots:
+  void initTestCase() { QCoreApplication::setOrganizationName("AttentionLabTests"); }
+
+  void startsWithTheDefaultSentence() {
+    MainWindow w(false);
+    w.show();
+    QTRY_COMPARE(heatmap(w)->rows(), 6);
+    QCOMPARE(heatmap(w)->cols(), 6);
+    QTRY_COMPARE(grid(w)->layerCount(), 2);
+    QCOMPARE(grid(w)->headCount(), 4);
+  }
+
+  void typingUpdatesTheHeatmap() {
+    MainWindow w(false);
+    w.show();
+    QTRY_COMPARE(heatmap(w)->rows(), 6);
+    QTest::keyClicks(w.sentenceEditor(), " today");
+    QTRY_COMPARE(heatmap(w)->rows(), 7);
+    QCOMPARE(w.controller()->lastResult()->trace().tokens.back(), std::string("today"));
+    // Attention rows of what is drawn sum to 1.
+    const Mat& a = heatmap(w)->matrix();
+    for (int i = 0; i < a.rows(); ++i) QVERIFY(std::abs(a.row(i).sum() - 1.0f) < 1e-5f);
+  }
+
+  void rapidTypingShowsTheLastSentence() {
+    MainWindow w(false);
+    w.show();
+    w.sentenceEditor()->selectAll();
+    QTest::keyClicks(w.sentenceEditor(), "mary gave roses to susan and then she left");
+    QTRY_COMPARE(heatmap(w)->rows(), 9);
+    QCOMPARE(w.controller()->lastResult()->params.sentence, std::string("mary gave roses to susan and then she left"));
+  }
+
+  void moreHeadsGrowTheModelView() {
+    MainWindow w(false);
+    w.show();
+    QTRY_COMPARE(grid(w)->headCount(), 4);
+    spin(w, "heads")->setValue(8);
+    QTRY_COMPARE(grid(w)->headCount(), 8);
+    spin(w, "layers")->setValue(3);
+    QTRY_COMPARE(grid(w)->layerCount(), 3);
+  }
+
+  void invalidHeadsShowAMessageAndKeepTheLastResult() {
+    MainWindow w(false);
+    w.show();
+    QTRY_COMPARE(grid(w)->headCount(), 4);
+    spin(w, "heads")->setValue(5);  // 64 is not divisible by 5
+    QTRY_VERIFY(status(w).contains("divisible"));
+    QCOMPARE(grid(w)->headCount(), 4);
+    QCOMPARE(heatmap(w)->rows(), 6);
+  }
+
+  void emptySentenceIsAMessageNotACrash() {
+    MainWindow w(false);
+    w.show();
+    QTRY_COMPARE(heatmap(w)->rows(), 6);
+    w.sentenceEditor()->selectAll();
+    QTest::keyClick(w.sentenceEditor(), Qt::Key_Backspace);
+    QTRY_VERIFY(status(w).contains("no tokens"));
+    // CJK and emoji arrive through the input method, as from a real IME.
+    QInputMethodEvent ime;
+    ime.setCommitString(QStringLiteral("我爱你 🐱!"));
+    QApplication::sendEvent(w.sentenceEditor(), &ime);
+    QTRY_COMPARE(heatmap(w)->rows(), 5);
+  }
+
+  void clickingAHeadSelectsIt() {
+    MainWindow w(false);
+    w.show();
+    QTRY_COMPARE(grid(w)->layerCount(), 2);
+    // Find the centre of layer 1, head 2 by asking the view where its cells are.
+    QPoint target;
+    for (int y = 0; y < grid(w)->height() && target.isNull(); y += 2)
+      for (int x = 0; x < grid(w)->width(); x += 2) {
+        int l, h;
+        if (grid(w)->headAt({x, y}, &l, &h) && l == 1 && h == 2) {
+          target = {x + 6, y + 6};
+          break;
+        }
+      }
+    QVERIFY(!target.isNull());
+    QTest::mouseClick(grid(w), Qt::LeftButton, {}, target);
+    QTRY_COMPARE(w.controller()->lastResult()->layer(), 1);
+    QCOMPARE(w.controller()->lastResult()->head(), 2);
+    QCOMPARE(spin(w, "layer")->value(), 1);
+    QCOMPARE(spin(w, "head")->value(), 2);
+    const Mat expected = w.controller()->lastResult()->trace().layers[1].heads[2].attention;
+    QTRY_VERIFY(heatmap(w)->matrix().isApprox(expected));
+  }
+
+  void longRunsReportProgressAndCanBeCancelled() {
+    MainWindow w(false);
+    w.show();
+    QTRY_COMPARE(heatmap(w)->rows(), 6);
+    QSignalSpy results(w.controller(), &LiveController::resultReady);
+    QSignalSpy progress(w.controller(), &LiveController::progress);
+    Params p = w.controller()->params();
+    p.model.layers = 24;
+    p.sentence.clear();
+    for (int i = 0; i < 1000; ++i) p.sentence += "word" + std::to_string(i % 97) + " ";
+    w.applyParams(p);
+    QTRY_VERIFY(w.controller()->busy());
+    QTRY_VERIFY(progress.count() > 0);  // reported between layers
+    w.controller()->cancel();
+    QTRY_VERIFY(!w.controller()->busy());
+    QCOMPARE(results.count(), 0);     // the cancelled run shows nothing...
+    QCOMPARE(heatmap(w)->rows(), 6);  // ...and the last result stays on screen
+  }
+
+  void hugeTracesAreRefusedWithAMessage() {
+    MainWindow w(false);
+    w.show();
+    QTRY_COMPARE(heatmap(w)->rows(), 6);
+    Params p = w.controller()->params();
+    p.model.layers = 64;
+    p.sentence.clear();
+    for (int i = 0; i < 2000; ++i) p.sentence += "w ";
+    w.applyParams(p);
+    QTRY_VERIFY(status(w).contains("GB"));
+    QCOMPARE(heatmap(w)->rows(), 6);
+  }
+
+  void opensACheckpointFolderAndRefusesABrokenOne() {
+    MainWindow w(false);
+    w.show();
+    QTRY_COMPARE(heatmap(w)->rows(), 6);
+    const QString gpt2 = QString(ATTNLAB_TEST_DATA) + "/reference/models/gpt2_tiny";
+    w.modelOpener()->open(gpt2);
+    QTRY_COMPARE(QString::fromStdString(w.controller()->lastResult()->run->info.kind), QString("gpt2"));
+    QTRY_COMPARE(grid(w)->layerCount(), 2);
+    // A folder without a checkpoint: a message naming the folder, and the GPT-2 model stays.
+    QTemporaryDir empty;
+    w.modelOpener()->open(empty.path());
+    QTRY_VERIFY(w.findChild<QMessageBox*>("modelError") != nullptr);
+    QVERIFY(w.findChild<QMessageBox*>("modelError")->text().contains(empty.path()));
+    QTRY_COMPARE(QString::fromStdString(w.controller()->params().modelDir), gpt2);
+    QCOMPARE(QString::fromStdString(w.controller()->lastResult()->run->info.kind), QString("gpt2"));
+  }
+
+  void causalModeZeroesTheUpperTriangle() {
+    MainWindow w(false);
+    w.show();
+    QTRY_COMPARE(heatmap(w)->rows(), 6);
+    w.paramPanel()->findChild<QCheckBox*>("causal")->setChecked(true);
+    QTRY_VERIFY(w.controller()->lastResult()->trace().causal);
+    QTRY_COMPARE(heatmap(w)->matrix()(0, 5), 0.0f);
+    const Mat& a = heatmap(w)->matrix();
+    for (int i = 0; i < a.rows(); ++i)
+      for (int j = i + 1; j < a.cols(); ++j) QCOMPARE(a(i, j), 0.0f);
+  }
+
+  void typedSentenceStaysThroughSettingChangesAndUndo() {
+    MainWindow w(false);
+    w.show();
+    QTRY_VERIFY(w.controller()->lastResult() && w.controller()->lastResult()->ok());
+    Params a = w.controller()->params();
+    a.modelDir.clear();  // the built-in model, whose settings the panel edits
+    a.sentence = "alpha beta gamma";
+    w.applyParams(a);  // as a lesson step or an opened session does
+    w.sentenceEditor()->selectAll();
+    QTest::keyClicks(w.sentenceEditor(), "one two three four five");
+    const std::string b = "one two three four five";
+    QCOMPARE(w.controller()->params().sentence, b);
+    w.paramPanel()->findChild<QCheckBox*>("causal")->setChecked(true);
+    QCOMPARE(w.controller()->params().sentence, b);
+    QVERIFY(w.controller()->params().model.causal);
+    QTRY_VERIFY(w.controller()->lastResult()->params.model.causal);
+    QCOMPARE(w.controller()->lastResult()->params.sentence, b);
+    QCOMPARE(w.controller()->lastResult()->trace().tokenCount(), 5);
+    QTest::qWait(1100);  // a pause: the mode change is its own undo step
+    auto* mode = w.paramPanel()->findChild<QComboBox*>("mode");
+    mode->setCurrentIndex(mode->currentIndex() == 0 ? 1 : 0);
+    QCOMPARE(w.controller()->params().sentence, b);
+    QCOMPARE(w.controller()->params().model.causal, true);
+    QCOMPARE(w.sentenceEditor()->text().toStdString(), b);
+
+    w.history()->stack()->undo();  // the mode
+    w.history()->stack()->undo();  // the causal mask: the typed sentence stays
+    QCOMPARE(w.controller()->params().sentence, b);
+    QCOMPARE(w.sentenceEditor()->text().toStdString(), b);
+    QVERIFY(!w.controller()->params().model.causal);
+    w.history()->stack()->undo();  // the typing
+    QCOMPARE(w.controller()->params().sentence, a.sentence);
+    QCOMPARE(w.sentenceEditor()->text().toStdString(), a.sentence);
+    QTRY_COMPARE(w.controller()->lastResult()->params.sentence, a.sentence);
+  }
+
+  void aViewEditKeepsTheTypedSentence() {
+    MainWindow w(false);
+    w.show();
+    QTRY_VERIFY(w.controller()->lastResult() && w.controller()->lastResult()->ok());
+    // The view's copy of the parameters is its result's: typing after that result must survive its edit.
+    Params fromView = w.controller()->lastResult()->params;
+    fromView.collapse.depth = 7;
+    QTest::keyClicks(w.sentenceEditor(), " again");
+    const std::string typed = w.sentenceEditor()->text().toStdString();
+    emit w.view("paths")->paramsRequested(fromView);
+    QCOMPARE(w.controller()->params().sentence, typed);
+    QCOMPARE(w.controller()->params().collapse.depth, 7);
+  }
+
+  void aCheckpointShowsItsOwnSizes() {
+    MainWindow w(false);
+    w.show();
+    QTRY_VERIFY(w.controller()->lastResult() && w.controller()->lastResult()->ok());
+    w.applyParams(Params{});  // the built-in model: d 64, 4 heads, 2 layers
+    const ModelConfig builtin = w.controller()->params().model;
+    const QString gpt2 = QString(ATTNLAB_TEST_DATA) + "/fixtures/lm-buddy/tiny_gpt2";  // 1 head, 1 layer, width 2
+    w.modelOpener()->open(gpt2);
+    QTRY_COMPARE(QString::fromStdString(w.controller()->lastResult()->run->info.kind), QString("gpt2"));
+    QTRY_COMPARE(spin(w, "dModel")->value(), 2);
+    QCOMPARE(spin(w, "heads")->value(), 1);
+    QCOMPARE(spin(w, "layers")->value(), 1);
+    QVERIFY(!spin(w, "dModel")->isEnabled());
+    // The built-in model's other settings do not apply to a checkpoint: hidden, with a note instead
+    // (a greyed "causal mask" unticked beside GPT-2's causal map misled).
+    auto* panel = w.paramPanel();
+    auto* note = panel->findChild<QLabel*>("checkpointNote");
+    QTRY_VERIFY(note->isVisibleTo(panel));
+    QVERIFY(note->text().contains("gpt2"));
+    for (const char* name : {"seed", "causal", "mode", "position"})
+      QVERIFY2(!panel->findChild<QWidget*>(name)->isVisibleTo(panel), name);
+    // The shown sizes are the checkpoint's, not settings: an edit of the selection keeps the built-in
+    // model's own, which come back when it is chosen again.
+    spin(w, "head")->setValue(0);
+    spin(w, "layer")->setValue(0);
+    w.paramPanel()->findChild<QCheckBox*>("causal")->setChecked(!builtin.causal);  // disabled: ignored
+    QCOMPARE(toJson(w.controller()->params().model).dump(), toJson(builtin).dump());
+    Params back = w.controller()->params();
+    back.modelDir.clear();
+    w.applyParams(back);
+    QCOMPARE(spin(w, "dModel")->value(), builtin.dModel);
+    QCOMPARE(spin(w, "heads")->value(), builtin.heads);
+    QCOMPARE(spin(w, "layers")->value(), builtin.layers);
+    QVERIFY(spin(w, "dModel")->isEnabled());
+    QVERIFY(!note->isVisibleTo(panel));
+    QVERIFY(panel->findChild<QWidget*>("seed")->isVisibleTo(panel));
+  }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "test_main_window.moc"

@@ -1,0 +1,136 @@
+#include "ui/plots/figure_export.h"
+
+#include <QFileInfo>
+#include <QImage>
+#include <QPdfWriter>
+#include <QSvgGenerator>
+#include <cmath>
+
+#include <qcustomplot.h>
+
+namespace attnlab::ui {
+namespace {
+
+/// Paints `w` and its visible children at their positions relative to the root, except widgets
+/// marked kScreenOnlyProperty (hover read-outs, hints): a figure holds nothing interactive.
+void paintTree(QCPPainter& painter, QWidget* w, const QPoint& offset) {
+  if (auto* plot = qobject_cast<QCustomPlot*>(w)) {
+    painter.save();
+    painter.translate(offset);
+    plot->toPainter(&painter, plot->width(), plot->height());
+    painter.restore();
+    return;  // a plot has no widget children worth drawing
+  }
+  // The widget itself, without children: children are drawn by the recursion so plots among them
+  // go through toPainter.
+  w->render(&painter, offset, QRegion(), QWidget::RenderFlags(QWidget::DrawWindowBackground));
+  for (QObject* child : w->children()) {
+    auto* cw = qobject_cast<QWidget*>(child);
+    if (!cw || !cw->isVisible() || cw->isWindow() || cw->property(kScreenOnlyProperty).toBool()) continue;
+    // Clip to the parent: a scrolled child (a tall canvas in a scroll area) shows only its visible part.
+    painter.save();
+    painter.setClipRect(QRect(offset, w->size()), Qt::IntersectClip);
+    paintTree(painter, cw, offset + cw->pos());
+    painter.restore();
+  }
+}
+
+QString exportPng(QWidget* widget, const QString& path, const FigureOptions& o) {
+  if (!(o.pngScale > 0 && o.pngScale <= 16)) return QString("PNG scale must be in (0, 16], got %1").arg(o.pngScale);
+  QImage img = renderWidgetImage(widget, o.pngScale);
+  const double dpi = o.dpi > 0 ? o.dpi : 96 * o.pngScale;
+  img.setDotsPerMeterX(static_cast<int>(std::lround(dpi / 0.0254)));
+  img.setDotsPerMeterY(static_cast<int>(std::lround(dpi / 0.0254)));
+  if (!img.save(path, "PNG")) return QString("cannot write '%1'").arg(path);
+  return {};
+}
+
+QString exportSvg(QWidget* widget, const QString& path, const FigureOptions& o) {
+  const QSize size = widget->size();
+  QSvgGenerator svg;
+  svg.setFileName(path);
+  svg.setSize(size);
+  svg.setViewBox(QRect(QPoint(0, 0), size));
+  // The generator writes width/height in mm as pixels · 25.4 / resolution.
+  if (!o.physicalMm.isEmpty())
+    svg.setResolution(static_cast<int>(std::lround(size.width() * 25.4 / o.physicalMm.width())));
+  svg.setTitle(o.title.isEmpty() ? QString("Attention Lab figure") : o.title);
+  svg.setDescription("Exported by Attention Lab");
+  QCPPainter painter;
+  if (!painter.begin(&svg)) return QString("cannot write '%1'").arg(path);
+  painter.setRenderHint(QPainter::LosslessImageRendering);  // images that remain stay lossless
+  paintTree(painter, widget, QPoint(0, 0));
+  painter.end();
+  return QFileInfo(path).size() > 0 ? QString() : QString("writing '%1' failed").arg(path);
+}
+
+QString exportPdf(QWidget* widget, const QString& path, const FigureOptions& o) {
+  const QSize size = widget->size();
+  QPdfWriter pdf(path);
+  pdf.setTitle(o.title.isEmpty() ? QString("Attention Lab figure") : o.title);
+  pdf.setCreator("Attention Lab");
+  pdf.setResolution(96);
+  if (o.physicalMm.isEmpty())
+    pdf.setPageSize(QPageSize(QSizeF(size), QPageSize::Point));  // one layout pixel per point
+  else
+    pdf.setPageSize(QPageSize(o.physicalMm, QPageSize::Millimeter));
+  pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+  QCPPainter painter;
+  if (!painter.begin(&pdf)) return QString("cannot write '%1'").arg(path);
+  // Without this hint Qt's PDF engine stores every image as JPEG (QPdfEnginePrivate::addImage).
+  painter.setRenderHint(QPainter::LosslessImageRendering);
+  // Fit the layout into the page, keeping the aspect ratio.
+  const double s = std::min(pdf.width() / double(size.width()), pdf.height() / double(size.height()));
+  painter.scale(s, s);
+  paintTree(painter, widget, QPoint(0, 0));
+  painter.end();
+  return QFileInfo(path).size() > 0 ? QString() : QString("writing '%1' failed").arg(path);
+}
+
+}  // namespace
+
+QString formatFromPath(const QString& path) {
+  const QString ext = QFileInfo(path).suffix().toLower();
+  if (ext == "png" || ext == "svg" || ext == "pdf") return ext;
+  return {};
+}
+
+QSize FigureSize::layoutPixels() const {
+  if (unit == Unit::Pixels) return QSize(static_cast<int>(std::lround(width)), static_cast<int>(std::lround(height)));
+  return QSize(static_cast<int>(std::lround(width / 2.54 * 96)), static_cast<int>(std::lround(height / 2.54 * 96)));
+}
+
+double FigureSize::pngScale() const { return unit == Unit::Pixels ? 1.0 : dpi / 96.0; }
+
+QSizeF FigureSize::physicalMm() const { return unit == Unit::Pixels ? QSizeF() : QSizeF(width * 10, height * 10); }
+
+QImage renderWidgetImage(QWidget* widget, double scale) {
+  QImage img(widget->size() * scale, QImage::Format_ARGB32_Premultiplied);
+  img.setDevicePixelRatio(scale);
+  img.fill(Qt::white);
+  {
+    QCPPainter painter(&img);
+    painter.setRenderHint(QPainter::Antialiasing);
+    paintTree(painter, widget, QPoint(0, 0));
+  }
+  img.setDevicePixelRatio(1);
+  return img;
+}
+
+QString exportWidget(QWidget* widget, const QString& path, const QString& format, const FigureOptions& options) {
+  if (widget->size().isEmpty()) return QString("cannot export '%1': the view has no size").arg(path);
+  if (format == "png") return exportPng(widget, path, options);
+  if (format == "svg") return exportSvg(widget, path, options);
+  if (format == "pdf") return exportPdf(widget, path, options);
+  return QString("unknown figure format '%1' (use png, svg or pdf)").arg(format);
+}
+
+QString exportWidget(QWidget* widget, const QString& path, const QString& format, double pngScale,
+                     const QString& title) {
+  FigureOptions o;
+  o.pngScale = pngScale;
+  o.title = title;
+  return exportWidget(widget, path, format, o);
+}
+
+}  // namespace attnlab::ui

@@ -1,0 +1,114 @@
+#pragma once
+// One matrix as a heatmap: token labels on both axes (rows top to bottom), no interpolation, a
+// colour bar, and the value under the cursor. The building block of every matrix view. In SVG/PDF
+// the cells and the colour bar are vector rectangles (ui/plots/cell_painter.h), never a resampled image.
+#include <QStringList>
+#include <vector>
+
+#include <qcustomplot.h>
+
+#include "core/base/tensor.h"
+#include "ui/plots/colormaps.h"
+
+namespace attnlab::ui {
+
+class MatrixPlot : public QCustomPlot {
+  Q_OBJECT
+ public:
+  /// How the colour range follows the data. UnitInterval is for attention weights and follows
+  /// ViewStyle::attentionScale(): [0, 1] (unit), [0, own max] (per-map) or [0, setGroupMax] (shared).
+  /// Scores and differences are signed and get a range symmetric about 0 (for the diverging map).
+  /// Fixed: a range set by setFixedRange, e.g. one scale shared by several plots.
+  enum class Range { Data, UnitInterval, Symmetric, Fixed };
+
+  explicit MatrixPlot(QWidget* parent = nullptr);
+
+  void setMatrix(const Mat& m, const QStringList& rowLabels, const QStringList& colLabels);
+  void setTitle(const QString& title);
+  void setAxisTitles(const QString& rows, const QString& cols);
+  void setColorMap(ColorMap map);
+  void setRangeMode(Range mode);
+  /// Switches to Range::Fixed with [lo, hi].
+  void setFixedRange(double lo, double hi);
+  /// With Range::UnitInterval and the shared attention scale: the largest weight over all the maps
+  /// shown together (≤ 0: none, the plot's own maximum).
+  void setGroupMax(double max);
+  void setColorScaleVisible(bool visible);
+  /// Larger fonts for projection; 1 is the default size, which already grows with the plot (about
+  /// 12 pt tick labels in a 1200 × 900 figure, 7 pt in a thumbnail).
+  void setFontScale(double scale);
+  double tickLabelPointSize() const { return xAxis->tickLabelFont().pointSizeF(); }
+
+  /// The colour range in use and the colour a value is drawn with (tests, legends).
+  QCPRange colorRange() const;
+  QColor colorOf(double value) const;
+
+  /// Which axes list tokens (the attention map: both; Q/K/V: the rows): pins and the hovered token
+  /// are marked there, and a click on a token's label there is reported (tokenLabelClicked).
+  void setTokenAxes(bool rows, bool cols);
+  /// Pinned tokens get their rows and columns outlined, the hovered token (−1: none) a light band;
+  /// drawn with the plot, so figures show them. Indices past the matrix are ignored.
+  void setTokenMarks(const std::vector<int>& pinned, int hovered);
+  std::vector<int> markedPins() const { return pins_; }
+  int markedHover() const { return hovered_; }
+  /// The row of the cell under the mouse and the token label under it (−1: none).
+  int hoveredRow() const { return hoverRow_; }
+  int hoveredLabel() const { return labelHover_; }
+  /// The token whose axis label is at `pos` (widget coordinates), or −1.
+  int tokenLabelAt(const QPointF& pos) const;
+
+  const Mat& matrix() const { return data_; }
+  /// Small, so that grids of plots fit any window or figure size; labels thin out to fit.
+  QSize minimumSizeHint() const override { return {90, 70}; }
+  int rows() const { return static_cast<int>(data_.rows()); }
+  int cols() const { return static_cast<int>(data_.cols()); }
+
+ signals:
+  void cellHovered(int row, int col, double value);  ///< row −1 when the cursor leaves
+  void cellClicked(int row, int col, Qt::KeyboardModifiers modifiers);
+  /// A click on a token's label on a token axis.
+  void tokenLabelClicked(int token, Qt::KeyboardModifiers modifiers);
+  /// The mouse is on a token's label (−1: on none).
+  void tokenLabelHovered(int token);
+
+ protected:
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void leaveEvent(QEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+
+ private:
+  bool cellAt(const QPointF& pos, int* row, int* col) const;
+  /// Re-reads the cell under the cursor after new data: the read-out names the new tokens, or is
+  /// cleared (cellHovered(−1, …)) when the cursor is elsewhere.
+  void refreshHover();
+  void showHover(int row, int col, const QPoint& globalPos);
+  void updateFonts();
+  void updateTicks();
+  void updateColorRange();
+  /// Colours, line widths and theme from ViewStyle (colour-map choice, dark theme, presentation).
+  void applyStyle();
+  /// Rebuilds the outline and band items from pins_ and hovered_.
+  void updateMarks();
+
+  QCPColorMap* map_;
+  QCPAxisRect* bar_;     ///< the colour bar: an axis rect holding a 1 × kBarLevels map
+  QCPColorMap* barMap_;  ///< its cells, one per level, drawn like the matrix (vector in SVG/PDF)
+  QCPTextElement* title_;
+  QSize tickedSize_;  ///< the axis rect size the tick labels were thinned for
+  Mat data_;
+  QStringList rowLabels_, colLabels_;
+  Range rangeMode_ = Range::Data;
+  double fixedLo_ = 0, fixedHi_ = 1;
+  double groupMax_ = 0;
+  int hoverRow_ = -1, hoverCol_ = -1;  ///< the cell the read-out names; −1: none
+  ColorMap requestedMap_ = ColorMap::Viridis;
+  double fontScale_ = 1.0;
+  bool tokenRows_ = false, tokenCols_ = false;
+  std::vector<int> pins_;
+  int hovered_ = -1;
+  int labelHover_ = -1;              ///< the token label under the mouse, −1: none
+  std::vector<QCPItemRect*> marks_;  ///< hover bands first, then pin outlines
+};
+
+}  // namespace attnlab::ui

@@ -1,0 +1,137 @@
+#include "ui/shell/live_controller.h"
+
+#include <QtConcurrent/QtConcurrent>
+#include <chrono>
+
+#include "core/base/errors.h"
+#include "core/run/model_factory.h"
+#include "core/session/params_json.h"
+
+namespace attnlab::ui {
+namespace {
+
+/// Identity of the model the parameters name (not the sentence, not the selection).
+std::string modelKey(const Params& p) {
+  return p.modelDir + "|" + toJson(p.model).dump() + "|" + (p.lowercase ? "lc" : "cs");
+}
+
+std::string withoutSelection(const Params& p) {
+  nlohmann::json j = toJson(p);
+  j.erase("selection");
+  j.erase("display");  // colours and theme redraw, they never recompute
+  return j.dump();
+}
+
+}  // namespace
+
+LiveController::LiveController(QObject* parent) : QObject(parent) {
+  qRegisterMetaType<ResultPtr>();
+  debounce_.setSingleShot(true);
+  debounce_.setInterval(30);
+  connect(&debounce_, &QTimer::timeout, this, &LiveController::start);
+  // One worker: a new run queues behind the running one, which its cancel flag ends early.
+  pool_.setMaxThreadCount(1);
+}
+
+LiveController::~LiveController() {
+  cancel();
+  pool_.waitForDone();
+}
+
+void LiveController::setParams(const Params& p) {
+  if (onlySelectionChanged(p)) return setParamsNow(p);
+  params_ = p;
+  debounce_.start();
+}
+
+void LiveController::setParamsNow(const Params& p) {
+  const bool selectionOnly = onlySelectionChanged(p);
+  params_ = p;
+  debounce_.stop();
+  if (selectionOnly && !busy()) {
+    // Same model, same sentence: re-present the last trace with the new selection, no recompute.
+    auto r = std::make_shared<ComputeResult>(*last_);
+    r->params = p;
+    r->generation = ++generation_;
+    last_ = r;
+    emit resultReady(last_);
+    return;
+  }
+  start();
+}
+
+bool LiveController::onlySelectionChanged(const Params& p) const {
+  return last_ && last_->ok() && withoutSelection(p) == withoutSelection(last_->params);
+}
+
+void LiveController::cancel() {
+  if (cancel_) cancel_->store(true);
+}
+
+std::shared_ptr<const Model> LiveController::cachedModel(const Params& p, const RunControl& control) {
+  std::lock_guard<std::mutex> lock(cacheMutex_);
+  const std::string key = modelKey(p);
+  if (key != cacheKey_ || !cache_) {
+    cache_.reset();  // free the old weights before building the new ones
+    cacheKey_.clear();
+    cache_ = makeModel(p, control);
+    cacheKey_ = key;
+  }
+  return cache_;
+}
+
+ResultPtr LiveController::compute(const Params& p, std::shared_ptr<const Model> model, const RunControl& control) {
+  auto r = std::make_shared<ComputeResult>();
+  r->params = p;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    r->run = std::make_shared<const PipelineResult>(runPipeline(p, std::move(model), control));
+  } catch (const Cancelled&) {
+    r->cancelled = true;
+  } catch (const std::exception& e) {  // InputError, bad_alloc: shown, never fatal
+    r->error = QString::fromUtf8(e.what());
+  }
+  r->forwardMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+void LiveController::start() {
+  cancel();
+  cancel_ = std::make_shared<std::atomic<bool>>(false);
+  const quint64 gen = ++generation_;
+  const Params p = params_;
+  auto flag = cancel_;
+  if (running_++ == 0) emit busyChanged(true);
+  QtConcurrent::run(&pool_, [this, p, flag, gen]() -> ResultPtr {
+    RunControl control;
+    control.cancel = flag.get();
+    control.progress = [this](double f) {
+      QMetaObject::invokeMethod(
+          this, [this, f] { emit progress(f); }, Qt::QueuedConnection);
+    };
+    std::shared_ptr<const Model> model;
+    try {
+      model = cachedModel(p, control);
+    } catch (const std::exception& e) {  // Cancelled, InputError, bad_alloc
+      auto r = std::make_shared<ComputeResult>();
+      r->params = p;
+      r->cancelled = dynamic_cast<const Cancelled*>(&e) != nullptr;
+      r->error = QString::fromUtf8(e.what());
+      r->generation = gen;
+      return r;
+    }
+    auto r = std::const_pointer_cast<ComputeResult>(compute(p, model, control));
+    r->generation = gen;
+    return r;
+  }).then(this, [this](const ResultPtr& r) { finished(r); });
+}
+
+void LiveController::finished(const ResultPtr& result) {
+  if (--running_ == 0) emit busyChanged(false);
+  if (result->generation != generation_) return;  // a newer edit superseded this run
+  if (result->cancelled) return;
+  if (result->ok()) last_ = result;
+  emit resultReady(result);
+}
+
+}  // namespace attnlab::ui

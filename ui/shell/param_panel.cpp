@@ -1,0 +1,213 @@
+#include "ui/shell/param_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace attnlab::ui {
+namespace {
+
+QSpinBox* spin(int lo, int hi, const QString& tip) {
+  auto* s = new QSpinBox;
+  s->setRange(lo, hi);
+  s->setToolTip(tip);
+  s->setKeyboardTracking(true);  // every keystroke is an edit: the views follow while typing
+  return s;
+}
+
+QComboBox* combo(const QStringList& items, const QString& tip) {
+  auto* c = new QComboBox;
+  c->addItems(items);
+  c->setToolTip(tip);
+  return c;
+}
+
+QCheckBox* check(const QString& text, const QString& tip) {
+  auto* c = new QCheckBox(text);
+  c->setToolTip(tip);
+  return c;
+}
+
+}  // namespace
+
+ParamPanel::ParamPanel(QWidget* parent) : QWidget(parent) {
+  mode_ = combo({tr("1 · basic: softmax(X·Xᵀ)"), tr("2 · + queries, keys, values"), tr("3 · + scaling by √d"),
+                 tr("4 · + multiple heads, Wo"), tr("5 · + causal mask"), tr("6 · full transformer block")},
+                tr("The rung of the teaching ladder: each adds one idea to the one before."));
+  dModel_ = spin(1, 1024, tr("Width of every token vector (d_model)."));
+  heads_ = spin(1, 64, tr("Number of attention heads; d_model is cut into heads of d_model/heads."));
+  layers_ = spin(1, 64, tr("Number of stacked layers."));
+  seed_ = spin(0, 999999, tr("Seed of the random weights and word embeddings: same seed, same model."));
+  position_ = combo({tr("none"), tr("learned (random)"), tr("sinusoidal")},
+                    tr("Position information added to the word vectors; without it attention cannot tell order."));
+  scale_ = check(tr("scale scores by 1/√d_head"), tr("Divide dot products by √d_head so softmax does not saturate."));
+  causal_ = check(tr("causal mask"), tr("Each token attends only to itself and earlier tokens (for generation)."));
+  skip_ = check(tr("residual (skip) connections"), tr("Add each sub-block's input to its output."));
+  mlp_ = check(tr("MLP (4·d hidden)"), tr("The feed-forward sub-block after attention."));
+  norm_ = combo({tr("pre-LN"), tr("post-LN"), tr("none")}, tr("Where LayerNorm sits in the block."));
+  activation_ = combo({"GELU", "ReLU"}, tr("The MLP's non-linearity."));
+  lowercase_ = check(tr("lower-case the sentence"), tr("Map words to lower case before embedding them."));
+  layer_ = spin(0, 0, tr("The layer shown in the heatmap and head views."));
+  head_ = spin(0, 0, tr("The head shown in the heatmap and Q/K/V views."));
+
+  // Object names let tests and accessibility tools find each control.
+  const std::pair<QWidget*, const char*> names[] = {
+      {mode_, "mode"},           {dModel_, "dModel"},     {heads_, "heads"}, {layers_, "layers"},
+      {seed_, "seed"},           {position_, "position"}, {scale_, "scale"}, {causal_, "causal"},
+      {skip_, "skip"},           {mlp_, "mlp"},           {norm_, "norm"},   {activation_, "activation"},
+      {lowercase_, "lowercase"}, {layer_, "layer"},       {head_, "head"}};
+  for (const auto& [w, name] : names) w->setObjectName(name);
+
+  auto* model = new QGroupBox(tr("Model"));
+  auto* form = new QFormLayout(model);
+  modelForm_ = form;
+  checkpointNote_ = new QLabel;
+  checkpointNote_->setObjectName("checkpointNote");
+  checkpointNote_->setWordWrap(true);
+  form->addRow(checkpointNote_);
+  form->addRow(tr("Mode"), mode_);
+  form->addRow(tr("d_model"), dModel_);
+  form->addRow(tr("Heads"), heads_);
+  form->addRow(tr("Layers"), layers_);
+  form->addRow(tr("Seed"), seed_);
+  form->addRow(tr("Position"), position_);
+  form->addRow(scale_);
+  form->addRow(causal_);
+  form->addRow(skip_);
+  form->addRow(mlp_);
+  form->addRow(tr("LayerNorm"), norm_);
+  form->addRow(tr("Activation"), activation_);
+  form->addRow(lowercase_);
+  auto* selection = new QGroupBox(tr("Selection"));
+  auto* sel = new QFormLayout(selection);
+  sel->addRow(tr("Layer"), layer_);
+  sel->addRow(tr("Head"), head_);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(model);
+  layout->addWidget(selection);
+  layout->addStretch(1);
+
+  for (QSpinBox* s : {dModel_, heads_, layers_, seed_, layer_, head_})
+    connect(s, &QSpinBox::valueChanged, this, &ParamPanel::changed);
+  for (QComboBox* c : {mode_, position_, norm_, activation_})
+    connect(c, &QComboBox::currentIndexChanged, this, &ParamPanel::changed);
+  for (QCheckBox* c : {scale_, causal_, skip_, mlp_, lowercase_})
+    connect(c, &QCheckBox::toggled, this, &ParamPanel::changed);
+  setParams(Params{});
+}
+
+void ParamPanel::setParams(const Params& p) {
+  builtin_ = p.modelDir.empty();
+  const ModelConfig& m = p.model;
+  const QSignalBlocker blockers[] = {QSignalBlocker(mode_),   QSignalBlocker(dModel_), QSignalBlocker(heads_),
+                                     QSignalBlocker(layers_), QSignalBlocker(seed_),   QSignalBlocker(position_),
+                                     QSignalBlocker(scale_),  QSignalBlocker(causal_), QSignalBlocker(skip_),
+                                     QSignalBlocker(mlp_),    QSignalBlocker(norm_),   QSignalBlocker(activation_),
+                                     QSignalBlocker(layer_),  QSignalBlocker(head_),   QSignalBlocker(lowercase_)};
+  mode_->setCurrentIndex(static_cast<int>(m.mode));
+  dModel_->setMaximum(1024);
+  heads_->setMaximum(64);
+  layers_->setMaximum(64);
+  dModel_->setValue(m.dModel);
+  heads_->setValue(m.heads);
+  layers_->setValue(m.layers);
+  seed_->setValue(static_cast<int>(m.seed % 1000000));
+  position_->setCurrentIndex(static_cast<int>(m.position));
+  scale_->setChecked(m.scale);
+  causal_->setChecked(m.causal);
+  skip_->setChecked(m.skip);
+  mlp_->setChecked(m.mlp);
+  norm_->setCurrentIndex(static_cast<int>(m.norm));
+  activation_->setCurrentIndex(static_cast<int>(m.activation));
+  lowercase_->setChecked(p.lowercase);
+  layer_->setMaximum(std::max(m.layers - 1, p.selection.layer));
+  head_->setMaximum(std::max(m.heads - 1, p.selection.head));
+  layer_->setValue(p.selection.layer);
+  head_->setValue(p.selection.head);
+  if (!builtin_) showCheckpointSizes();
+  updateEnabled();
+}
+
+void ParamPanel::setModelShape(const ModelInfo& info) {
+  const QSignalBlocker b1(layer_), b2(head_);
+  layer_->setMaximum(std::max(0, info.layers - 1));
+  head_->setMaximum(std::max(0, info.heads - 1));
+  if (builtin_) return;
+  checkpoint_ = info;
+  showCheckpointSizes();
+  updateEnabled();
+}
+
+void ParamPanel::showCheckpointSizes() {
+  if (checkpoint_.layers <= 0) return;  // none loaded yet: its first result brings them
+  const QSignalBlocker b1(dModel_), b2(heads_), b3(layers_);
+  // A checkpoint may be wider or deeper than the built-in model's ranges (GPT-2 XL: d 1600, 48 layers).
+  dModel_->setMaximum(std::max(1024, checkpoint_.dModel));
+  heads_->setMaximum(std::max(64, checkpoint_.heads));
+  layers_->setMaximum(std::max(64, checkpoint_.layers));
+  dModel_->setValue(checkpoint_.dModel);
+  heads_->setValue(checkpoint_.heads);
+  layers_->setValue(checkpoint_.layers);
+}
+
+Params ParamPanel::applyTo(Params p) const {
+  if (builtin_) {
+    ModelConfig& m = p.model;
+    m.mode = static_cast<Mode>(mode_->currentIndex());
+    m.dModel = dModel_->value();
+    m.heads = heads_->value();
+    m.layers = layers_->value();
+    m.seed = static_cast<uint64_t>(seed_->value());
+    m.position = static_cast<PositionKind>(position_->currentIndex());
+    m.scale = scale_->isChecked();
+    m.causal = causal_->isChecked();
+    m.skip = skip_->isChecked();
+    m.mlp = mlp_->isChecked();
+    m.norm = static_cast<NormPlacement>(norm_->currentIndex());
+    m.activation = static_cast<Activation>(activation_->currentIndex());
+    p.lowercase = lowercase_->isChecked();
+  }
+  p.selection.layer = layer_->value();
+  p.selection.head = head_->value();
+  return p;
+}
+
+void ParamPanel::changed() {
+  updateEnabled();
+  emit edited();
+}
+
+void ParamPanel::updateEnabled() {
+  const Mode m = static_cast<Mode>(mode_->currentIndex());
+  const bool builtin = builtin_;
+  // The widgets and their labels are hidden one by one: QFormLayout::setRowVisible of Qt 6.4 corrupted
+  // the heap here (a crash at exit after a checkpoint was opened, in 3 runs of 4).
+  for (QWidget* w : std::initializer_list<QWidget*>{mode_, seed_, position_, scale_, causal_, skip_, mlp_, norm_,
+                                                    activation_, lowercase_}) {
+    w->setVisible(builtin);
+    if (QWidget* label = modelForm_->labelForField(w)) label->setVisible(builtin);
+  }
+  checkpointNote_->setVisible(!builtin);
+  if (!builtin) {
+    const QString kind = QString::fromStdString(checkpoint_.kind);
+    checkpointNote_->setText(
+        checkpoint_.layers > 0
+            ? tr("%1 (%2 checkpoint): its own architecture and weights; only the selection below applies.")
+                  .arg(QString::fromStdString(checkpoint_.name), kind)
+            : tr("A checkpoint is loading: only the selection below applies."));
+  }
+  for (QWidget* w : std::initializer_list<QWidget*>{mode_, dModel_, layers_, seed_, position_, lowercase_})
+    w->setEnabled(builtin);
+  heads_->setEnabled(builtin && m >= Mode::Multihead);
+  scale_->setEnabled(builtin && m >= Mode::Scaled);
+  causal_->setEnabled(builtin && m != Mode::Causal);
+  for (QWidget* w : std::initializer_list<QWidget*>{skip_, mlp_, norm_, activation_})
+    w->setEnabled(builtin && m == Mode::Block);
+}
+
+}  // namespace attnlab::ui

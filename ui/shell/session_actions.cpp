@@ -1,0 +1,133 @@
+#include "ui/shell/session_actions.h"
+
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMessageBox>
+#include <QSettings>
+
+#include "ui/shell/autosave.h"
+#include "ui/shell/session_io.h"
+
+namespace attnlab::ui {
+
+namespace {
+constexpr int kMaxRecent = 8;
+}
+
+SessionActions::SessionActions(QWidget* window, std::function<Params()> current,
+                               std::function<void(const Params&)> apply)
+    : QObject(window), window_(window), current_(std::move(current)), apply_(std::move(apply)) {}
+
+void SessionActions::addToMenu(QMenu* file) {
+  QAction* open = file->addAction(tr("&Open session…"), this, &SessionActions::open);
+  open->setShortcut(QKeySequence::Open);
+  open->setToolTip(tr("Open a saved session: sentence, model, every parameter and the view."));
+  recentMenu_ = file->addMenu(tr("Open &recent"));
+  connect(recentMenu_, &QMenu::aboutToShow, this, &SessionActions::fillRecentMenu);
+  fillRecentMenu();
+  QAction* save = file->addAction(tr("&Save session"), this, &SessionActions::save);
+  save->setShortcut(QKeySequence::Save);
+  QAction* saveAs = file->addAction(tr("Save session &as…"), this, &SessionActions::saveAs);
+  saveAs->setShortcut(QKeySequence::SaveAs);
+}
+
+QStringList SessionActions::recentFiles() const { return QSettings().value("session/recent").toStringList(); }
+
+void SessionActions::addRecent(const QString& path) {
+  QStringList recent = recentFiles();
+  const QString abs = QFileInfo(path).absoluteFilePath();
+  recent.removeAll(abs);
+  recent.prepend(abs);
+  while (recent.size() > kMaxRecent) recent.removeLast();
+  QSettings().setValue("session/recent", recent);
+}
+
+void SessionActions::fillRecentMenu() {
+  if (!recentMenu_) return;
+  recentMenu_->clear();
+  const QStringList recent = recentFiles();
+  for (int i = 0; i < recent.size(); ++i) {
+    const QString path = recent[i];
+    QAction* a = recentMenu_->addAction(QString("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()), this,
+                                        [this, path] { openPath(path); });
+    a->setToolTip(path);
+  }
+  recentMenu_->setEnabled(!recent.isEmpty());
+}
+
+bool SessionActions::openPath(const QString& path, bool quiet, QString* error) {
+  QString message;
+  const std::optional<Params> p = loadSessionFile(path, &message);
+  if (!p) {
+    if (error) *error = message;
+    if (!quiet)
+      QMessageBox::warning(window_, tr("Cannot open session"),
+                           message + tr("\n\nNothing was changed: the current session is still open."));
+    return false;
+  }
+  apply_(*p);
+  path_ = path;
+  addRecent(path);
+  emit currentPathChanged(path_);
+  return true;
+}
+
+QString SessionActions::saveTo(const QString& path) {
+  const QString error = saveSessionFile(path, current_());
+  if (error.isEmpty()) {
+    path_ = path;
+    addRecent(path);
+    emit currentPathChanged(path_);
+    emit saved(path_);
+  }
+  return error;
+}
+
+void SessionActions::open() {
+  const QString path =
+      QFileDialog::getOpenFileName(window_, tr("Open session"), QFileInfo(path_).path(), sessionFileFilter());
+  if (!path.isEmpty()) openPath(path);
+}
+
+void SessionActions::save() {
+  if (path_.isEmpty()) return saveAs();
+  const QString error = saveTo(path_);
+  if (!error.isEmpty()) QMessageBox::warning(window_, tr("Cannot save session"), error);
+}
+
+void SessionActions::saveAs() {
+  QString path = QFileDialog::getSaveFileName(
+      window_, tr("Save session"), path_.isEmpty() ? QString("session.attnlab.json") : path_, sessionFileFilter());
+  if (path.isEmpty()) return;
+  if (QFileInfo(path).suffix().isEmpty()) path += ".attnlab.json";
+  const QString error = saveTo(path);
+  if (!error.isEmpty()) QMessageBox::warning(window_, tr("Cannot save session"), error);
+}
+
+void SessionActions::startAutosave(const QString& path, bool offerRestore) {
+  autosave_ = new Autosave(path.isEmpty() ? Autosave::defaultPath() : path, current_, this);
+  if (offerRestore && autosave_->hasRecovery()) {
+    QString error;
+    const std::optional<Params> p = autosave_->recover(&error);
+    const auto answer =
+        p ? QMessageBox::question(window_, tr("Restore the last session?"),
+                                  tr("Attention Lab did not close normally last time. Restore the state it "
+                                     "autosaved (sentence “%1”)?")
+                                      .arg(QString::fromStdString(p->sentence)),
+                                  QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes)
+          : QMessageBox::No;
+    if (p && answer == QMessageBox::Yes) apply_(*p);
+  }
+  autosave_->saveNow();  // from now on the file marks a running session
+}
+
+void SessionActions::edited() {
+  if (autosave_) autosave_->touch();
+}
+
+void SessionActions::shutdown() {
+  if (autosave_) autosave_->clear();
+}
+
+}  // namespace attnlab::ui

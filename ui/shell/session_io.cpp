@@ -1,0 +1,42 @@
+#include "ui/shell/session_io.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
+
+#include "core/base/errors.h"
+#include "core/session/session.h"
+
+namespace attnlab::ui {
+
+QString sessionFileFilter() { return QObject::tr("Attention Lab sessions (*.attnlab.json *.json);;All files (*)"); }
+
+QString saveSessionFile(const QString& path, const Params& p) {
+  QSaveFile f(path);
+  if (!f.open(QIODevice::WriteOnly)) return QObject::tr("Cannot write '%1': %2").arg(path, f.errorString());
+  const std::string text = sessionToJson(p).dump(2) + "\n";
+  f.write(text.data(), static_cast<qint64>(text.size()));
+  if (!f.commit()) return QObject::tr("Writing '%1' failed: %2").arg(path, f.errorString());
+  return {};
+}
+
+std::optional<Params> loadSessionFile(const QString& path, QString* error) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) {
+    *error = QObject::tr("Cannot open '%1': %2").arg(path, f.errorString());
+    return std::nullopt;
+  }
+  if (f.size() > 64 * 1024 * 1024) {
+    *error = QObject::tr("'%1' is too large to be a session (%2 bytes)").arg(path).arg(f.size());
+    return std::nullopt;
+  }
+  try {
+    return sessionFromText(f.readAll().toStdString(), QFileInfo(path).fileName().toStdString());
+  } catch (const InputError& e) {
+    *error = QObject::tr("Cannot open the session '%1': %2")
+                 .arg(QFileInfo(path).fileName(), QString::fromStdString(e.what()));
+    return std::nullopt;
+  }
+}
+
+}  // namespace attnlab::ui

@@ -1,0 +1,109 @@
+#include "ui/shell/view_export.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QLayout>
+#include <QSaveFile>
+#include <QThread>
+
+#include "core/base/errors.h"
+#include "ui/shell/view_factory.h"
+
+namespace attnlab::ui {
+
+QStringList exportFormats() { return {"png", "svg", "pdf", "csv", "json", "npy"}; }
+
+bool isFigureFormat(const QString& format) { return format == "png" || format == "svg" || format == "pdf"; }
+
+QString exportFormatFromPath(const QString& path) {
+  const QString ext = QFileInfo(path).suffix().toLower();
+  return exportFormats().contains(ext) ? ext : QString();
+}
+
+bool waitUntilReady(TraceView* view, int timeoutMs) {
+  QElapsedTimer clock;
+  clock.start();
+  QApplication::processEvents();  // queued replots, results of finished jobs
+  while (!view->isReady()) {
+    if (clock.elapsed() > timeoutMs) return false;
+    QApplication::processEvents(QEventLoop::AllEvents, 20);
+    QThread::msleep(2);
+  }
+  QApplication::processEvents();
+  return true;
+}
+
+std::unique_ptr<TraceView> makeOffscreenView(const QString& name, const ResultPtr& result, const QSize& size,
+                                             double fontScale, QString* error) {
+  std::unique_ptr<TraceView> view(createView(name));
+  if (!view) {
+    *error = QString("unknown view '%1' (known: %2)").arg(name, viewNames().join(", "));
+    return nullptr;
+  }
+  view->setAttribute(Qt::WA_DontShowOnScreen);
+  // A figure has the size the author asked for, even below the size the view's controls would want
+  // on screen (the variants and collapse views lay out wider than 640 px).
+  if (view->layout()) view->layout()->setSizeConstraint(QLayout::SetNoConstraint);
+  view->setMinimumSize(0, 0);
+  for (QWidget* child : view->findChildren<QWidget*>())
+    if (child->property(kScreenOnlyProperty).toBool()) child->hide();
+  view->resize(size);
+  view->setFontScale(fontScale);
+  view->show();  // lays the view out; offscreen, nothing appears
+  view->showResult(result);
+  if (!waitUntilReady(view.get())) {
+    *error = QString("the view '%1' did not finish its analysis in time").arg(name);
+    return nullptr;
+  }
+  return view;
+}
+
+QString writeViewNumbers(const TraceView* view, const ComputeResult& result, const QString& path, const QString& format,
+                         const QString& matrix) {
+  try {
+    ViewNumbers n = view->numbers(result);
+    result.useRawTokens(n);  // files keep the vocabulary's spelling ("Ġcat"), views show "·cat"
+    const std::string bytes = numbersToBytes(n, parseNumbersFormat(format.toStdString()), matrix.toStdString());
+    QSaveFile f(path);  // a half-written file never replaces a good one
+    if (!f.open(QIODevice::WriteOnly)) return QString("cannot write '%1': %2").arg(path, f.errorString());
+    f.write(bytes.data(), static_cast<qint64>(bytes.size()));
+    if (!f.commit()) return QString("writing '%1' failed: %2").arg(path, f.errorString());
+    return {};
+  } catch (const InputError& e) {
+    return QString::fromStdString(e.what());
+  }
+}
+
+QString writeViewFigure(TraceView* view, const ExportRequest& r) {
+  FigureOptions o;
+  o.title = view->displayName();
+  const bool cm = r.size.unit == FigureSize::Unit::Centimetres;
+  o.pngScale = cm ? r.size.pngScale() : r.pngScale;
+  o.dpi = cm ? r.size.dpi : r.dpi;
+  o.physicalMm = r.size.physicalMm();
+  return exportWidget(view, r.path, r.format, o);
+}
+
+QString exportView(const ResultPtr& result, const ExportRequest& r) {
+  if (!result || !result->ok()) return QString("nothing to export: %1").arg(result ? result->error : "no result");
+  if (!exportFormats().contains(r.format))
+    return QString("unknown format '%1' (use %2)").arg(r.format, exportFormats().join(", "));
+  const QSize size = r.size.layoutPixels();
+  if (size.width() < 50 || size.height() < 50 || size.width() > 20000 || size.height() > 20000)
+    return QString("figure size %1 × %2 px is out of range (50 to 20000)").arg(size.width()).arg(size.height());
+  QString error;
+  const auto view = makeOffscreenView(r.view, result, size, r.fontScale, &error);
+  if (!view) return error;
+  if (isFigureFormat(r.format)) return writeViewFigure(view.get(), r);
+  return writeViewNumbers(view.get(), *result, r.path, r.format, r.matrix);
+}
+
+ResultPtr withSelection(const ResultPtr& result, int layer, int head) {
+  auto r = std::make_shared<ComputeResult>(*result);
+  r->params.selection.layer = layer;
+  r->params.selection.head = head;
+  return r;
+}
+
+}  // namespace attnlab::ui

@@ -1,0 +1,42 @@
+#include "ui/shell/view_factory.h"
+
+#include "ui/views/attention/head_view.h"
+#include "ui/views/attention/heatmap_view.h"
+#include "ui/views/attention/model_grid_view.h"
+#include "ui/views/depth/collapse_view.h"
+#include "ui/views/depth/paths_view.h"
+#include "ui/views/inside_head/matrix_grid_view.h"
+#include "ui/views/spectra/rank_demo_view.h"
+#include "ui/views/spectra/rank_table_view.h"
+#include "ui/views/spectra/spectrum_view.h"
+#include "ui/views/variants/complexity_view.h"
+#include "ui/views/variants/feature_map_view.h"
+#include "ui/views/variants/head_size_view.h"
+#include "ui/views/variants/variants_view.h"
+
+namespace attnlab::ui {
+
+QStringList viewNames() {
+  return {"heatmap",    "model",     "outputs",      "qkv",       "variants", "complexity", "spectrum",
+          "rank-table", "rank-demo", "feature-maps", "head-size", "collapse", "paths",      "headview"};
+}
+
+TraceView* createView(const QString& name, QWidget* parent) {
+  if (name == "heatmap") return new HeatmapView(parent);
+  if (name == "model") return new ModelGridView(parent);
+  if (name == "outputs") return new HeadOutputsView(parent);
+  if (name == "qkv") return new QkvView(parent);
+  if (name == "variants") return new VariantsView(parent);
+  if (name == "complexity") return new ComplexityView(parent);
+  if (name == "collapse") return new CollapseView(parent);
+  if (name == "paths") return new PathsView(parent);
+  if (name == "spectrum") return new SpectrumView(parent);
+  if (name == "rank-table") return new RankTableView(parent);
+  if (name == "rank-demo") return new RankDemoView(parent);
+  if (name == "feature-maps") return new FeatureMapView(parent);
+  if (name == "head-size") return new HeadSizeView(parent);
+  if (name == "headview") return new HeadView(parent);
+  return nullptr;
+}
+
+}  // namespace attnlab::ui

@@ -1,0 +1,136 @@
+#include "ui/views/attention/heatmap_view.h"
+
+#include <QVBoxLayout>
+#include <algorithm>
+#include <numeric>
+
+#include "core/session/token_pins.h"
+#include "ui/plots/view_style.h"
+
+namespace attnlab::ui {
+
+HeatmapView::HeatmapView(QWidget* parent) : TraceView(parent) {
+  plot_ = new MatrixPlot(this);
+  plot_->setRangeMode(MatrixPlot::Range::UnitInterval);
+  plot_->setAxisTitles(tr("query (attends from)"), tr("key (attends to)"));
+  plot_->setTokenAxes(true, true);
+  pinTable_ = new QLabel(this);
+  pinTable_->setTextFormat(Qt::RichText);
+  pinTable_->setAlignment(Qt::AlignCenter);
+  pinTable_->hide();
+  hover_ = new QLabel(hoverHint(), this);
+  hover_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  hover_->setProperty(kScreenOnlyProperty, true);  // a hint for the mouse, not part of a figure
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(2, 2, 2, 2);
+  layout->addWidget(plot_, 1);
+  layout->addWidget(pinTable_);
+  layout->addWidget(hover_);
+  // A token label pins (Ctrl/Shift: adds to the pins); so does a Ctrl/Shift-click on a cell, its query.
+  const auto extend = [](Qt::KeyboardModifiers m) { return (m & (Qt::ControlModifier | Qt::ShiftModifier)) != 0; };
+  connect(plot_, &MatrixPlot::tokenLabelClicked, this,
+          [this, extend](int t, Qt::KeyboardModifiers m) { requestPinClick(result_, t, extend(m)); });
+  connect(plot_, &MatrixPlot::cellClicked, this, [this, extend](int r, int, Qt::KeyboardModifiers m) {
+    if (extend(m)) requestPinClick(result_, r, true);
+  });
+  // The hovered token: the query of the cell under the mouse, or the token of the label under it.
+  connect(plot_, &MatrixPlot::tokenLabelHovered, this,
+          [this] { hoverToken(plot_->hoveredRow() >= 0 ? plot_->hoveredRow() : plot_->hoveredLabel()); });
+  connect(plot_, &MatrixPlot::cellHovered, this, [this](int r, int c, double v) {
+    hoverToken(r >= 0 ? r : plot_->hoveredLabel());  // the query's token lights up in every view
+    if (r < 0 || !result_ || !result_->ok()) {
+      hover_->setText(hoverHint());  // a read-out never outlives the cell or the sentence it names
+      return;
+    }
+    const QStringList labels = result_->tokenLabels();
+    hover_->setText(tr("query “%1” [%2] → key “%3” [%4]: weight %5")
+                        .arg(labels.value(r))
+                        .arg(r)
+                        .arg(labels.value(c))
+                        .arg(c)
+                        .arg(v, 0, 'f', 4));
+  });
+}
+
+QString HeatmapView::hoverHint() const { return tr("Hover a cell to read its weight."); }
+
+void HeatmapView::showResult(const ResultPtr& result) {
+  result_ = result;
+  // The plot re-reads the cell under a still cursor (new tokens) or clears the read-out; until then
+  // the strip must not name the previous sentence's tokens.
+  hover_->setText(hoverHint());
+  if (!result || !result->ok()) return;
+  const int l = result->layer(), h = result->head();
+  const QStringList labels = result->tokenLabels();
+  plot_->setTitle(
+      tr("Attention · layer %1 · head %2%3").arg(l).arg(h).arg(result->trace().causal ? tr(" · causal") : ""));
+  plot_->setMatrix(result->trace().layers[l].heads[h].attention, labels, labels);
+  plot_->setTokenMarks(pinsWithin(result->params.selection.pinned, static_cast<int>(labels.size())), hoveredToken());
+  updatePinTable();
+}
+
+void HeatmapView::onHoverChanged(int token) { plot_->setTokenMarks(plot_->markedPins(), token); }
+
+void HeatmapView::updatePinTable() {
+  sums_ = {};
+  const Mat& a = plot_->matrix();
+  const int n = static_cast<int>(a.rows());
+  sums_.pins = pinsWithin(result_->params.selection.pinned, n);
+  pinTable_->setVisible(!sums_.pins.empty());
+  if (sums_.pins.empty()) return;
+  sums_.fromPinned.assign(static_cast<std::size_t>(n), 0.0);
+  sums_.toPinned.assign(static_cast<std::size_t>(n), 0.0);
+  for (int p : sums_.pins)
+    for (int j = 0; j < n; ++j) {
+      sums_.fromPinned[static_cast<std::size_t>(j)] += a(p, j);
+      sums_.toPinned[static_cast<std::size_t>(j)] += a(j, p);
+    }
+  // Long sentences: the 12 tokens with the most attention either way, in sentence order.
+  std::vector<int> shown(static_cast<std::size_t>(n));
+  std::iota(shown.begin(), shown.end(), 0);
+  if (n > 16) {
+    const auto weight = [&](int t) { return sums_.fromPinned[t] + sums_.toPinned[t]; };
+    std::partial_sort(shown.begin(), shown.begin() + 12, shown.end(),
+                      [&](int x, int y) { return weight(x) > weight(y); });
+    shown.resize(12);
+    std::sort(shown.begin(), shown.end());
+  }
+  const QStringList labels = result_->tokenLabels();
+  const double k = static_cast<double>(sums_.pins.size());
+  QStringList pinNames;
+  for (int p : sums_.pins) pinNames << QStringLiteral("“%1” [%2]").arg(labels.value(p).toHtmlEscaped()).arg(p);
+  QString html =
+      tr("<b>Pinned %1</b>%2<table align=center cellspacing=0 cellpadding=3 border=1 style='border-collapse:collapse'>")
+          .arg(pinNames.join(", "), n > 16 ? tr(" · the 12 tokens with the most attention") : QString());
+  html += "<tr><th></th>";
+  for (int t : shown) html += QStringLiteral("<th>%1</th>").arg(labels.value(t).toHtmlEscaped());
+  const auto row = [&](const QString& name, const std::vector<double>& v, double div) {
+    html += QStringLiteral("<tr><th align=left>%1</th>").arg(name);
+    for (int t : shown)
+      html += QStringLiteral("<td align=right>%1</td>").arg(v[static_cast<std::size_t>(t)] / div, 0, 'f', 3);
+    html += "</tr>";
+  };
+  row(tr("pinned → key Σ"), sums_.fromPinned, 1);
+  row(tr("pinned → key mean"), sums_.fromPinned, k);
+  row(tr("query → pinned Σ"), sums_.toPinned, 1);
+  row(tr("query → pinned mean"), sums_.toPinned, k);
+  const ViewStyle& style = ViewStyle::instance();  // the figure's colours, not the window's grey
+  pinTable_->setStyleSheet(
+      QStringLiteral("background: %1; color: %2;").arg(style.background().name(), style.foreground().name()));
+  pinTable_->setText(html + "</table>");
+}
+
+ViewNumbers HeatmapView::numbers(const ComputeResult& result) const {
+  // Exactly the matrix drawn: the selected head's attention, rows = queries, columns = keys.
+  return TraceView::numbers(result);
+}
+
+void HeatmapView::setFontScale(double scale) {
+  plot_->setFontScale(scale);
+  QFont f = hover_->font();
+  f.setPointSizeF(9 * scale);
+  hover_->setFont(f);
+  pinTable_->setFont(f);
+}
+
+}  // namespace attnlab::ui

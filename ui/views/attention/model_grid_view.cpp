@@ -1,0 +1,177 @@
+#include "ui/views/attention/model_grid_view.h"
+
+#include <QMouseEvent>
+#include <QPainter>
+#include <algorithm>
+
+#include "ui/plots/cell_painter.h"
+#include "ui/plots/view_style.h"
+
+namespace attnlab::ui {
+namespace {
+
+constexpr int kMargin = 6;
+
+/// One pixel per weight, coloured on [0, hi]: hi = 1 (the unit scale) makes heads comparable at a
+/// glance; the per-map and shared scales pass a map's or the grid's largest weight.
+QImage attentionImage(const Mat& a, ColorMap map, float hi) {
+  QImage img(static_cast<int>(a.cols()), static_cast<int>(a.rows()), QImage::Format_RGB32);
+  const std::vector<QRgb>& table = colorTable(map);
+  const float perLevel = 1023.0f / std::max(hi, 1e-6f);
+  for (int i = 0; i < a.rows(); ++i) {
+    auto* line = reinterpret_cast<QRgb*>(img.scanLine(i));
+    for (int j = 0; j < a.cols(); ++j) {
+      const float w = a(i, j);
+      line[j] = table[w > 0 ? std::min(1023, static_cast<int>(w * perLevel + 0.5f)) : 0];
+    }
+  }
+  return img;
+}
+
+/// The colour bar's cells: 256 levels, the top level first (drawn top to bottom).
+QImage barImage(ColorMap map) {
+  QImage img(1, 256, QImage::Format_RGB32);
+  for (int k = 0; k < 256; ++k) img.setPixel(0, 255 - k, colorAt(map, (k + 0.5) / 256));
+  return img;
+}
+
+}  // namespace
+
+ModelGridView::ModelGridView(QWidget* parent) : TraceView(parent) {
+  setMinimumSize(160, 120);
+  setToolTip(tr("Every layer (rows) and head (columns). Click a head to select it."));
+  connect(&ViewStyle::instance(), &ViewStyle::changed, this, [this] { showResult(result_); });
+}
+
+void ModelGridView::showResult(const ResultPtr& result) {
+  result_ = result;
+  thumbs_.clear();
+  layers_ = heads_ = 0;
+  if (result && result->ok()) {
+    const Trace& t = result->trace();
+    layers_ = t.layerCount();
+    heads_ = t.headCount();
+    const AttentionScale scale = ViewStyle::instance().attentionScale();
+    float gridMax = 0;
+    for (const LayerTrace& l : t.layers)
+      for (const HeadTrace& h : l.heads) gridMax = std::max(gridMax, h.attention.size() ? h.attention.maxCoeff() : 0.f);
+    scaleMax_ = scale == AttentionScale::Shared ? gridMax : 1;
+    for (const LayerTrace& l : t.layers)
+      for (const HeadTrace& h : l.heads) {
+        const float own = h.attention.size() ? h.attention.maxCoeff() : 1;
+        const float hi = scale == AttentionScale::PerMap ? own : static_cast<float>(scaleMax_);
+        thumbs_.push_back(attentionImage(h.attention, ViewStyle::instance().sequential(), hi));
+      }
+  }
+  update();
+}
+
+ViewNumbers ModelGridView::numbers(const ComputeResult& result) const {
+  ViewNumbers n = numbersFrame(result, tr("Attention of every layer and head"));
+  if (!result.ok()) return n;
+  const QStringList tokens = result.tokenLabels();
+  const Trace& t = result.trace();
+  for (int l = 0; l < t.layerCount(); ++l)
+    for (int h = 0; h < t.headCount(); ++h)
+      n.matrices.push_back(labelled("attention_L" + std::to_string(l) + "_H" + std::to_string(h),
+                                    tr("Attention · layer %1 · head %2").arg(l).arg(h),
+                                    t.layers[l].heads[h].attention.cast<double>(), tokens, tokens));
+  return n;
+}
+
+void ModelGridView::setFontScale(double scale) {
+  fontScale_ = scale;
+  update();
+}
+
+double ModelGridView::labelPointSize() const {
+  // 8 pt in a small window, up to 12 pt in a 1200 × 900 figure.
+  return std::clamp(8.0 + (std::min(width(), height()) - 300) / 150.0, 8.0, 12.0) * fontScale_;
+}
+
+int ModelGridView::barReserve() const {
+  const double s = labelPointSize() / 8;
+  return static_cast<int>((8 + 12 + 4 + 52) * s);  // gap, bar, tick, "0.125"
+}
+
+QRect ModelGridView::cellRect(int layer, int head) const {
+  const double s = labelPointSize() / 8;
+  const int labelW = static_cast<int>(34 * s), labelH = static_cast<int>(20 * s);
+  const int w = width() - labelW - kMargin - barReserve(), h = height() - labelH - kMargin;
+  const int side = std::max(4, std::min(w / std::max(1, heads_), h / std::max(1, layers_)));
+  return QRect(labelW + head * side + 2, labelH + layer * side + 2, side - 4, side - 4);
+}
+
+bool ModelGridView::headAt(const QPoint& pos, int* layer, int* head) const {
+  for (int l = 0; l < layers_; ++l)
+    for (int h = 0; h < heads_; ++h)
+      if (cellRect(l, h).contains(pos)) {
+        *layer = l;
+        *head = h;
+        return true;
+      }
+  return false;
+}
+
+void ModelGridView::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.fillRect(rect(), ViewStyle::instance().background());
+  if (layers_ == 0) {
+    p.drawText(rect(), Qt::AlignCenter, result_ && !result_->error.isEmpty() ? result_->error : tr("No model run yet"));
+    return;
+  }
+  QFont f = font();
+  f.setPointSizeF(labelPointSize());
+  p.setFont(f);
+  p.setPen(ViewStyle::instance().foreground());
+  for (int h = 0; h < heads_; ++h) {
+    const QRect r = cellRect(0, h);
+    p.drawText(QRect(r.left(), 0, r.width(), r.top() - 2), Qt::AlignHCenter | Qt::AlignBottom, tr("H%1").arg(h));
+  }
+  const int selL = result_->layer(), selH = result_->head();
+  for (int l = 0; l < layers_; ++l) {
+    const QRect first = cellRect(l, 0);
+    p.drawText(QRect(0, first.top(), first.left() - 4, first.height()), Qt::AlignRight | Qt::AlignVCenter,
+               tr("L%1").arg(l));
+    for (int h = 0; h < heads_; ++h) {
+      const QRect r = cellRect(l, h);
+      paintCells(&p, r, thumbs_[l * heads_ + h]);  // crisp cells; rectangles in SVG/PDF
+      if (l == selL && h == selH) {
+        p.setPen(QPen(QColor(0xE6, 0x55, 0x0D), std::max(2.0, 3 * fontScale_)));
+        p.drawRect(r.adjusted(-1, -1, 1, 1));
+        p.setPen(ViewStyle::instance().foreground());
+      }
+    }
+  }
+  paintColorBar(p);
+}
+
+void ModelGridView::paintColorBar(QPainter& p) const {
+  const QRect first = cellRect(0, heads_ - 1), last = cellRect(layers_ - 1, heads_ - 1);
+  const double s = labelPointSize() / 8;
+  const QRect bar(first.right() + static_cast<int>(10 * s), first.top(), static_cast<int>(12 * s),
+                  last.bottom() - first.top());
+  if (bar.height() < 8) return;
+  paintCells(&p, bar, barImage(ViewStyle::instance().sequential()));
+  p.setPen(QPen(ViewStyle::instance().foreground(), 1));
+  p.setBrush(Qt::NoBrush);
+  p.drawRect(bar);
+  const bool perMap = ViewStyle::instance().attentionScale() == AttentionScale::PerMap;
+  const QFontMetrics fm = p.fontMetrics();
+  for (const double t : {0.0, 0.5, 1.0}) {
+    const int y = bar.bottom() - static_cast<int>(std::lround(t * bar.height()));
+    p.drawLine(bar.right(), y, bar.right() + 3, y);
+    const QString text = perMap ? (t == 0   ? "0"
+                                   : t == 1 ? tr("max")
+                                            : tr("½ max"))
+                                : QString::number(t * scaleMax_, 'g', 3);
+    p.drawText(QRect(bar.right() + 6, y - fm.height(), 200, 2 * fm.height()), Qt::AlignLeft | Qt::AlignVCenter, text);
+  }
+}
+
+void ModelGridView::mousePressEvent(QMouseEvent* event) {
+  int l, h;
+  if (headAt(event->pos(), &l, &h)) emit selectionRequested(l, h);
+}
+
+}  // namespace attnlab::ui

@@ -1,0 +1,48 @@
+#pragma once
+#include <QImage>
+#include <QPainter>
+#include <vector>
+
+#include "ui/plots/colormaps.h"
+#include "ui/views/common/trace_view.h"
+
+namespace attnlab::ui {
+
+/// Small heatmaps of every layer × head; the selected one framed; a colour bar on the right. Click a
+/// thumbnail to select it. Painted directly (no plot widget per head): GPT-2 small has 144 of them.
+/// Colours follow ViewStyle::attentionScale(): 0–1, each map's own maximum, or the grid's maximum.
+class ModelGridView : public TraceView {
+  Q_OBJECT
+ public:
+  explicit ModelGridView(QWidget* parent = nullptr);
+  QString viewName() const override { return "model"; }
+  QString displayName() const override { return tr("Model"); }
+  void showResult(const ResultPtr& result) override;
+  void setFontScale(double scale) override;
+  /// Every layer's and head's attention matrix: stacked [layers·heads, n, n] in NPY.
+  ViewNumbers numbers(const ComputeResult& result) const override;
+  QSize sizeHint() const override { return {420, 320}; }
+  /// Thumbnail under a widget position, or false.
+  bool headAt(const QPoint& pos, int* layer, int* head) const;
+  int layerCount() const { return layers_; }
+  int headCount() const { return heads_; }
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+
+ private:
+  QRect cellRect(int layer, int head) const;
+  double labelPointSize() const;
+  /// Width kept free on the right for the colour bar and its labels.
+  int barReserve() const;
+  void paintColorBar(QPainter& p) const;
+
+  ResultPtr result_;
+  std::vector<QImage> thumbs_;  ///< layer-major
+  int layers_ = 0, heads_ = 0;
+  double scaleMax_ = 1;  ///< the weight at the top of the colour bar (unit and shared scales)
+  double fontScale_ = 1.0;
+};
+
+}  // namespace attnlab::ui

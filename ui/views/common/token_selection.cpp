@@ -1,0 +1,103 @@
+#include "ui/views/common/token_selection.h"
+
+#include <QAction>
+#include <QCoreApplication>
+#include <QInputMethodEvent>
+#include <QLineEdit>
+#include <QMouseEvent>
+#include <QTextCharFormat>
+#include <algorithm>
+
+#include "core/session/token_pins.h"
+
+namespace attnlab::ui {
+
+void TokenSelection::setHovered(int token) {
+  token = std::max(-1, token);
+  if (token == hovered_) return;
+  hovered_ = token;
+  emit hoveredChanged(token);
+}
+
+void TokenSelection::clear() {
+  setHovered(-1);
+  emit cleared();
+}
+
+void TokenSelection::installEscape(QWidget* window) {
+  auto* esc = new QAction(tr("Clear pinned tokens"), window);
+  esc->setShortcut(QKeySequence(Qt::Key_Escape));
+  esc->setShortcutContext(Qt::WindowShortcut);
+  connect(esc, &QAction::triggered, this, &TokenSelection::clear);
+  window->addAction(esc);
+}
+
+EditorTokenLink::EditorTokenLink(QLineEdit* editor, TokenSelection* selection)
+    : QObject(editor), editor_(editor), selection_(selection) {
+  editor->setMouseTracking(true);
+  editor->installEventFilter(this);
+  connect(selection, &TokenSelection::hoveredChanged, this, &EditorTokenLink::refresh);
+  // Typing moves the characters: the spans come back with the next result.
+  connect(editor, &QLineEdit::textChanged, this, &EditorTokenLink::refresh);
+}
+
+void EditorTokenLink::setResult(const ResultPtr& result) {
+  result_ = result;
+  refresh();
+}
+
+int EditorTokenLink::tokenAtPosition(int pos) const {
+  if (!result_ || !result_->ok() || editor_->text().toStdString() != result_->params.sentence) return -1;
+  const std::vector<Token>& tokens = result_->run->text.tokens;
+  for (std::size_t i = 0; i < tokens.size(); ++i)
+    if (tokens[i].u16Begin <= pos && pos < tokens[i].u16End) return static_cast<int>(i);
+  return -1;
+}
+
+bool EditorTokenLink::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == editor_ && event->type() == QEvent::MouseMove) {
+    const auto* e = static_cast<QMouseEvent*>(event);
+    // cursorPositionAt gives the nearest gap between characters: the character is the one whose
+    // left half holds the mouse, so look half a character to the left as well.
+    const int pos = editor_->cursorPositionAt(e->position().toPoint());
+    const int left =
+        editor_->cursorPositionAt(e->position().toPoint() - QPoint(editor_->fontMetrics().averageCharWidth() / 2, 0));
+    const int t = tokenAtPosition(std::min(pos, left));
+    selection_->setHovered(t >= 0 ? t : tokenAtPosition(pos));
+  } else if (watched == editor_ && event->type() == QEvent::Leave) {
+    selection_->setHovered(-1);
+  }
+  return false;
+}
+
+void EditorTokenLink::refresh() {
+  if (!editor_) return;
+  highlighted_.clear();
+  if (result_ && result_->ok() && editor_->text().toStdString() == result_->params.sentence) {
+    const std::vector<Token>& tokens = result_->run->text.tokens;
+    const int n = static_cast<int>(tokens.size());
+    const std::vector<int> pins = pinsWithin(result_->params.selection.pinned, n);
+    std::vector<int> marks = pins;
+    const int hovered = selection_->hovered();
+    if (hovered >= 0 && hovered < n && std::find(pins.begin(), pins.end(), hovered) == pins.end())
+      marks.push_back(hovered);
+    for (int t : marks) {
+      const Token& tok = tokens[static_cast<std::size_t>(t)];
+      const bool pinned = std::find(pins.begin(), pins.end(), t) != pins.end();
+      if (tok.u16End > tok.u16Begin)  // special tokens ([CLS]) have no characters
+        highlighted_.push_back({tok.u16Begin, tok.u16End - tok.u16Begin, t, pinned});
+    }
+  }
+  QList<QInputMethodEvent::Attribute> attributes;
+  const int cursor = editor_->cursorPosition();  // format starts are relative to the cursor
+  for (const Span& s : highlighted_) {
+    QTextCharFormat f;
+    f.setBackground(QColor(0xE6, 0x55, 0x0D, s.pinned ? 110 : 50));
+    if (s.pinned) f.setFontUnderline(true);
+    attributes << QInputMethodEvent::Attribute(QInputMethodEvent::TextFormat, s.start - cursor, s.length, f);
+  }
+  QInputMethodEvent event(QString(), attributes);
+  QCoreApplication::sendEvent(editor_, &event);
+}
+
+}  // namespace attnlab::ui

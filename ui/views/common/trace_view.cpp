@@ -1,0 +1,83 @@
+#include "ui/views/common/trace_view.h"
+
+#include "core/session/params_json.h"
+#include "core/session/token_pins.h"
+#include "ui/views/common/background_job.h"
+#include "ui/views/common/token_selection.h"
+
+#include <QCoreApplication>
+
+namespace attnlab::ui {
+namespace {
+
+std::vector<std::string> toStd(const QStringList& l) {
+  std::vector<std::string> out;
+  out.reserve(static_cast<std::size_t>(l.size()));
+  for (const QString& s : l) out.push_back(s.toStdString());
+  return out;
+}
+
+}  // namespace
+
+LabelledMatrix TraceView::labelled(const std::string& name, const QString& title, const MatD& values,
+                                   const QStringList& rowLabels, const QStringList& colLabels) {
+  return {name, title.toStdString(), values, toStd(rowLabels), toStd(colLabels)};
+}
+
+ViewNumbers TraceView::numbersFrame(const ComputeResult& result, const QString& title) const {
+  ViewNumbers n;
+  n.view = viewName().toStdString();
+  n.title = title.toStdString();
+  n.params = toJson(result.params);
+  return n;
+}
+
+ViewNumbers TraceView::numbers(const ComputeResult& result) const {
+  if (!result.ok()) return numbersFrame(result, displayName());
+  const int l = result.layer(), h = result.head();
+  const QString title = tr("Attention · layer %1 · head %2").arg(l).arg(h);
+  ViewNumbers n = numbersFrame(result, title);
+  const QStringList tokens = result.tokenLabels();
+  n.matrices.push_back(labelled("attention_L" + std::to_string(l) + "_H" + std::to_string(h), title,
+                                result.trace().layers[l].heads[h].attention.cast<double>(), tokens, tokens));
+  return n;
+}
+
+}  // namespace attnlab::ui
+
+namespace attnlab::ui {
+
+bool TraceView::isReady() const {
+  for (const BackgroundJob* job : findChildren<BackgroundJob*>())
+    if (job->busy()) return false;
+  return true;
+}
+
+void TraceView::waitForAnalyses() {
+  // A finished job's result arrives as a queued event whose handler may start another job: rounds.
+  for (int round = 0; round < 4; ++round) {
+    for (BackgroundJob* job : findChildren<BackgroundJob*>()) job->waitForIdle();
+    QCoreApplication::processEvents();
+  }
+}
+
+void TraceView::setTokenSelection(TokenSelection* selection) {
+  selection_ = selection;
+  connect(selection, &TokenSelection::hoveredChanged, this, [this](int t) { onHoverChanged(t); });
+  connect(selection, &TokenSelection::cleared, this, [this] { onSelectionCleared(); });
+}
+
+void TraceView::hoverToken(int token) {
+  if (selection_) selection_->setHovered(token);
+}
+
+int TraceView::hoveredToken() const { return selection_ ? selection_->hovered() : -1; }
+
+void TraceView::requestPinClick(const ResultPtr& result, int token, bool extend) {
+  if (!result || token < 0) return;
+  Params p = result->params;
+  p.selection.pinned = pinsAfterClick(p.selection.pinned, token, extend);
+  emit paramsRequested(p);
+}
+
+}  // namespace attnlab::ui

@@ -1,0 +1,68 @@
+#pragma once
+// Base of every view: it takes a ComputeResult and draws it; it never computes a forward pass.
+// Views that change the selection (a click on a head) emit selectionRequested; views with controls of
+// their own (sliders, toggles) edit a copy of result->params and emit paramsRequested. The window
+// turns both into parameter edits, so everything stays in the one parameter struct.
+#include <QWidget>
+
+#include "core/session/view_numbers.h"
+#include "ui/plots/figure_export.h"  // kScreenOnlyProperty
+#include "ui/views/common/compute_result.h"
+
+namespace attnlab::ui {
+
+class TokenSelection;
+
+class TraceView : public QWidget {
+  Q_OBJECT
+ public:
+  using QWidget::QWidget;
+  /// The name used by `attnlab export --view` and in session files.
+  virtual QString viewName() const = 0;
+  /// Tab title in the window.
+  virtual QString displayName() const = 0;
+  virtual void showResult(const ResultPtr& result) = 0;
+  /// Presentation mode: scale fonts (1 = normal).
+  virtual void setFontScale(double) {}
+  /// Blocks until the analyses the view started on its BackgroundJobs have finished and been drawn
+  /// (`attnlab export`, tests). The default waits for every BackgroundJob child; a finished job's
+  /// result arrives as a queued event whose handler may start another job, hence the rounds.
+  virtual void waitForAnalyses();
+  /// The numbers behind what the view draws for `result` (CSV/JSON/NPY export). Called after
+  /// showResult(result). The default is the attention matrix of the selected layer and head; views
+  /// that draw something else override it.
+  virtual ViewNumbers numbers(const ComputeResult& result) const;
+  /// False while a background analysis for the last result is still running: exporters wait
+  /// (processing events) until it is true, so a figure never shows a half-finished view.
+  virtual bool isReady() const;
+  /// The hovered token shared by every view (owned by the window): views that show tokens set it on
+  /// hover and highlight it in onHoverChanged. Without one (a view alone, `attnlab export`) hover
+  /// stays inside the view.
+  void setTokenSelection(TokenSelection* selection);
+  TokenSelection* tokenSelection() const { return selection_; }
+
+ protected:
+  virtual void onHoverChanged(int /*token*/) {}
+  /// Esc: views with a focus of their own (the head view's hovered column) drop it.
+  virtual void onSelectionCleared() {}
+  /// Sets the shared hovered token (−1: none); a no-op without a selection.
+  void hoverToken(int token);
+  int hoveredToken() const;
+  /// A click on token `token` of `result`'s sentence: emits paramsRequested with the pins changed
+  /// (pinsAfterClick), so that the window records it as an undoable edit.
+  void requestPinClick(const ResultPtr& result, int token, bool extend);
+  /// A matrix with token or index labels, for numbers().
+  static LabelledMatrix labelled(const std::string& name, const QString& title, const MatD& values,
+                                 const QStringList& rowLabels, const QStringList& colLabels);
+  /// The frame of numbers(): view name, title, the parameters that produced them.
+  ViewNumbers numbersFrame(const ComputeResult& result, const QString& title) const;
+
+ signals:
+  void selectionRequested(int layer, int head);
+  void paramsRequested(const attnlab::Params& params);
+
+ private:
+  TokenSelection* selection_ = nullptr;
+};
+
+}  // namespace attnlab::ui

@@ -1,0 +1,130 @@
+#include "ui/views/depth/collapse_controls.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QSpinBox>
+
+#include "core/collapse/deep_stack.h"
+#include "ui/views/depth/collapse_plotting.h"
+
+namespace attnlab::ui {
+namespace {
+
+QSpinBox* spin(int lo, int hi, const QString& tip) {
+  auto* s = new QSpinBox;
+  s->setRange(lo, hi);
+  s->setToolTip(tip);
+  s->setKeyboardTracking(false);  // typing "128" runs once, not for 1, 12 and 128
+  return s;
+}
+
+QComboBox* combo(const QStringList& items, const QString& tip) {
+  auto* c = new QComboBox;
+  c->addItems(items);
+  c->setToolTip(tip);
+  return c;
+}
+
+}  // namespace
+
+CollapseControls::CollapseControls(QWidget* parent) : QWidget(parent) {
+  depth_ = spin(1, 128, tr("Layers L of every stack (1–128)."));
+  heads_ = spin(1, 64, tr("Attention heads per layer; must divide d_model."));
+  dModel_ = spin(1, 1024, tr("Width d of the token vectors."));
+  tokens_ = spin(1, 512, tr("Number of tokens n of the random inputs."));
+  seeds_ = spin(1, 64, tr("Runs per configuration: the line is their median, the band their min–max."));
+  init_ = combo({"lecun", "xavier", "bert"},
+                tr("Weights: LeCun N(0, 1/fan_in), Xavier N(0, 2/(fan_in+fan_out)) or BERT-like N(0, 0.02²)."));
+  norm_ = combo({"composite", "fro"}, tr("Norm of the residual: the authors' √(‖·‖₁‖·‖∞), or Frobenius."));
+  input_ = combo({"random", "sentence"}, tr("Random N(0, 1) tokens, or the embeddings of the sentence typed above."));
+  QStringList variants;
+  for (const std::string& v : stackAttentionVariants()) variants << QString::fromStdString(v);
+  variant_ = combo(variants, tr("Attention variant of every layer."));
+
+  auto* grid = new QGridLayout;
+  grid->setContentsMargins(0, 0, 0, 0);
+  const std::vector<std::pair<QString, QWidget*>> fields{
+      {tr("depth"), depth_},   {tr("heads"), heads_}, {tr("d_model"), dModel_},
+      {tr("tokens"), tokens_}, {tr("seeds"), seeds_}, {tr("init"), init_},
+      {tr("norm"), norm_},     {tr("input"), input_}, {tr("attention"), variant_}};
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    grid->addWidget(new QLabel(fields[i].first), 0, static_cast<int>(i));
+    grid->addWidget(fields[i].second, 1, static_cast<int>(i));
+  }
+  auto* toggles = new QHBoxLayout;
+  toggles->setContentsMargins(0, 0, 0, 0);
+  for (StackConfig c : CollapseSettings::allStackConfigs()) {
+    auto* box = new QCheckBox(QString::fromUtf8(displayName(c)));
+    box->setToolTip(tr("Show the “%1” stack (%2).").arg(displayName(c), toString(c)));
+    box->setStyleSheet(QString("QCheckBox { color: %1; font-weight: bold; }").arg(configColor(c).name()));
+    toggles_[c] = box;
+    toggles->addWidget(box);
+    connect(box, &QCheckBox::toggled, this, &CollapseControls::readWidgets);
+  }
+  toggles->addStretch(1);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 0);
+  layout->addLayout(grid);
+  layout->addLayout(toggles);
+
+  for (QSpinBox* s : {depth_, heads_, dModel_, tokens_, seeds_})
+    connect(s, qOverload<int>(&QSpinBox::valueChanged), this, &CollapseControls::readWidgets);
+  for (QComboBox* c : {init_, norm_, input_, variant_})
+    connect(c, qOverload<int>(&QComboBox::currentIndexChanged), this, &CollapseControls::readWidgets);
+  setSettings(settings_);
+}
+
+void CollapseControls::setSettings(const CollapseSettings& s) {
+  settings_ = s;
+  updating_ = true;
+  depth_->setValue(s.depth);
+  heads_->setValue(s.heads);
+  dModel_->setValue(s.dModel);
+  tokens_->setValue(s.tokens);
+  tokens_->setEnabled(s.input == CollapseInput::Random);
+  seeds_->setValue(s.seeds);
+  init_->setCurrentText(toString(s.init));
+  norm_->setCurrentText(toString(s.norm));
+  input_->setCurrentText(toString(s.input));
+  if (variant_->findText(QString::fromStdString(s.variant)) < 0) variant_->addItem(QString::fromStdString(s.variant));
+  variant_->setCurrentText(QString::fromStdString(s.variant));
+  for (auto& [c, box] : toggles_) box->setChecked(std::find(s.configs.begin(), s.configs.end(), c) != s.configs.end());
+  updating_ = false;
+}
+
+void CollapseControls::setFontScale(double scale) {
+  QFont f = font();
+  f.setPointSizeF(9 * scale);
+  for (QWidget* w : findChildren<QWidget*>()) w->setFont(f);
+}
+
+void CollapseControls::readWidgets() {
+  if (updating_) return;
+  CollapseSettings s = settings_;
+  s.depth = depth_->value();
+  s.heads = heads_->value();
+  s.dModel = dModel_->value();
+  s.tokens = tokens_->value();
+  s.seeds = seeds_->value();
+  s.init = parseInitScheme(init_->currentText().toStdString());
+  s.norm = parseResidualNorm(norm_->currentText().toStdString());
+  s.input = parseCollapseInput(input_->currentText().toStdString());
+  s.variant = variant_->currentText().toStdString();
+  s.configs.clear();
+  for (StackConfig c : CollapseSettings::allStackConfigs())
+    if (toggles_.at(c)->isChecked()) s.configs.push_back(c);
+  if (s.configs.empty()) {
+    // At least one stack stays on: re-check the box just cleared.
+    setSettings(settings_);
+    return;
+  }
+  s.inspectDepth = std::min(s.inspectDepth, s.depth);
+  settings_ = s;
+  emit settingsEdited(s);
+}
+
+}  // namespace attnlab::ui

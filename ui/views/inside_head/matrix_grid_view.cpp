@@ -1,0 +1,120 @@
+#include "ui/views/inside_head/matrix_grid_view.h"
+
+#include "core/session/token_pins.h"
+
+#include <cmath>
+
+namespace attnlab::ui {
+
+MatrixGridView::MatrixGridView(QWidget* parent) : TraceView(parent) {
+  grid_ = new QGridLayout(this);
+  grid_->setContentsMargins(2, 2, 2, 2);
+  grid_->setSpacing(4);
+}
+
+void MatrixGridView::setFontScale(double scale) {
+  fontScale_ = scale;
+  for (MatrixPlot* p : plots_) p->setFontScale(scale);
+}
+
+QStringList MatrixGridView::indexLabels(int n, const QString& prefix) {
+  QStringList l;
+  for (int i = 0; i < n; ++i) l << prefix + QString::number(i);
+  return l;
+}
+
+ViewNumbers MatrixGridView::numbers(const ComputeResult& result) const {
+  if (shown_.empty()) return TraceView::numbers(result);
+  ViewNumbers n = numbersFrame(result, displayName());
+  for (std::size_t i = 0; i < shown_.size(); ++i) {
+    const Panel& p = shown_[i];
+    n.matrices.push_back(labelled(p.name.empty() ? "panel" + std::to_string(i) : p.name, p.title,
+                                  p.matrix.cast<double>(), p.rowLabels, p.colLabels));
+  }
+  return n;
+}
+
+void MatrixGridView::showPanels(const std::vector<Panel>& panels, int columns, bool lastSpansRow) {
+  shown_ = panels;
+  if (plots_.size() != panels.size()) {
+    for (MatrixPlot* p : plots_) delete p;
+    plots_.clear();
+    const int count = static_cast<int>(panels.size());
+    for (int i = 0; i < count; ++i) {
+      auto* plot = new MatrixPlot(this);
+      plot->setFontScale(fontScale_);
+      connect(plot, &MatrixPlot::tokenLabelClicked, this, [this](int t, Qt::KeyboardModifiers m) {
+        requestPinClick(result_, t, (m & (Qt::ControlModifier | Qt::ShiftModifier)) != 0);
+      });
+      connect(plot, &MatrixPlot::tokenLabelHovered, this, [this](int t) { hoverToken(t); });
+      if (lastSpansRow && i == count - 1)
+        grid_->addWidget(plot, (count - 2) / columns + 1, 0, 1, columns);
+      else
+        grid_->addWidget(plot, i / columns, i % columns);
+      plots_.push_back(plot);
+    }
+    for (int c = 0; c < grid_->columnCount(); ++c) grid_->setColumnStretch(c, c < columns ? 1 : 0);
+    for (int r = 0; r < grid_->rowCount(); ++r) grid_->setRowStretch(r, 1);
+  }
+  for (std::size_t i = 0; i < panels.size(); ++i) {
+    const Panel& p = panels[i];
+    plots_[i]->setColorMap(p.map);
+    plots_[i]->setRangeMode(p.range);
+    plots_[i]->setTitle(p.title);
+    plots_[i]->setTokenAxes(true, p.tokenCols);
+    plots_[i]->setMatrix(p.matrix, p.rowLabels, p.colLabels);
+  }
+}
+
+void MatrixGridView::markTokens(const ResultPtr& result) {
+  result_ = result;
+  pins_ = pinsWithin(result->params.selection.pinned, result->trace().tokenCount());
+  for (MatrixPlot* p : plots_) p->setTokenMarks(pins_, hoveredToken());
+}
+
+void MatrixGridView::onHoverChanged(int token) {
+  for (MatrixPlot* p : plots_) p->setTokenMarks(pins_, token);
+}
+
+void HeadOutputsView::showResult(const ResultPtr& result) {
+  if (!result || !result->ok()) return;
+  const int l = result->layer();
+  const LayerTrace& layer = result->trace().layers[l];
+  const QStringList tokens = result->tokenLabels();
+  std::vector<Panel> panels;
+  for (std::size_t h = 0; h < layer.heads.size(); ++h) {
+    const Mat& out = layer.heads[h].output;
+    panels.push_back({tr("L%1 H%2 output, n×%3").arg(l).arg(h).arg(out.cols()), out, tokens,
+                      indexLabels(static_cast<int>(out.cols()), ""), MatrixPlot::Range::Symmetric, ColorMap::Diverging,
+                      "output_L" + std::to_string(l) + "_H" + std::to_string(h)});
+  }
+  panels.push_back({tr("L%1 unified output: heads concatenated · Wo (n × %2)").arg(l).arg(layer.attentionOut.cols()),
+                    layer.attentionOut, tokens, indexLabels(static_cast<int>(layer.attentionOut.cols()), ""),
+                    MatrixPlot::Range::Symmetric, ColorMap::Diverging, "attention_out_L" + std::to_string(l)});
+  const int heads = static_cast<int>(layer.heads.size());
+  const int columns = std::min(heads, 4);
+  showPanels(panels, columns, true);
+  markTokens(result);
+}
+
+void QkvView::showResult(const ResultPtr& result) {
+  if (!result || !result->ok()) return;
+  const int l = result->layer(), h = result->head();
+  const HeadTrace& head = result->trace().layers[l].heads[h];
+  const QStringList tokens = result->tokenLabels();
+  const QStringList dims = indexLabels(static_cast<int>(head.q.cols()), "");
+  const QString where = tr("L%1 H%2").arg(l).arg(h);
+  const std::string id = "_L" + std::to_string(l) + "_H" + std::to_string(h);
+  const auto sym = MatrixPlot::Range::Symmetric;
+  const auto div = ColorMap::Diverging;
+  showPanels(
+      {{tr("%1 queries Q  [n × d_head]").arg(where), head.q, tokens, dims, sym, div, "q" + id},
+       {tr("%1 keys K  [n × d_head]").arg(where), head.k, tokens, dims, sym, div, "k" + id},
+       {tr("%1 values V  [n × d_head]").arg(where), head.v, tokens, dims, sym, div, "v" + id},
+       {tr("%1 scores Q·Kᵀ%2 (before softmax)").arg(where, result->trace().causal ? tr(", mask not applied") : ""),
+        head.scores, tokens, tokens, sym, div, "scores" + id, true}},
+      2);
+  markTokens(result);
+}
+
+}  // namespace attnlab::ui

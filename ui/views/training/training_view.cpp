@@ -1,0 +1,358 @@
+#include "ui/views/training/training_view.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDateTime>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QThread>
+#include <QVBoxLayout>
+
+#include <qcustomplot.h>
+
+#include "core/train/tiny_checkpoint.h"
+#include "core/train/train_json.h"
+#include "ui/plots/attention_grid.h"
+
+namespace attnlab::ui {
+
+namespace {
+
+/// "L1 H2 · induction 0.91" — the head's primary score under its heatmap.
+QString cellTitle(int l, int h, const std::map<std::string, double>& scores, TrainTask task) {
+  const auto it = scores.find(primaryScore(task));
+  const double v = it == scores.end() ? 0.0 : it->second;
+  return QString("L%1 H%2 · %3 %4").arg(l).arg(h).arg(QString(primaryScore(task)).replace('_', ' ')).arg(v, 0, 'f', 2);
+}
+
+}  // namespace
+
+TrainingView::TrainingView(QWidget* parent) : QWidget(parent), worker_(new TrainingWorker(this)) {
+  const TrainSettings defaults;
+  task_ = new QComboBox;
+  for (const std::string& n : trainTaskNames()) task_->addItem(QString::fromStdString(n));
+  task_->setToolTip(
+      tr("induction: [BOS, s, s, …] with a random period; reverse/copy: s SEP rev(s) / s; sort: s SEP "
+         "sorted(s); recall: key–value pairs, then queries"));
+  layers_ = new QSpinBox;
+  layers_->setRange(1, 4);
+  layers_->setValue(defaults.model.layers);
+  layers_->setToolTip(tr("One layer cannot form an induction head; two can (the class can watch both)."));
+  heads_ = new QSpinBox;
+  heads_->setRange(1, 8);
+  heads_->setValue(defaults.model.heads);
+  dModel_ = new QComboBox;
+  for (int d : {16, 32, 64, 128}) dModel_->addItem(QString::number(d), d);
+  dModel_->setCurrentText(QString::number(defaults.model.dModel));
+  mlp_ = new QCheckBox(tr("MLP sub-blocks"));
+  mlp_->setChecked(defaults.model.mlp);
+  activation_ = new QComboBox;
+  activation_->addItems({"gelu", "relu"});
+  activation_->setToolTip(tr("The MLP's non-linearity"));
+  layerNorm_ = new QCheckBox(tr("LayerNorm"));
+  layerNorm_->setChecked(defaults.model.layerNorm);
+  variant_ = new QComboBox;
+  for (TinyAttention a : {TinyAttention::Softmax, TinyAttention::LinearElu, TinyAttention::LinearExp})
+    variant_->addItem(QString(toString(a)));
+  variant_->setToolTip(
+      tr("Causal softmax, or linear attention with φ = elu+1 or exp: does linear attention learn "
+         "induction?"));
+  lr_ = new QDoubleSpinBox;
+  lr_->setDecimals(4);
+  lr_->setRange(0.0001, 0.1);
+  lr_->setSingleStep(0.0005);
+  lr_->setValue(defaults.adam.lr);
+  lr_->setToolTip(tr("Adam's learning rate; changes apply to the running training at once."));
+  seed_ = new QSpinBox;
+  seed_->setRange(0, 1000000);
+  seed_->setValue(static_cast<int>(defaults.model.seed));
+  maxSteps_ = new QSpinBox;
+  maxSteps_->setRange(1, 1000000);
+  maxSteps_->setValue(3000);
+  maxSteps_->setToolTip(tr("Training stops here (press Train again after raising it to go on)."));
+
+  train_ = new QPushButton(tr("Train"));
+  step_ = new QPushButton(tr("Step"));
+  reset_ = new QPushButton(tr("Reset"));
+  use_ = new QPushButton(tr("Use in views"));
+  use_->setToolTip(tr("Open the trained model in every other view (heatmaps, variants, spectra, collapse, export)"));
+  save_ = new QPushButton(tr("Save model…"));
+
+  auto* form = new QFormLayout;
+  form->addRow(tr("Task"), task_);
+  form->addRow(tr("Layers"), layers_);
+  form->addRow(tr("Heads"), heads_);
+  form->addRow(tr("d_model"), dModel_);
+  form->addRow(QString(), mlp_);
+  form->addRow(tr("MLP activation"), activation_);
+  form->addRow(QString(), layerNorm_);
+  form->addRow(tr("Attention"), variant_);
+  form->addRow(tr("Learning rate"), lr_);
+  form->addRow(tr("Seed"), seed_);
+  form->addRow(tr("Stop at step"), maxSteps_);
+  auto* buttons = new QGridLayout;
+  buttons->addWidget(train_, 0, 0);
+  buttons->addWidget(step_, 0, 1);
+  buttons->addWidget(reset_, 1, 0);
+  buttons->addWidget(use_, 1, 1);
+  buttons->addWidget(save_, 2, 0, 1, 2);
+  auto* left = new QWidget;
+  auto* leftLayout = new QVBoxLayout(left);
+  leftLayout->addLayout(form);
+  leftLayout->addLayout(buttons);
+  status_ = new QLabel;
+  status_->setWordWrap(true);
+  leftLayout->addWidget(status_);
+  leftLayout->addStretch(1);
+  left->setMaximumWidth(280);
+
+  headline_ = new QLabel;
+  headline_->setWordWrap(true);
+  QFont hf = headline_->font();
+  hf.setPointSizeF(hf.pointSizeF() * 1.2);
+  hf.setBold(true);
+  headline_->setFont(hf);
+
+  loss_ = new QCustomPlot;
+  loss_->addGraph();
+  loss_->graph(0)->setPen(QPen(QColor(31, 119, 180), 1.5));
+  loss_->xAxis->setLabel(tr("step"));
+  loss_->yAxis->setLabel(tr("loss (log)"));
+  loss_->yAxis->setScaleType(QCPAxis::stLogarithmic);
+  loss_->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+  loss_->setMinimumHeight(160);
+
+  grid_ = new AttentionGrid;
+  table_ = new QTableWidget;
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->verticalHeader()->hide();
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  table_->setMinimumHeight(100);
+
+  auto* right = new QSplitter(Qt::Vertical);
+  right->addWidget(loss_);
+  right->addWidget(grid_);
+  right->addWidget(table_);
+  right->setStretchFactor(0, 2);
+  right->setStretchFactor(1, 4);
+  right->setStretchFactor(2, 1);
+  auto* rightBox = new QWidget;
+  auto* rightLayout = new QVBoxLayout(rightBox);
+  rightLayout->setContentsMargins(0, 0, 0, 0);
+  rightLayout->addWidget(headline_);
+  rightLayout->addWidget(right, 1);
+
+  auto* layout = new QHBoxLayout(this);
+  layout->addWidget(left);
+  layout->addWidget(rightBox, 1);
+
+  connect(worker_, &TrainingWorker::updated, this, &TrainingView::showUpdate);
+  connect(train_, &QPushButton::clicked, this, &TrainingView::toggleTraining);
+  connect(step_, &QPushButton::clicked, this, [this] { worker_->stepOnce(); });
+  connect(reset_, &QPushButton::clicked, this, &TrainingView::resetTrainer);
+  connect(use_, &QPushButton::clicked, this, &TrainingView::useInViews);
+  connect(save_, &QPushButton::clicked, this, &TrainingView::chooseSaveFolder);
+  connect(lr_, &QDoubleSpinBox::valueChanged, this, [this](double v) { worker_->setLearningRate(v); });
+  // Anything that changes the model or the data starts again from step 0 (paused).
+  connect(task_, &QComboBox::currentIndexChanged, this, &TrainingView::resetTrainer);
+  connect(layers_, &QSpinBox::valueChanged, this, &TrainingView::resetTrainer);
+  connect(heads_, &QSpinBox::valueChanged, this, &TrainingView::resetTrainer);
+  connect(dModel_, &QComboBox::currentIndexChanged, this, &TrainingView::resetTrainer);
+  connect(mlp_, &QCheckBox::toggled, this, &TrainingView::resetTrainer);
+  connect(layerNorm_, &QCheckBox::toggled, this, &TrainingView::resetTrainer);
+  connect(activation_, &QComboBox::currentIndexChanged, this, &TrainingView::resetTrainer);
+  connect(mlp_, &QCheckBox::toggled, activation_, &QWidget::setEnabled);
+  activation_->setEnabled(mlp_->isChecked());
+  connect(variant_, &QComboBox::currentIndexChanged, this, &TrainingView::resetTrainer);
+  connect(seed_, &QSpinBox::valueChanged, this, &TrainingView::resetTrainer);
+  resetTrainer();
+}
+
+TrainSettings TrainingView::settings() const {
+  TrainSettings s;
+  s.task = parseTrainTask(task_->currentText().toStdString());
+  s.model.layers = layers_->value();
+  s.model.heads = heads_->value();
+  s.model.dModel = dModel_->currentData().toInt();
+  s.model.mlp = mlp_->isChecked();
+  s.model.layerNorm = layerNorm_->isChecked();
+  s.model.relu = activation_->currentText() == "relu";
+  s.model.attention = parseTinyAttention(variant_->currentText().toStdString());
+  s.model.seed = static_cast<uint64_t>(seed_->value());
+  s.adam.lr = lr_->value();
+  // One training thread: the other core keeps the window at full frame rate.
+  s.threads = std::max(1, QThread::idealThreadCount() - 1);
+  return s;
+}
+
+void TrainingView::setFontScale(double scale) {
+  grid_->setFontScale(scale);
+  QFont f = loss_->xAxis->labelFont();
+  f.setPointSizeF(QFont().pointSizeF() * scale);
+  for (QCPAxis* a : {loss_->xAxis, loss_->yAxis}) a->setLabelFont(f), a->setTickLabelFont(f);
+  loss_->replot();
+}
+
+void TrainingView::resetTrainer() {
+  training_ = false;
+  worker_->reset(settings());
+  updateButtons();
+}
+
+void TrainingView::toggleTraining() {
+  training_ = !training_;
+  if (training_)
+    worker_->train(maxSteps_->value());
+  else
+    worker_->pause();
+  updateButtons();
+}
+
+void TrainingView::updateButtons() {
+  train_->setText(training_ ? tr("Pause") : tr("Train"));
+  train_->setEnabled(!refused_);
+  step_->setEnabled(!training_ && !refused_);
+  const bool haveModel = last_ && last_->params;
+  use_->setEnabled(haveModel);
+  save_->setEnabled(haveModel);
+}
+
+int TrainingView::lossPoints() const { return loss_->graph(0)->dataCount(); }
+
+void TrainingView::showUpdate(const TrainingUpdatePtr& u) {
+  if (!u->error.empty()) {
+    status_->setText(tr("<b>Stopped:</b> %1").arg(QString::fromStdString(u->error).toHtmlEscaped()));
+    if (!u->params) {  // the settings were refused: nothing to draw, nothing to train until they change
+      training_ = false;
+      refused_ = true;
+      updateButtons();
+      return;
+    }
+  }
+  if (u->reset) {
+    loss_->graph(0)->data()->clear();
+    refused_ = false;
+  }
+  last_ = u;
+  for (const auto& [step, loss] : u->losses) loss_->graph(0)->addData(step, std::max(loss, 1e-6));
+  loss_->rescaleAxes();
+  loss_->replot(QCustomPlot::rpQueuedReplot);
+
+  const TrainSnapshot& s = u->snapshot;
+  const TrainTask task = u->settings.task;
+  std::vector<std::vector<QString>> titles(s.scores.size());
+  for (std::size_t l = 0; l < s.scores.size(); ++l)
+    for (std::size_t h = 0; h < s.scores[l].size(); ++h)
+      titles[l].push_back(cellTitle(static_cast<int>(l), static_cast<int>(h), s.scores[l][h], task));
+  const BestHead primary = bestHead(s, task);
+  grid_->setData(s.attention, titles, primary.layer, primary.head);
+
+  const BestHead previous = bestHead(s, "previous_token");
+  // A head "is" an induction (mirror, …) head once its score is well above what diffuse attention gives.
+  constexpr double kFormed = 0.4;
+  QString head = primary.score >= kFormed ? tr("%1 head: layer %2 head %3 (score %4)")
+                                                .arg(primaryScore(task))
+                                                .arg(primary.layer)
+                                                .arg(primary.head)
+                                                .arg(primary.score, 0, 'f', 2)
+                                          : tr("no %1 head yet (best: layer %2 head %3, %4)")
+                                                .arg(primaryScore(task))
+                                                .arg(primary.layer)
+                                                .arg(primary.head)
+                                                .arg(primary.score, 0, 'f', 2);
+  if (task == TrainTask::Induction)
+    head += previous.score >= kFormed ? tr(" · previous-token head: layer %1 head %2 (%3)")
+                                            .arg(previous.layer)
+                                            .arg(previous.head)
+                                            .arg(previous.score, 0, 'f', 2)
+                                      : tr(" · no previous-token head yet");
+  headline_->setText(head.replace('_', ' '));
+
+  // Table: one row per head, one column per score.
+  QStringList columns{tr("layer"), tr("head")};
+  std::vector<std::string> keys;
+  if (!s.scores.empty() && !s.scores[0].empty())
+    for (const auto& kv : s.scores[0][0]) keys.push_back(kv.first), columns << QString::fromStdString(kv.first);
+  int rows = 0;
+  for (const auto& l : s.scores) rows += static_cast<int>(l.size());
+  table_->setColumnCount(static_cast<int>(columns.size()));
+  table_->setHorizontalHeaderLabels(columns);
+  table_->setRowCount(rows);
+  int r = 0;
+  for (std::size_t l = 0; l < s.scores.size(); ++l)
+    for (std::size_t h = 0; h < s.scores[l].size(); ++h, ++r) {
+      auto set = [&](int c, const QString& text) {
+        QTableWidgetItem* item = table_->item(r, c);
+        if (!item) table_->setItem(r, c, item = new QTableWidgetItem);
+        item->setText(text);
+      };
+      set(0, QString::number(l));
+      set(1, QString::number(h));
+      for (std::size_t k = 0; k < keys.size(); ++k)
+        set(static_cast<int>(k) + 2, QString::number(s.scores[l][h].at(keys[k]), 'f', 3));
+    }
+
+  if (u->error.empty())
+    status_->setText(s.step == 0
+                         ? tr("step 0: untrained weights. Press Train.")
+                         : tr("step %1 · loss %2 · probe accuracy %3%4")
+                               .arg(s.step)
+                               .arg(s.loss, 0, 'f', 4)
+                               .arg(s.accuracy, 0, 'f', 2)
+                               .arg(u->msPerStep > 0 ? tr(" · %1 ms/step").arg(u->msPerStep, 0, 'f', 2) : QString()));
+  // Reached the step limit or diverged; an update published before the latest Train says nothing.
+  if (!u->running && training_ && !u->reset && u->commandGeneration == worker_->commandGeneration()) training_ = false;
+  updateButtons();
+}
+
+QString TrainingView::saveModel(const QString& dir) const {
+  if (!last_ || !last_->params) return tr("there is no model yet");
+  try {
+    saveTinyModel(dir.toStdString(), last_->settings.model, *last_->params);
+  } catch (const std::exception& e) {
+    return QString::fromStdString(e.what());
+  }
+  return {};
+}
+
+void TrainingView::useInViews() {
+  if (!last_) return;
+  const QString base = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/trained";
+  QDir().mkpath(base);
+  // A new folder each time: the window caches models by folder, and a session that names it keeps working.
+  const QString name = QString("%1-L%2H%3-step%4-%5")
+                           .arg(toString(last_->settings.task))
+                           .arg(last_->settings.model.layers)
+                           .arg(last_->settings.model.heads)
+                           .arg(last_->snapshot.step)
+                           .arg(QDateTime::currentDateTime().toString("yyyyMMdd-hhmmss-zzz"));
+  const QString dir = base + "/" + name;
+  const QString error = saveModel(dir);
+  if (!error.isEmpty()) {
+    QMessageBox::warning(this, tr("Use in views"), tr("The model could not be saved: %1").arg(error));
+    return;
+  }
+  emit useModelRequested(dir);
+}
+
+void TrainingView::chooseSaveFolder() {
+  const QString dir =
+      QFileDialog::getSaveFileName(this, tr("Save the trained model as a folder"),
+                                   QDir::home().filePath(QString("%1-model").arg(task_->currentText())));
+  if (dir.isEmpty()) return;
+  const QString error = saveModel(dir);
+  if (!error.isEmpty()) QMessageBox::warning(this, tr("Save model"), error);
+}
+
+}  // namespace attnlab::ui

@@ -1,0 +1,90 @@
+#pragma once
+// The Training view: pick a toy task and a small model, press Train, and watch — while it trains — the
+// loss curve, the attention of every head on a fixed probe sequence and a score per head saying what it
+// has become (induction, previous-token, mirror, …). Pause, step, reset, change the learning rate (live)
+// or the seed (resets). "Use in views" hands the trained model to every other view as an ordinary model
+// (saved as a checkpoint folder and opened like one); "Save model…" writes it where the user chooses.
+#include <QWidget>
+
+#include "ui/views/training/training_worker.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+class QCustomPlot;
+
+namespace attnlab::ui {
+
+class AttentionGrid;
+
+class TrainingView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit TrainingView(QWidget* parent = nullptr);
+  /// The settings the controls show.
+  TrainSettings settings() const;
+  void setFontScale(double scale);
+  /// Saves the latest weights into `dir` (created if missing); returns an error message or "".
+  QString saveModel(const QString& dir) const;
+  TrainingWorker* worker() const { return worker_; }
+  /// The latest update drawn (nullptr before the first).
+  const TrainingUpdatePtr& lastUpdate() const { return last_; }
+  int lossPoints() const;
+  QPushButton* trainButton() const { return train_; }
+  QPushButton* stepButton() const { return step_; }
+  QPushButton* resetButton() const { return reset_; }
+  QPushButton* useButton() const { return use_; }
+  QComboBox* taskBox() const { return task_; }
+  QSpinBox* layersBox() const { return layers_; }
+  QSpinBox* seedBox() const { return seed_; }
+  QDoubleSpinBox* lrBox() const { return lr_; }
+  QSpinBox* stepsBox() const { return maxSteps_; }
+  QLabel* headline() const { return headline_; }
+  QLabel* status() const { return status_; }
+  AttentionGrid* grid() const { return grid_; }
+  QTableWidget* table() const { return table_; }
+
+ signals:
+  /// "Use in views": the model was saved into `dir`; the window opens it.
+  void useModelRequested(const QString& dir);
+
+ private:
+  void resetTrainer();
+  void toggleTraining();
+  void showUpdate(const TrainingUpdatePtr& u);
+  void useInViews();
+  void chooseSaveFolder();
+  void updateButtons();
+
+  TrainingWorker* worker_;
+  QComboBox* task_;
+  QSpinBox* layers_;
+  QSpinBox* heads_;
+  QComboBox* dModel_;
+  QCheckBox* mlp_;
+  QCheckBox* layerNorm_;
+  QComboBox* activation_;
+  QComboBox* variant_;
+  QDoubleSpinBox* lr_;
+  QSpinBox* seed_;
+  QSpinBox* maxSteps_;
+  QPushButton* train_;
+  QPushButton* step_;
+  QPushButton* reset_;
+  QPushButton* use_;
+  QPushButton* save_;
+  QLabel* headline_;
+  QLabel* status_;
+  QCustomPlot* loss_;
+  AttentionGrid* grid_;
+  QTableWidget* table_;
+  TrainingUpdatePtr last_;
+  bool training_ = false;
+  bool refused_ = false;  ///< the controls' settings were refused: Train/Step would train the old model
+};
+
+}  // namespace attnlab::ui
