@@ -2,8 +2,8 @@
 // The parameter panel: every field of the built-in model's config and the selection, each with a
 // one-sentence tooltip. It holds no parameters of its own: on an edit the window writes the panel's fields
 // into the parameters of that moment (applyTo), so the typed sentence and every other field stay theirs.
-// With a checkpoint loaded the size fields are greyed out and show the checkpoint's real sizes, and the
-// built-in model's other settings (mode, seed, position, mask, block parts) are hidden: they do not apply.
+// With a checkpoint loaded the model fields are greyed out, the size fields show the checkpoint's real
+// sizes, and a note naming the checkpoint says the built-in model's other settings do not apply.
 #include <QWidget>
 
 #include "core/model/model.h"
@@ -45,7 +45,7 @@ class ParamPanel : public QWidget {
   QSpinBox *dModel_, *heads_, *layers_, *seed_, *layer_, *head_;
   QCheckBox *scale_, *causal_, *skip_, *mlp_, *lowercase_;
   QFormLayout* modelForm_;
-  QLabel* checkpointNote_;  ///< "GPT-2 checkpoint …: its own architecture" in place of the hidden rows
+  QLabel* checkpointNote_;  ///< "gpt2 (gpt2 checkpoint): its own architecture…", over the greyed rows
 };
 
 }  // namespace attnlab::ui
