@@ -16,6 +16,7 @@
 #include "ui/shell/live_controller.h"
 #include "ui/shell/view_export.h"
 #include "ui/shell/view_factory.h"
+#include "ui/views/common/background_job.h"
 
 using namespace attnlab;
 using namespace attnlab::ui;
@@ -101,6 +102,27 @@ class TestExport : public QObject {
     p.model.heads = 2;
     result_ = LiveController::compute(p, nullptr, {});
     QVERIFY(result_->ok());
+  }
+
+  // An export waits for the view's background analyses: the rank-collapse and paths views ran theirs on
+  // jobs the view did not own as children, so isReady() said "ready" at once and the figure showed
+  // "Computing the deep stacks…" over empty plots.
+  void exportWaitsForTheDepthViews_data() {
+    QTest::addColumn<QString>("view");
+    QTest::newRow("collapse") << "collapse";
+    QTest::newRow("paths") << "paths";
+  }
+  void exportWaitsForTheDepthViews() {
+    QFETCH(QString, view);
+    std::unique_ptr<TraceView> v(createView(view));
+    v->setAttribute(Qt::WA_DontShowOnScreen);
+    v->resize(900, 700);
+    v->show();
+    v->showResult(result_);
+    QVERIFY(!v->findChildren<BackgroundJob*>().isEmpty());
+    QVERIFY(!v->isReady());  // its analysis has only just started
+    QVERIFY(waitUntilReady(v.get()));
+    for (const BackgroundJob* job : v->findChildren<BackgroundJob*>()) QVERIFY(!job->busy());
   }
 
   void npyMatchesNumpyByteForByte_data() {

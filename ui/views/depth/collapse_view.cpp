@@ -58,7 +58,7 @@ void setPlotTitle(QCustomPlot* plot, const QString& title) {
 
 }  // namespace
 
-CollapseView::CollapseView(QWidget* parent) : TraceView(parent) {
+CollapseView::CollapseView(QWidget* parent) : TraceView(parent), curvesJob_(this), inspectJob_(this) {
   controls_ = new CollapseControls;
   reading_ = new QLabel(tr("Computing the deep stacks…"));
   reading_->setWordWrap(true);

@@ -37,7 +37,7 @@ QCustomPlot* newPlot(const QString& title) {
 
 }  // namespace
 
-PathsView::PathsView(QWidget* parent) : TraceView(parent) {
+PathsView::PathsView(QWidget* parent) : TraceView(parent), job_(this) {
   samples_ = new QSpinBox;
   samples_->setRange(1, 256);
   samples_->setKeyboardTracking(false);
