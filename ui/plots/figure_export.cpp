@@ -2,8 +2,10 @@
 
 #include <QFileInfo>
 #include <QImage>
+#include <QLayout>
 #include <QPdfWriter>
 #include <QSvgGenerator>
+#include <algorithm>
 #include <cmath>
 
 #include <qcustomplot.h>
@@ -88,6 +90,13 @@ QString exportPdf(QWidget* widget, const QString& path, const FigureOptions& o) 
 }
 
 }  // namespace
+
+void markScreenOnly(QLayout* layout, std::initializer_list<QWidget*> keep) {
+  for (int i = 0; i < layout->count(); ++i) {
+    QWidget* w = layout->itemAt(i)->widget();
+    if (w && std::find(keep.begin(), keep.end(), w) == keep.end()) w->setProperty(kScreenOnlyProperty, true);
+  }
+}
 
 QString formatFromPath(const QString& path) {
   const QString ext = QFileInfo(path).suffix().toLower();

@@ -5,12 +5,19 @@
 #include <QSizeF>
 #include <QString>
 #include <QWidget>
+#include <initializer_list>
+
+class QLayout;
 
 namespace attnlab::ui {
 
 /// Widgets of a view with this property set to true (hover hints, "click here" notes) are left out
 /// of exported figures.
 inline constexpr char kScreenOnlyProperty[] = "attnlabScreenOnly";
+
+/// Marks every widget of `layout` (a row of controls and their labels) screen-only, but those in `keep`
+/// (a headline that reads out the result).
+void markScreenOnly(QLayout* layout, std::initializer_list<QWidget*> keep = {});
 
 /// "png", "svg" or "pdf" from a file name's extension; empty when unknown.
 QString formatFromPath(const QString& path);

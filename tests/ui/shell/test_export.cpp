@@ -1,9 +1,14 @@
 // Export of figures and numbers, parsed back: NPY through an independent reader (and numpy's own
 // bytes), CSV and JSON literally, PNG/SVG/PDF of every view through Qt's readers.
+#include <QAbstractButton>
+#include <QAbstractSlider>
+#include <QAbstractSpinBox>
+#include <QComboBox>
 #include <QImage>
 #include <QPainter>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QScrollBar>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
@@ -123,6 +128,27 @@ class TestExport : public QObject {
     QVERIFY(!v->isReady());  // its analysis has only just started
     QVERIFY(waitUntilReady(v.get()));
     for (const BackgroundJob* job : v->findChildren<BackgroundJob*>()) QVERIFY(!job->busy());
+  }
+
+  // A figure is the plot, its title, axes and colour bar: no spin box, slider, combo box, check box or
+  // button of any view is shown in the view laid out for an export.
+  void figuresHoldNoControls_data() {
+    QTest::addColumn<QString>("view");
+    for (const QString& v : viewNames()) QTest::newRow(qPrintable(v)) << v;
+  }
+  void figuresHoldNoControls() {
+    QFETCH(QString, view);
+    QString error;
+    const auto v = makeOffscreenView(view, result_, QSize(1200, 900), 1.0, &error);
+    QVERIFY2(v, qPrintable(error));
+    QStringList shown;
+    for (QWidget* w : v->findChildren<QWidget*>()) {
+      const bool control = qobject_cast<QAbstractSpinBox*>(w) || qobject_cast<QAbstractSlider*>(w) ||
+                           qobject_cast<QComboBox*>(w) || qobject_cast<QAbstractButton*>(w);
+      if (control && w->isVisible() && !qobject_cast<QScrollBar*>(w))
+        shown << QString("%1 %2").arg(w->metaObject()->className(), w->objectName());
+    }
+    QVERIFY2(shown.isEmpty(), qPrintable(shown.join(", ")));
   }
 
   void npyMatchesNumpyByteForByte_data() {

@@ -96,9 +96,10 @@ CollapseView::CollapseView(QWidget* parent) : TraceView(parent), curvesJob_(this
   attentionGrid_->setSpacing(2);
 
   auto* inspectBar = new QHBoxLayout;
-  inspectBar->addWidget(new QLabel(tr("Inspect")));
+  auto *inspectWord = new QLabel(tr("Inspect")), *atDepth = new QLabel(tr("at depth"));
+  inspectBar->addWidget(inspectWord);
   inspectBar->addWidget(inspectConfig_);
-  inspectBar->addWidget(new QLabel(tr("at depth")));
+  inspectBar->addWidget(atDepth);
   inspectBar->addWidget(inspectDepth_, 1);
   inspectBar->addWidget(inspectLabel_);
   auto* panels = new QHBoxLayout;
@@ -122,6 +123,10 @@ CollapseView::CollapseView(QWidget* parent) : TraceView(parent), curvesJob_(this
   layout->addWidget(reading_);
   layout->addWidget(status_);
   layout->addWidget(split, 1);
+  // A figure holds the plots, not the controls (the curves' title names the settings, the inspector's
+  // label the stack and depth).
+  for (QWidget* w : std::initializer_list<QWidget*>{controls_, inspectWord, inspectConfig_, atDepth, inspectDepth_})
+    w->setProperty(kScreenOnlyProperty, true);
   setFontScale(1.0);
 
   connect(controls_, &CollapseControls::settingsEdited, this, &CollapseView::requestSettings);
@@ -249,7 +254,8 @@ void CollapseView::drawInspection() {
   const LayerInspection& in = *inspection_;
   const QStringList tokens = labels(in.tokens);
   const QString where = tr("X_%1").arg(in.depth);
-  inspectLabel_->setText(tr("l = %1 · residual %2").arg(in.depth).arg(in.residual, 0, 'g', 3));
+  inspectLabel_->setText(
+      tr("%1 · l = %2 · residual %3").arg(inspectConfig_->currentText()).arg(in.depth).arg(in.residual, 0, 'g', 3));
   cosine_->setTitle(tr("Token cosine similarity of %1").arg(where));
   cosine_->setMatrix(in.cosine.cast<float>(), tokens, tokens);
 

@@ -54,6 +54,7 @@ PathsView::PathsView(QWidget* parent) : TraceView(parent), job_(this) {
   bar->addWidget(new QLabel(tr("paths per length")));
   bar->addWidget(samples_);
   bar->addWidget(info_, 1);
+  markScreenOnly(bar, {info_});  // a figure keeps the read-out, not the control
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   layout->addLayout(bar);

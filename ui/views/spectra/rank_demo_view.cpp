@@ -50,6 +50,7 @@ RankDemoView::RankDemoView(QWidget* parent) : TraceView(parent) {
   controls->addWidget(seed_);
   controls->addSpacing(16);
   controls->addWidget(headline_, 1);
+  markScreenOnly(controls, {headline_});  // a figure keeps the headline, not the controls
   auto* plots = new QHBoxLayout;
   plots->addWidget(spectra_, 1);
   plots->addWidget(sweep_, 1);

@@ -64,6 +64,7 @@ FeatureMapView::FeatureMapView(QWidget* parent) : TraceView(parent) {
   controls->addWidget(new QLabel(tr("seed")));
   controls->addWidget(seed_);
   controls->addWidget(orthogonal_);
+  markScreenOnly(controls);  // the controls stay off figures
   controls->addStretch(1);
   auto* top = new QHBoxLayout;
   top->addWidget(curves_, 1);

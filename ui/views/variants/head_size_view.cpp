@@ -55,6 +55,7 @@ HeadSizeView::HeadSizeView(QWidget* parent) : TraceView(parent) {
   controls->addWidget(seed_);
   controls->addWidget(new QLabel(tr("largest d")));
   controls->addWidget(maxKey_);
+  markScreenOnly(controls);  // the controls stay off figures
   controls->addStretch(1);
   auto* plots = new QHBoxLayout;
   plots->addWidget(rank_, 1);

@@ -84,6 +84,7 @@ VariantsView::VariantsView(QWidget* parent) : TraceView(parent), comparisonJob_(
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
+  controls_->setProperty(kScreenOnlyProperty, true);  // a figure holds the maps and the table
   layout->addWidget(controls_);
   layout->addWidget(split, 1);
   layout->addWidget(status_);
