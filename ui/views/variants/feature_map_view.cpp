@@ -73,7 +73,7 @@ FeatureMapView::FeatureMapView(QWidget* parent) : TraceView(parent) {
   for (int i = 0; i <= static_cast<int>(featureMaps().size()); ++i) {
     auto* m = new MatrixPlot;
     m->setRangeMode(MatrixPlot::Range::UnitInterval);
-    m->setColorScaleVisible(false);
+    // Every heatmap carries its colour bar (on the 0–1 scale they all read alike; per map they differ).
     m->setMinimumSize(120, 120);
     heatmaps_.push_back(m);
     maps->addWidget(m, 1);
