@@ -16,6 +16,7 @@
 #include "ui/shell/param_history.h"
 #include "ui/views/attention/head_view.h"
 #include "ui/views/attention/heatmap_view.h"
+#include "ui/views/attention/model_grid_view.h"
 #include "ui/views/common/token_selection.h"
 #include "ui/views/inside_head/matrix_grid_view.h"
 
@@ -135,6 +136,26 @@ class TestTokenSelection : public QObject {
     QCOMPARE(span.length, 5);
     QVERIFY(span.pinned);
     QCOMPARE(w.editorTokens()->tokenAtPosition(5), 1);  // "cat"
+  }
+
+  // The model view's thumbnails outline the pinned rows and columns in the pins' orange.
+  void modelViewThumbnailsShowThePins() {
+    const auto orangePixels = [](const std::vector<int>& pins) {
+      Params p;
+      p.sentence = "mary gave roses to susan";
+      p.selection.pinned = pins;
+      ModelGridView v;
+      v.resize(420, 320);
+      v.showResult(LiveController::compute(p, nullptr, {}));
+      const QImage img = v.grab().toImage();
+      int count = 0;
+      for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x) count += img.pixel(x, y) == qRgb(0xFF, 0x5A, 0x1F);
+      return count;
+    };
+    QCOMPARE(orangePixels({}), 0);
+    QVERIFY(orangePixels({1}) > 100);
+    QCOMPARE(orangePixels({99}), 0);  // past the end of the sentence: nothing drawn, no crash
   }
 
   void pinsPastTheEndAreIgnored() {

@@ -4,6 +4,7 @@
 #include <QPainter>
 #include <algorithm>
 
+#include "core/session/token_pins.h"
 #include "ui/plots/cell_painter.h"
 #include "ui/plots/view_style.h"
 
@@ -135,7 +136,9 @@ void ModelGridView::paintEvent(QPaintEvent*) {
                tr("L%1").arg(l));
     for (int h = 0; h < heads_; ++h) {
       const QRect r = cellRect(l, h);
-      paintCells(&p, r, thumbs_[l * heads_ + h]);  // crisp cells; rectangles in SVG/PDF
+      const QImage& thumb = thumbs_[l * heads_ + h];
+      paintCells(&p, r, thumb);  // crisp cells; rectangles in SVG/PDF
+      paintPins(p, r, thumb.height(), thumb.width());
       if (l == selL && h == selH) {
         p.setPen(QPen(QColor(0xE6, 0x55, 0x0D), std::max(2.0, 3 * fontScale_)));
         p.drawRect(r.adjusted(-1, -1, 1, 1));
@@ -144,6 +147,21 @@ void ModelGridView::paintEvent(QPaintEvent*) {
     }
   }
   paintColorBar(p);
+}
+
+void ModelGridView::paintPins(QPainter& p, const QRect& r, int rows, int cols) const {
+  const std::vector<int> pins = pinsWithin(result_->params.selection.pinned, std::min(rows, cols));
+  if (pins.empty()) return;
+  // The pinned tokens' rows and columns, outlined in the orange of the big heatmap's pins.
+  const double ch = double(r.height()) / rows, cw = double(r.width()) / cols;
+  p.save();
+  p.setPen(QPen(QColor(0xFF, 0x5A, 0x1F), std::max(1.0, 1.5 * fontScale_)));
+  p.setBrush(Qt::NoBrush);
+  for (int t : pins) {
+    p.drawRect(QRectF(r.left(), r.top() + t * ch, r.width(), ch));
+    p.drawRect(QRectF(r.left() + t * cw, r.top(), cw, r.height()));
+  }
+  p.restore();
 }
 
 void ModelGridView::paintColorBar(QPainter& p) const {

@@ -37,6 +37,8 @@ class ModelGridView : public TraceView {
   /// Width kept free on the right for the colour bar and its labels.
   int barReserve() const;
   void paintColorBar(QPainter& p) const;
+  /// Outlines the pinned tokens' rows and columns on the thumbnail at `r` (rows × cols cells).
+  void paintPins(QPainter& p, const QRect& r, int rows, int cols) const;
 
   ResultPtr result_;
   std::vector<QImage> thumbs_;  ///< layer-major
