@@ -2,7 +2,7 @@
 // Every #include "core/ROOM/…" or "ui/ROOM/…" in a .h/.cpp under core/ or ui/ must reach the file's own
 // room, a room the table below lets it use, or a room below those; the rooms must not include each
 // other in a circle; core/ includes neither Qt nor ui/; every file sits in a room. The table is the
-// rooms' CMake links, which are checked against it too. (tools/rehouse.py moved this file here.)
+// rooms' CMake links, which are checked against it too.
 #include <QDirIterator>
 #include <QFile>
 #include <QRegularExpression>
