@@ -68,6 +68,8 @@ def gemma_config(arch, model_type, d, layers, heads, kv, dh, inter, vocab, dtype
            'torch_dtype': DTYPE_NAME[dtype], 'transformers_version': VERSION, 'use_cache': True, 'vocab_size': vocab}
     if model_type == 'gemma':
         cfg['rope_scaling'] = None
+    if model_type == 'gemma3_text':  # Gemma3TextConfig has hidden_activation only
+        del cfg['hidden_act']
     cfg.update(extra)
     return dict(sorted(cfg.items()))
 
@@ -104,7 +106,7 @@ def checkpoints(vocabs):
         'Qwen3ForCausalLM', 'qwen3', 32, 2, 4, 2, 64, QW[0], 'F32', head_dim=16, rms_norm_eps=1e-06,
         rope_theta=1000000.0, max_position_embeddings=40960, use_sliding_window=False, sliding_window=None,
         max_window_layers=2, **qwen_ids), 'F32', 'qwen', 1, 17)
-    c['gemma-mqa'] = (gemma_config('GemmaForCausalLM', 'gemma', 40, 2, 4, 1, 16, 80, GE[0], 'BF16', hidden_act='gelu'),
+    c['gemma-mqa'] = (gemma_config('GemmaForCausalLM', 'gemma', 40, 2, 4, 1, 16, 80, GE[0], 'BF16'),
                       'BF16', 'gemma', 1, 18)
     c['gemma2-softcap'] = (gemma_config(
         'Gemma2ForCausalLM', 'gemma2', 32, 3, 4, 2, 16, 64, GE[0], 'F32', attn_logit_softcapping=5.0,
