@@ -7,7 +7,7 @@ Run with Debian's python3-torch, from anywhere:
 Generating needs Hugging Face's tokenizers through npm (the ids come from HF's own code, not ours):
     mkdir -p /tmp/tokref2 && cd /tmp/tokref2 && npm install tokenizers    (or set TOKENIZERS_NODE_MODULES)
 
-Writes tests/reference/decoders/<name>/ for each checkpoint in CHECKPOINTS: config.json (fields as transformers
+Writes tests/reference/decoders/<name>/ for each checkpoint of checkpoints(): config.json (fields as transformers
 writes them for the model_type), model.safetensors or model-0000k-of-00002.safetensors + model.safetensors.index.json,
 tokenizer.json + tokenizer_config.json (real HF format, vocab = config vocab_size), and reference.json:
   {"family", "generator", "dtype", "runs": [{"text", "token_ids", "embeddings" [n][d] (after Gemma's scaling),
