@@ -9,7 +9,7 @@
 
 namespace attnlab {
 
-BertModel::BertModel(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, std::shared_ptr<SafetensorsFile> file,
+BertModel::BertModel(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, std::shared_ptr<SafetensorsSet> file,
                      std::string name, const RunControl& control)
     : HfModel(std::move(config), std::move(tokenizer), file, std::move(name)) {
   keepLargeBlocksInHeap();  // the forward pass's activations are hundreds of KB each

@@ -27,7 +27,7 @@ class BertModel : public HfModel {
   /// Maps the weights and repacks the product weights (progress and cancel per layer through `control`;
   /// BERT names with or without "bert.", DistilBERT names with or without
   /// "distilbert."); throws InputError naming missing tensors or shapes that contradict config.json.
-  BertModel(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, std::shared_ptr<SafetensorsFile> file,
+  BertModel(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, std::shared_ptr<SafetensorsSet> file,
             std::string name, const RunControl& control = {});
 
   Trace forward(const TokenizedText& text, const RunControl& control = {}) const override;

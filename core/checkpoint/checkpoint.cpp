@@ -5,25 +5,23 @@
 #include "core/base/errors.h"
 #include "core/base/json_file.h"
 #include "core/checkpoint/bert_model.h"
+#include "core/checkpoint/decoder_model.h"
 #include "core/checkpoint/gpt2_model.h"
 #include "core/text/tokenizer_loader.h"
 
 namespace attnlab {
-namespace {
 
-std::string weightsPath(const std::string& dir) {
+std::shared_ptr<SafetensorsSet> openCheckpointWeights(const std::string& dir) {
   const std::string path = dir + "/model.safetensors";
-  if (fileExists(path)) return path;
+  if (fileExists(path)) return std::make_shared<SafetensorsSet>(std::make_shared<SafetensorsFile>(path));
   if (fileExists(dir + "/model.safetensors.index.json"))
-    throw InputError(dir + ": the weights are split over several safetensors files, which is not supported yet");
+    return SafetensorsSet::fromIndex(dir + "/model.safetensors.index.json");
   if (fileExists(dir + "/pytorch_model.bin"))
     throw InputError(dir +
                      ": only pytorch_model.bin is there; the program reads model.safetensors (convert the "
                      "checkpoint with Hugging Face's safetensors tools)");
   throw InputError(dir + ": model.safetensors is missing");
 }
-
-}  // namespace
 
 std::string checkpointFolderName(std::string dir) {
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
@@ -37,19 +35,22 @@ std::shared_ptr<const HfModel> loadCheckpoint(const std::string& dir, const RunC
   const std::string configPath = dir + "/config.json";
   if (!fileExists(configPath)) throw InputError(dir + ": config.json is missing: is this a Hugging Face checkpoint?");
   HfConfig config = readHfConfig(configPath);
-  const std::string weights = weightsPath(dir);
-  control.checkpoint(0.1);
-  auto tokenizer = loadTokenizer(dir, config.arch == HfArch::Gpt2 ? "gpt2" : "bert");
-  control.checkpoint(0.5);
-  auto file = std::make_shared<SafetensorsFile>(weights);
-  control.checkpoint(0.7);
+  control.checkpoint(0.02);
+  auto tokenizer = config.arch == HfArch::Decoder ? loadTokenizerJsonEngine(dir)
+                                                  : loadTokenizer(dir, config.arch == HfArch::Gpt2 ? "gpt2" : "bert");
+  control.checkpoint(0.05);
+  auto file = openCheckpointWeights(dir);
+  control.checkpoint(0.07);
   std::shared_ptr<const HfModel> model;
-  if (config.arch == HfArch::Gpt2)
+  if (config.arch == HfArch::Decoder)
+    model = std::make_shared<DecoderModel>(std::move(config), std::move(tokenizer), std::move(file),
+                                           checkpointFolderName(dir), control.part(0.07, 1.0));
+  else if (config.arch == HfArch::Gpt2)
     model = std::make_shared<Gpt2Model>(std::move(config), std::move(tokenizer), std::move(file),
-                                        checkpointFolderName(dir), control.part(0.7, 1.0));
+                                        checkpointFolderName(dir), control.part(0.07, 1.0));
   else
     model = std::make_shared<BertModel>(std::move(config), std::move(tokenizer), std::move(file),
-                                        checkpointFolderName(dir), control.part(0.7, 1.0));
+                                        checkpointFolderName(dir), control.part(0.07, 1.0));
   control.checkpoint(1.0);
   return model;
 }

@@ -1,8 +1,11 @@
 #pragma once
 // Opening a Hugging Face checkpoint folder from the user's disk:
-//   config.json         model_type gpt2 | bert | distilbert, sizes (hf_config.h)
-//   model.safetensors   the weights, memory-mapped (safetensors.h)
-//   tokenizer files     tokenizer.json, or vocab.json + merges.txt (GPT-2) / vocab.txt (BERT)
+//   config.json         model_type gpt2 | bert | distilbert | llama | mistral | qwen2 | qwen3 | gemma | gemma2 |
+//                       gemma3, sizes (hf_config.h, decoder_config.h)
+//   model.safetensors   the weights, memory-mapped (safetensors.h), or model.safetensors.index.json and
+//                       the shards it names (safetensors_set.h)
+//   tokenizer files     tokenizer.json, or vocab.json + merges.txt (GPT-2) / vocab.txt (BERT); the decoder
+//                       families read tokenizer.json (+ tokenizer_config.json) through the general engine
 // Nothing is cached here: the GUI keeps the opened model.
 #include <memory>
 #include <string>
@@ -16,6 +19,8 @@ namespace attnlab {
 /// model_type, damaged safetensors, missing tensors, shapes that contradict config.json), and
 /// Cancelled when the control's flag is raised.
 std::shared_ptr<const HfModel> loadCheckpoint(const std::string& dir, const RunControl& control = {});
+/// The folder's weights: model.safetensors, or the shards model.safetensors.index.json names.
+std::shared_ptr<SafetensorsSet> openCheckpointWeights(const std::string& dir);
 /// The folder's own name ("gpt2" for "/models/gpt2/"): a model's display name.
 std::string checkpointFolderName(std::string dir);
 

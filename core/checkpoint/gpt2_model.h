@@ -30,7 +30,7 @@ class Gpt2Model : public HfModel {
   /// Maps the weights (names with or without "transformer.") and repacks the product weights, reporting
   /// progress and honouring cancel per layer through `control`; throws InputError naming missing tensors
   /// or shapes that contradict config.json.
-  Gpt2Model(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, std::shared_ptr<SafetensorsFile> file,
+  Gpt2Model(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, std::shared_ptr<SafetensorsSet> file,
             std::string name, const RunControl& control = {});
 
   Trace forward(const TokenizedText& text, const RunControl& control = {}) const override;

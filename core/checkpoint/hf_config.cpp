@@ -2,29 +2,12 @@
 
 #include "core/base/errors.h"
 #include "core/base/json_file.h"
+#include "core/checkpoint/config_fields.h"
 
 namespace attnlab {
 namespace {
 
-// Sanity bounds: far above any real checkpoint, low enough that products of them cannot overflow.
-constexpr std::int64_t kMaxDim = 1 << 20, kMaxLayers = 4096, kMaxVocab = 10'000'000;
-
-int intField(const nlohmann::json& j, const char* key, const std::string& name, std::int64_t lo, std::int64_t hi) {
-  if (!j.contains(key)) throw InputError(name + ": \"" + key + "\" is missing");
-  const nlohmann::json& v = j[key];
-  if (!v.is_number_integer() || v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi)
-    throw InputError(name + ": \"" + key + "\" must be an integer in [" + std::to_string(lo) + ", " +
-                     std::to_string(hi) + "], not " + v.dump());
-  return static_cast<int>(v.get<std::int64_t>());
-}
-
-double epsField(const nlohmann::json& j, const char* key, double fallback, const std::string& name) {
-  if (!j.contains(key)) return fallback;
-  const nlohmann::json& v = j[key];
-  if (!v.is_number() || !(v.get<double>() >= 0.0) || v.get<double>() > 1.0)
-    throw InputError(name + ": \"" + key + "\" must be a small non-negative number, not " + v.dump());
-  return v.get<double>();
-}
+constexpr std::int64_t kMaxDim = kMaxConfigDim, kMaxLayers = kMaxConfigLayers, kMaxVocab = kMaxConfigVocab;
 
 HfActivation activationField(const nlohmann::json& j, const char* key, const char* fallback, const std::string& name) {
   const std::string s = j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : fallback;
@@ -83,6 +66,8 @@ const char* toString(HfArch a) {
       return "BERT";
     case HfArch::DistilBert:
       return "DistilBERT";
+    case HfArch::Decoder:
+      return "decoder";
   }
   return "?";
 }
@@ -90,7 +75,7 @@ const char* toString(HfArch a) {
 HfConfig parseHfConfig(const nlohmann::json& j, const std::string& name) {
   if (!j.is_object()) throw InputError(name + ": not a JSON object");
   if (!j.contains("model_type") || !j["model_type"].is_string())
-    throw InputError(name + ": \"model_type\" is missing (expected \"gpt2\", \"bert\" or \"distilbert\")");
+    throw InputError(name + ": \"model_type\" is missing (expected \"gpt2\", \"bert\", \"llama\", \"qwen2\", …)");
   HfConfig c;
   c.modelType = j["model_type"].get<std::string>();
   try {
@@ -100,14 +85,17 @@ HfConfig parseHfConfig(const nlohmann::json& j, const std::string& name) {
       readBert(j, name, c);
     else if (c.modelType == "distilbert")
       readDistilBert(j, name, c);
+    else if (isDecoderModelType(c.modelType))
+      readDecoderConfig(j, name, c);
     else
       throw InputError(name + ": model_type \"" + c.modelType +
-                       "\" is not supported (supported: gpt2, bert, distilbert)");
+                       "\" is not supported (supported: gpt2, bert, distilbert, llama, mistral, qwen2, qwen3, gemma, "
+                       "gemma2, gemma3)");
   } catch (const nlohmann::json::exception& e) {
     throw InputError(name + ": unexpected field type (" + e.what() + ")");
   }
-  c.vocabSize = intField(j, "vocab_size", name, 1, kMaxVocab);
-  if (c.dModel % c.heads != 0)
+  if (c.arch != HfArch::Decoder) c.vocabSize = intField(j, "vocab_size", name, 1, kMaxVocab);
+  if (c.headDim == 0 && c.dModel % c.heads != 0)
     throw InputError(name + ": the model width " + std::to_string(c.dModel) + " is not divisible by the " +
                      std::to_string(c.heads) + " heads");
   return c;

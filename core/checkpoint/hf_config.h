@@ -4,14 +4,17 @@
 //              activation_function, scale_attn_weights, scale_attn_by_inverse_layer_idx
 //   bert       hidden_size, num_attention_heads, num_hidden_layers, intermediate_size,
 //              max_position_embeddings, type_vocab_size, layer_norm_eps, hidden_act
+//   llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3: see decoder_config.h
 //   distilbert dim, n_heads, n_layers, hidden_dim, max_position_embeddings, activation (LayerNorm ε 1e-12)
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "core/checkpoint/decoder_config.h"
+
 namespace attnlab {
 
-enum class HfArch { Gpt2, Bert, DistilBert };
+enum class HfArch { Gpt2, Bert, DistilBert, Decoder };
 enum class HfActivation { GeluTanh, GeluErf, Relu };
 
 struct HfConfig {
@@ -27,7 +30,10 @@ struct HfConfig {
   bool scaleAttention = true;        ///< divide scores by √d_head
   bool scaleByInverseLayer = false;  ///< GPT-2 option: also divide by (layer index + 1)
 
-  int dHead() const { return dModel / heads; }
+  int headDim = 0;      ///< explicit head_dim (decoders); 0 = d_model / heads
+  DecoderSpec decoder;  ///< the decoder families' options (arch Decoder)
+
+  int dHead() const { return headDim > 0 ? headDim : dModel / heads; }
 };
 
 /// Reads and validates config.json; `name` names the file in messages. Throws InputError

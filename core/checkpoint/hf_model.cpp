@@ -4,7 +4,7 @@
 
 namespace attnlab {
 
-HfModel::HfModel(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, std::shared_ptr<SafetensorsFile> file,
+HfModel::HfModel(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, std::shared_ptr<SafetensorsSet> file,
                  std::string name)
     : config_(std::move(config)), tokenizer_(std::move(tokenizer)), file_(std::move(file)), name_(std::move(name)) {}
 
@@ -24,9 +24,10 @@ ModelInfo HfModel::info() const {
 void HfModel::checkInput(const TokenizedText& text) const {
   const std::size_t n = text.ids.size();
   if (n == 0 || text.tokens.size() != n) throw InputError("the text has no tokens: type at least one word");
-  if (n > static_cast<std::size_t>(config_.maxPositions))
+  const int limit = info().maxTokens;  // the position table, or a decoder's longest RoPE context
+  if (n > static_cast<std::size_t>(limit))
     throw InputError("the text has " + std::to_string(n) + " tokens; " + name_ + " takes at most " +
-                     std::to_string(config_.maxPositions) + " (its position table)");
+                     std::to_string(limit) + (config_.arch == HfArch::Decoder ? "" : " (its position table)"));
   for (std::size_t i = 0; i < n; ++i)
     if (text.ids[i] < 0 || text.ids[i] >= config_.vocabSize)
       throw InputError("token \"" + text.tokens[i].text + "\" has id " + std::to_string(text.ids[i]) +

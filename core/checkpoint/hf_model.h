@@ -5,7 +5,7 @@
 #include <string>
 
 #include "core/checkpoint/hf_config.h"
-#include "core/checkpoint/safetensors.h"
+#include "core/checkpoint/safetensors_set.h"
 #include "core/model/blocks.h"
 #include "core/model/model.h"
 #include "core/text/tokenizer.h"
@@ -29,7 +29,7 @@ inline void applyActivation(Mat& x, HfActivation a) {
 
 class HfModel : public Model {
  public:
-  HfModel(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, std::shared_ptr<SafetensorsFile> file,
+  HfModel(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, std::shared_ptr<SafetensorsSet> file,
           std::string name);
 
   ModelInfo info() const override;
@@ -48,7 +48,7 @@ class HfModel : public Model {
 
   HfConfig config_;
   std::unique_ptr<TextTokenizer> tokenizer_;
-  std::shared_ptr<SafetensorsFile> file_;  ///< owns the mapping every weight view points into
+  std::shared_ptr<SafetensorsSet> file_;  ///< owns the mapping every weight view points into
   std::string name_;
 };
 

@@ -1,5 +1,7 @@
 #include "core/checkpoint/hf_weights.h"
 
+#include <algorithm>
+
 #include "core/base/errors.h"
 
 namespace attnlab {
@@ -13,7 +15,7 @@ std::string shapeString(const std::vector<std::int64_t>& s) {
 
 }  // namespace
 
-WeightSource::WeightSource(std::shared_ptr<SafetensorsFile> file, const std::vector<std::string>& prefixes,
+WeightSource::WeightSource(std::shared_ptr<SafetensorsSet> file, const std::vector<std::string>& prefixes,
                            const std::string& probe, const std::string& archName)
     : file_(std::move(file)) {
   for (const std::string& p : prefixes)
@@ -35,7 +37,7 @@ WeightView WeightSource::load(const std::string& name, const std::vector<std::in
     return {};
   }
   if (t->shape != shape)
-    throw InputError(file_->path() + ": tensor \"" + t->name + "\" has shape " + t->shapeString() +
+    throw InputError(file_->shardPath(*t) + ": tensor \"" + t->name + "\" has shape " + t->shapeString() +
                      ", but config.json implies " + shapeString(shape));
   WeightView v;
   v.data = file_->floats(*t);
@@ -55,6 +57,40 @@ PackedMatrix WeightSource::packed(const std::string& name, Eigen::Index rows, Ei
                                            : PackedMatrix::fromOutIn(v.data, rows, cols);
   file_->release(*file_->find(prefix_ + name));
   return m;
+}
+
+PackedMatrix WeightSource::packedStack(const std::vector<std::pair<std::string, Eigen::Index>>& parts,
+                                       Eigen::Index in) {
+  Eigen::Index total = 0;
+  for (const auto& [name, out] : parts) total += out;
+  std::vector<float> stacked(static_cast<std::size_t>(total * in));  // [Σ out_k, in] row-major
+  Eigen::Index row = 0;
+  bool complete = true;
+  for (const auto& [name, out] : parts) {
+    const WeightView v = load(name, {out, in});
+    if (!v.data) {
+      complete = false;
+      continue;
+    }
+    std::copy(v.data, v.data + out * in, stacked.begin() + row * in);
+    file_->release(*file_->find(prefix_ + name));
+    row += out;
+  }
+  if (!complete) return {};
+  return PackedMatrix::fromOutIn(stacked.data(), total, in);
+}
+
+Vec WeightSource::vectorStack(const std::vector<std::pair<std::string, Eigen::Index>>& parts) {
+  Eigen::Index total = 0;
+  for (const auto& [name, n] : parts) total += n;
+  Vec out = Vec::Zero(total);
+  Eigen::Index at = 0;
+  for (const auto& [name, n] : parts) {
+    const WeightView v = load(name, {n});
+    if (v.data) out.segment(at, n) = v.vector();
+    at += n;
+  }
+  return out;
 }
 
 WeightView WeightSource::vector(const std::string& name, Eigen::Index n) { return load(name, {n}); }

@@ -13,7 +13,7 @@
 #include <Eigen/Dense>
 
 #include "core/base/tensor.h"
-#include "core/checkpoint/safetensors.h"
+#include "core/checkpoint/safetensors_set.h"
 #include "core/compute/packed_matrix.h"
 
 namespace attnlab {
@@ -37,8 +37,12 @@ class WeightSource {
  public:
   /// `prefixes` are tried in order (e.g. {"transformer.", ""}); the first one under which `probe`
   /// exists is used for every name. Throws InputError when none is found (wrong architecture?).
-  WeightSource(std::shared_ptr<SafetensorsFile> file, const std::vector<std::string>& prefixes,
+  WeightSource(std::shared_ptr<SafetensorsSet> files, const std::vector<std::string>& prefixes,
                const std::string& probe, const std::string& archName);
+  /// One unsharded file.
+  WeightSource(std::shared_ptr<SafetensorsFile> file, const std::vector<std::string>& prefixes,
+               const std::string& probe, const std::string& archName)
+      : WeightSource(std::make_shared<SafetensorsSet>(std::move(file)), prefixes, probe, archName) {}
 
   /// A 2-D tensor of shape [rows, cols]; a missing tensor is recorded (see finish()) and an empty view
   /// returned; a wrong shape throws at once, naming the tensor, its shape and the expected one.
@@ -56,14 +60,22 @@ class WeightSource {
   /// `cols` is the stored shape. A missing tensor is recorded like matrix() does and gives an empty result.
   PackedMatrix packed(const std::string& name, Eigen::Index rows, Eigen::Index cols, Stored stored);
 
+  /// nn.Linear weights [out_k, in] stacked along their outputs into one packed [in, Σ out_k] product
+  /// (q | k | v, gate | up): one product instead of several. Each part is released after copying.
+  PackedMatrix packedStack(const std::vector<std::pair<std::string, Eigen::Index>>& parts, Eigen::Index in);
+  /// 1-D tensors concatenated into one owned vector (the stacked products' biases).
+  Vec vectorStack(const std::vector<std::pair<std::string, Eigen::Index>>& parts);
+
   /// Throws InputError listing every missing tensor, if any.
   void finish() const;
-  const std::shared_ptr<SafetensorsFile>& file() const { return file_; }
+  const std::shared_ptr<SafetensorsSet>& files() const { return file_; }
+  /// The prefix found for the probe ("model.", "" …).
+  const std::string& prefix() const { return prefix_; }
 
  private:
   WeightView load(const std::string& name, const std::vector<std::int64_t>& shape);
 
-  std::shared_ptr<SafetensorsFile> file_;
+  std::shared_ptr<SafetensorsSet> file_;
   std::string prefix_;
   std::vector<std::string> missing_;
 };

@@ -75,6 +75,27 @@ void geluErfInPlace(M& x) {
   x = x.unaryExpr([](S v) { return static_cast<S>(0.5) * v * (S(1) + std::erf(v * static_cast<S>(M_SQRT1_2))); });
 }
 
+/// SiLU (swish): x·σ(x) = x / (1 + e^{−x}); for x → −∞ the exponential overflows to +inf and gives 0.
+template <typename M>
+void siluInPlace(M& x) {
+  using S = typename M::Scalar;
+  x = (x.array() / (S(1) + (-x.array()).exp())).matrix();
+}
+
+/// RMSNorm over the features of each row: x·rsqrt(mean(x²) + eps)·w, or ·(1 + w) for Gemma.
+template <typename M, typename V>
+M rmsNorm(const M& x, const V& w, double eps, bool addOne) {
+  using S = typename M::Scalar;
+  using Col = Eigen::Matrix<S, Eigen::Dynamic, 1>;
+  const Col inv = (x.array().square().rowwise().mean() + static_cast<S>(eps)).rsqrt();  // [n]
+  M y = (x.array().colwise() * inv.array()).matrix();
+  if (addOne)
+    y = (y.array().rowwise() * (w.transpose().array() + S(1))).matrix();
+  else
+    y = (y.array().rowwise() * w.transpose().array()).matrix();
+  return y;
+}
+
 template <typename M>
 void reluInPlace(M& x) {
   x = x.cwiseMax(typename M::Scalar(0));

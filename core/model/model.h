@@ -15,6 +15,7 @@ struct ModelInfo {
   std::string kind;  ///< "builtin", "gpt2", "bert", …
   int layers = 0, heads = 0, dModel = 0, dHead = 0;
   int maxTokens = 0;  ///< longest input the model accepts
+  int kvHeads = 0;    ///< key/value heads (grouped-query attention); 0 = one per query head
 };
 
 class Model {

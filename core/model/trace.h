@@ -19,8 +19,8 @@ struct LayerTrace {
   Mat residualIn;  ///< the layer's input  [n, d]
   std::vector<HeadTrace> heads;
   Mat concat;        ///< heads' outputs side by side  [n, d]
-  Mat attentionOut;  ///< after the unifying Wo (= concat without it)  [n, d]
-  Mat mlpOut;        ///< MLP sub-block output, empty when the layer has none  [n, d]
+  Mat attentionOut;  ///< what attention adds to the residual: concat·Wo (+ b), after Gemma 2/3's post-norm  [n, d]
+  Mat mlpOut;        ///< what the MLP adds to the residual (after Gemma 2/3's post-norm); empty without one  [n, d]
   Mat residualOut;   ///< the layer's output  [n, d]
 };
 
@@ -34,10 +34,16 @@ struct Trace {
   Mat embeddings;                   ///< input to layer 0  [n, d]
   std::vector<LayerTrace> layers;
   bool causal = false;
+  /// Key/value heads of grouped-query attention (0 = one per query head). Query head h then reads kv head
+  /// h / (heads / kvHeads); each HeadTrace still holds its K and V, shared within the group.
+  int kvHeads = 0;
 
   int tokenCount() const { return static_cast<int>(tokens.size()); }
   int layerCount() const { return static_cast<int>(layers.size()); }
   int headCount() const { return layers.empty() ? 0 : static_cast<int>(layers[0].heads.size()); }
+  int kvHeadCount() const { return kvHeads > 0 ? kvHeads : headCount(); }
+  /// The kv head query head h reads.
+  int kvHeadOf(int h) const { return kvHeads > 0 ? h / (headCount() / kvHeads) : h; }
 };
 
 }  // namespace attnlab

@@ -27,6 +27,8 @@ nlohmann::json describeModel(const Params& p, const Model& m) {
   j["heads"] = info.heads;
   j["d_model"] = info.dModel;
   j["d_head"] = info.dHead;
+  j["head_dim"] = info.dHead;
+  j["kv_heads"] = info.kvHeads > 0 ? info.kvHeads : info.heads;
   if (!p.modelDir.empty()) j["model_dir"] = p.modelDir;
   return j;
 }

@@ -15,4 +15,7 @@ namespace attnlab {
 /// `family` is "gpt2" or "bert". Throws InputError naming the file and the problem.
 std::unique_ptr<TextTokenizer> loadTokenizer(const std::string& dir, const std::string& family);
 
+/// The general tokenizer.json engine (llama, mistral, qwen, gemma families).
+std::unique_ptr<TextTokenizer> loadTokenizerJsonEngine(const std::string& dir);
+
 }  // namespace attnlab

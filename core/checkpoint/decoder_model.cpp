@@ -1,0 +1,209 @@
+#include "core/checkpoint/decoder_model.h"
+
+#include <cmath>
+#include <cstring>
+#include <utility>
+
+#include "core/base/errors.h"
+#include "core/compute/heap_policy.h"
+#include "core/model/attention_head.h"
+#include "core/model/blocks.h"
+
+namespace attnlab {
+namespace {
+
+/// `v` rounded to the nearest value of `dtype` (ties to even), as torch.tensor(v, dtype=…) does: Gemma's
+/// embedding multiplier √d is a tensor of the weights' dtype.
+float roundedTo(float v, DType dtype) {
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &v, 4);
+  if (dtype == DType::BF16) {
+    bits += 0x7FFFu + ((bits >> 16) & 1u);
+    bits &= 0xFFFF0000u;
+    std::memcpy(&v, &bits, 4);
+  } else if (dtype == DType::F16) {
+    // An 11-bit significand: round the float's 24-bit significand at bit 13 (√d is a normal half).
+    bits += 0xFFFu + ((bits >> 13) & 1u);
+    bits &= 0xFFFFE000u;
+    std::memcpy(&v, &bits, 4);
+  }
+  return v;
+}
+
+void applyGate(Mat& gate, GateActivation a) {
+  switch (a) {
+    case GateActivation::Silu:
+      siluInPlace(gate);
+      break;
+    case GateActivation::GeluTanh:
+      geluTanhInPlace(gate);
+      break;
+    case GateActivation::GeluErf:
+      geluErfInPlace(gate);
+      break;
+  }
+}
+
+/// RMSNorm over each head's d_head columns of x [n, heads·d_head], in place.
+void normEachHead(Mat& x, int heads, int dh, const WeightView& w, double eps, bool addOne) {
+  for (int h = 0; h < heads; ++h) {
+    const Mat part = x.middleCols(static_cast<Eigen::Index>(h) * dh, dh);
+    x.middleCols(static_cast<Eigen::Index>(h) * dh, dh) = rmsNorm(part, w.vector(), eps, addOne);
+  }
+}
+
+}  // namespace
+
+DecoderModel::DecoderModel(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer,
+                           std::shared_ptr<SafetensorsSet> files, std::string name, const RunControl& control)
+    : HfModel(std::move(config), std::move(tokenizer), files, std::move(name)) {
+  keepLargeBlocksInHeap();
+  const HfConfig& c = config_;
+  const DecoderSpec& d = c.decoder;
+  const std::string family = toString(d.family);
+  WeightSource w(files, {"model.", "language_model.model.", "model.language_model."}, "embed_tokens.weight", family);
+  embed_ = w.matrix("embed_tokens.weight", c.vocabSize, c.dModel);
+  finalNorm_ = w.vector("norm.weight", c.dModel);
+  if (d.scaleEmbeddings) {
+    const DType dtype = files->find(w.prefix() + "embed_tokens.weight")->dtype;
+    embedScale_ = roundedTo(std::sqrt(static_cast<float>(c.dModel)), dtype);
+  }
+  for (int l = 0; l < c.layers; ++l) {
+    control.checkpoint(static_cast<double>(l) / c.layers);
+    loadLayer(w, l);
+  }
+  w.finish();
+  if (d.tiedEmbeddings) {
+    unembed_ = embed_;
+  } else {
+    const TensorInfo* head = files->find("lm_head.weight");
+    if (!head) head = files->find("language_model.lm_head.weight");
+    if (!head) throw InputError(files->path() + ": \"lm_head.weight\" is missing and tie_word_embeddings is false");
+    WeightSource h(files, {"", "language_model."}, "lm_head.weight", family);
+    unembed_ = h.matrix("lm_head.weight", c.vocabSize, c.dModel);
+  }
+}
+
+void DecoderModel::loadLayer(WeightSource& w, int l) {
+  const HfConfig& c = config_;
+  const DecoderSpec& d = c.decoder;
+  const Eigen::Index dm = c.dModel, dh = c.dHead(), qw = c.heads * dh, kvw = d.kvHeads * dh, inner = c.dInner;
+  const std::string p = "layers." + std::to_string(l) + ".";
+  DecoderLayerWeights lw;
+  lw.inNorm = w.vector(p + "input_layernorm.weight", dm);
+  lw.postAttnNorm = w.vector(p + "post_attention_layernorm.weight", dm);
+  if (d.sandwichNorms) {
+    lw.preFfnNorm = w.vector(p + "pre_feedforward_layernorm.weight", dm);
+    lw.postFfnNorm = w.vector(p + "post_feedforward_layernorm.weight", dm);
+  }
+  if (d.qkNorm) {
+    lw.qNorm = w.vector(p + "self_attn.q_norm.weight", dh);
+    lw.kNorm = w.vector(p + "self_attn.k_norm.weight", dh);
+  }
+  const std::string a = p + "self_attn.";
+  lw.qkvW = w.packedStack({{a + "q_proj.weight", qw}, {a + "k_proj.weight", kvw}, {a + "v_proj.weight", kvw}}, dm);
+  if (d.qkvBias) lw.qkvB = w.vectorStack({{a + "q_proj.bias", qw}, {a + "k_proj.bias", kvw}, {a + "v_proj.bias", kvw}});
+  lw.oW = w.packed(a + "o_proj.weight", dm, qw, WeightSource::Stored::OutIn);
+  if (d.oBias) lw.oB = w.vectorStack({{a + "o_proj.bias", dm}});
+  const std::string m = p + "mlp.";
+  lw.gateUpW = w.packedStack({{m + "gate_proj.weight", inner}, {m + "up_proj.weight", inner}}, dm);
+  lw.downW = w.packed(m + "down_proj.weight", dm, inner, WeightSource::Stored::OutIn);
+  if (d.mlpBias) {
+    lw.gateUpB = w.vectorStack({{m + "gate_proj.bias", inner}, {m + "up_proj.bias", inner}});
+    lw.downB = w.vectorStack({{m + "down_proj.bias", dm}});
+  }
+  layers_.push_back(std::move(lw));
+}
+
+ModelInfo DecoderModel::info() const {
+  ModelInfo i = HfModel::info();
+  const DecoderSpec& d = config_.decoder;
+  i.name = name_ + " (" + toString(d.family) + ", " + std::to_string(config_.layers) + " layers, " +
+           std::to_string(config_.heads) + " heads";
+  if (d.kvHeads != config_.heads) i.name += " / " + std::to_string(d.kvHeads) + " kv";
+  i.name += ", d " + std::to_string(config_.dModel) + ")";
+  i.kind = toString(d.family);
+  i.kvHeads = d.kvHeads;
+  if (d.rope.scaling == RopeScaling::Dynamic)  // dynamic NTK scaling exists to run past the trained length
+    i.maxTokens = static_cast<int>(config_.maxPositions * d.rope.factor);
+  return i;
+}
+
+Mat DecoderModel::norm(const Mat& x, const WeightView& w) const {
+  return rmsNorm(x, w.vector(), config_.decoder.rmsEps, config_.decoder.normAddsOne);
+}
+
+Trace DecoderModel::forward(const TokenizedText& text, const RunControl& control) const {
+  const int n = static_cast<int>(text.ids.size());
+  checkInput(text);
+  checkTraceMemory(n, config_.layers, config_.heads);
+  Trace trace = startTrace(text, /*causal=*/true);
+  trace.kvHeads = config_.decoder.kvHeads;
+  Mat h(n, config_.dModel);  // [n, d]
+  for (int i = 0; i < n; ++i) h.row(i) = embed_.matrix().row(text.ids[i]) * embedScale_;
+  trace.embeddings = h;
+  const RopeTables global = ropeTables(config_.decoder.rope, config_.dHead(), n);
+  RopeTables local;
+  bool anyLocal = false;
+  for (bool b : config_.decoder.usesLocalRope) anyLocal = anyLocal || b;
+  if (anyLocal) local = ropeTables(config_.decoder.localRope, config_.dHead(), n);
+  for (int l = 0; l < config_.layers; ++l) {
+    control.checkpoint(static_cast<double>(l) / config_.layers);
+    trace.layers.push_back(runLayer(l, h, {config_.decoder.usesLocalRope[l] ? &local : &global}));
+    h = trace.layers.back().residualOut;
+  }
+  control.checkpoint(1.0);
+  return trace;
+}
+
+LayerTrace DecoderModel::runLayer(int layer, const Mat& x, const std::vector<const RopeTables*>& rope) const {
+  const DecoderLayerWeights& w = layers_[layer];
+  const DecoderSpec& d = config_.decoder;
+  const int heads = config_.heads, kv = d.kvHeads, dh = config_.dHead();
+  LayerTrace t;
+  t.residualIn = x;
+  const Mat qkv = w.qkvW.affine(norm(x, w.inNorm), w.qkvB);  // [n, (H + 2·H_kv)·d_head]
+  Mat q = qkv.leftCols(static_cast<Eigen::Index>(heads) * dh);
+  Mat k = qkv.middleCols(static_cast<Eigen::Index>(heads) * dh, static_cast<Eigen::Index>(kv) * dh);
+  const Mat v = qkv.rightCols(static_cast<Eigen::Index>(kv) * dh);
+  if (d.qkNorm) {
+    normEachHead(q, heads, dh, w.qNorm, d.rmsEps, d.normAddsOne);
+    normEachHead(k, kv, dh, w.kNorm, d.rmsEps, d.normAddsOne);
+  }
+  applyRope(q, heads, dh, *rope[0]);
+  applyRope(k, kv, dh, *rope[0]);
+  HeadOptions o;
+  o.scale = static_cast<float>(d.attnScale);
+  o.window = d.window[layer];
+  o.softcap = static_cast<float>(d.attnSoftcap);
+  t.heads = attendGroupedHeads(q, k, v, heads, kv, dh, o, t.concat);
+  t.attentionOut = w.oW.affine(t.concat, w.oB);  // [n, d]
+  if (d.sandwichNorms) t.attentionOut = norm(t.attentionOut, w.postAttnNorm);
+  const Mat h = x + t.attentionOut;
+  t.mlpOut = mlp(norm(h, d.sandwichNorms ? w.preFfnNorm : w.postAttnNorm), w);
+  if (d.sandwichNorms) t.mlpOut = norm(t.mlpOut, w.postFfnNorm);
+  t.residualOut = h + t.mlpOut;
+  return t;
+}
+
+Mat DecoderModel::mlp(const Mat& x, const DecoderLayerWeights& w) const {
+  const Eigen::Index inner = config_.dInner;
+  const Mat gu = w.gateUpW.affine(x, w.gateUpB);  // [n, 2·inner]
+  Mat gate = gu.leftCols(inner);
+  applyGate(gate, config_.decoder.activation);
+  const Mat hidden = (gate.array() * gu.rightCols(inner).array()).matrix();  // [n, inner]
+  return w.downW.affine(hidden, w.downB);
+}
+
+Mat DecoderModel::finalNorm(const Mat& residual) const { return norm(residual, finalNorm_); }
+
+Mat DecoderModel::logits(const Mat& residual) const {
+  Mat out = finalNorm(residual) * unembed_.matrix().transpose();  // [n, vocab]
+  if (config_.decoder.finalSoftcap > 0.0) {
+    const float c = static_cast<float>(config_.decoder.finalSoftcap);
+    out = out.unaryExpr([c](float s) { return std::tanh(s / c) * c; });
+  }
+  return out;
+}
+
+}  // namespace attnlab
