@@ -5,6 +5,9 @@
 // and the logits match to ≤ 1e-4 (relative above 1, absolute below), on a short and a ≥ 24-token input.
 #include <QtTest>
 
+#include <QDir>
+#include <QTemporaryDir>
+
 #include <memory>
 
 #include "core/base/errors.h"
@@ -117,6 +120,74 @@ class TestDecoderModels : public QObject {
     QCOMPARE(t.kvHeadOf(3), 1);
     QCOMPARE(t.layers[0].heads[0].k, t.layers[0].heads[1].k);
     QVERIFY(t.layers[0].heads[0].k != t.layers[0].heads[2].k);
+  }
+
+  // Bad input: each refused with a message naming the file and the problem.
+  void badCheckpointsAreRefusedByName_data() {
+    QTest::addColumn<QString>("source");
+    QTest::addColumn<QString>("edit");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("missing shard")
+        << "llama3-scaled"
+        << "rm:model-00002-of-00002.safetensors"
+        << "names the shard \"model-00002-of-00002.safetensors\", which is not in the folder";
+    QTest::newRow("tensor in the wrong shard")
+        << "llama3-scaled"
+        << "index:model.norm.weight=model-00001-of-00002.safetensors"
+        << "places tensor \"model.norm.weight\" in model-00001-of-00002.safetensors, which does not hold it";
+    QTest::newRow("shard with a path") << "llama3-scaled"
+                                       << "index:model.norm.weight=../x.safetensors"
+                                       << "must be a file name in the same folder";
+    QTest::newRow("shape contradicts config") << "llama-gqa"
+                                              << "config:intermediate_size=100"
+                                              << "but config.json implies [100, ";
+    QTest::newRow("yarn") << "llama-gqa"
+                          << "config:rope_scaling={\"rope_type\": \"yarn\", \"factor\": 4}"
+                          << "rope_scaling type yarn is not supported";
+    QTest::newRow("partial rotary") << "llama-gqa"
+                                    << "config:partial_rotary_factor=0.5"
+                                    << "partial_rotary_factor 0.5 is not supported";
+    QTest::newRow("uneven groups") << "llama-gqa"
+                                   << "config:num_key_value_heads=3"
+                                   << "4 attention heads cannot share 3 key/value heads evenly";
+    QTest::newRow("untied without lm_head") << "qwen2-bias"
+                                            << "config:tie_word_embeddings=false"
+                                            << "\"lm_head.weight\" is missing and tie_word_embeddings is false";
+    QTest::newRow("unknown layer type") << "gemma3-layer-types"
+                                        << "config:layer_types=[\"full_attention\", \"chunked\", \"full_attention\"]"
+                                        << "layer type \"chunked\" is not supported";
+  }
+
+  void badCheckpointsAreRefusedByName() {
+    QFETCH(QString, source);
+    QFETCH(QString, edit);
+    QFETCH(QString, expected);
+    QTemporaryDir tmp;
+    const QString dir = tmp.path() + "/" + source;
+    QDir().mkpath(dir);
+    for (const QFileInfo& f : QDir(QString::fromStdString(decoderDir(source))).entryInfoList(QDir::Files))
+      QVERIFY(QFile::copy(f.filePath(), dir + "/" + f.fileName()));
+    const QString kind = edit.section(':', 0, 0), what = edit.section(':', 1);
+    if (kind == "rm") QVERIFY(QFile::remove(dir + "/" + what));
+    if (kind == "config" || kind == "index") {
+      const std::string file =
+          (dir + (kind == "config" ? "/config.json" : "/model.safetensors.index.json")).toStdString();
+      nlohmann::json j = readJsonFile(file);
+      nlohmann::json& target = kind == "config" ? j : j["weight_map"];
+      const std::string key = what.section('=', 0, 0).toStdString(), value = what.section('=', 1).toStdString();
+      target[key] = kind == "index" ? nlohmann::json(value) : nlohmann::json::parse(value);
+      QFile out(QString::fromStdString(file));
+      QVERIFY(out.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      out.write(QByteArray::fromStdString(j.dump()));
+    }
+    try {
+      openModel(dir.toStdString());
+      QFAIL("the checkpoint was accepted");
+    } catch (const InputError& e) {
+      const QString message = QString::fromUtf8(e.what());
+      QVERIFY2(message.contains(expected), qPrintable(message));
+      QVERIFY2(message.contains(dir) || message.contains(source), qPrintable(message));  // names the file
+    }
   }
 
   void cleanupTestCase() { qInfo("worst relative error over every decoder checkpoint: %.2e", worstError); }
