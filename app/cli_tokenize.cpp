@@ -1,25 +1,37 @@
 // `attnlab tokenize`: one text per line on standard input, one JSON object per line on standard
 // output, {"ids": [...], "tokens": [...]}: the model's own token strings ("Ġcat", "##ing"), with the
-// model's special tokens ([CLS] … [SEP]) only when --special is given.
+// model's special tokens ([CLS] … [SEP], <|begin_of_text|>, <bos>) only when --special is given. Works on
+// any checkpoint folder, or a folder with just tokenizer.json (+ tokenizer_config.json).
 #include <iostream>
 #include <string>
 
 #include "app/cli_commands.h"
+#include "core/checkpoint/checkpoint.h"
 #include "core/checkpoint/hf_model.h"
 #include "core/run/model_factory.h"
+#include "core/train/shipped_models.h"
+#include "core/train/tiny_checkpoint.h"
 
 namespace attnlab::cli {
 
 int runTokenize(const Args& args) {
   const Params p = paramsFromArgs(args);
-  const std::shared_ptr<const Model> model = makeModel(p);
+  // A checkpoint folder: only its tokenizer is read (a 1B model's weights are not needed to cut text); a
+  // folder with just tokenizer.json works too.
+  std::unique_ptr<TextTokenizer> folderTokenizer;
+  std::shared_ptr<const Model> model;
+  if (!p.modelDir.empty() && !isShippedModelName(p.modelDir) && !isTinyCheckpoint(p.modelDir))
+    folderTokenizer = loadFolderTokenizer(p.modelDir);
+  else
+    model = makeModel(p);
   const auto* hf = dynamic_cast<const HfModel*>(model.get());
+  const TextTokenizer* tokenizer = folderTokenizer ? folderTokenizer.get() : hf ? &hf->tokenizer() : nullptr;
   const bool special = args.has("special");
   std::string line;
   while (std::getline(std::cin, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     // The built-in model has no vocabulary and no special tokens: its words, and no ids.
-    const TokenizedText t = hf ? hf->tokenizer().encode(line, special) : model->tokenize(line);
+    const TokenizedText t = tokenizer ? tokenizer->encode(line, special) : model->tokenize(line);
     nlohmann::json j{{"ids", t.ids}, {"tokens", nlohmann::json::array()}};
     for (const Token& tok : t.tokens) j["tokens"].push_back(tok.text);
     // Token strings are vocabulary entries (valid UTF-8); replace rather than throw if one is not.

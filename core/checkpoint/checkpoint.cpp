@@ -23,6 +23,27 @@ std::shared_ptr<SafetensorsSet> openCheckpointWeights(const std::string& dir) {
   throw InputError(dir + ": model.safetensors is missing");
 }
 
+namespace {
+
+std::unique_ptr<TextTokenizer> tokenizerFor(const std::string& dir, const HfConfig& config) {
+  if (config.arch == HfArch::Decoder) return loadTokenizerJsonEngine(dir);
+  return loadTokenizer(dir, config.arch == HfArch::Gpt2 ? "gpt2" : "bert");
+}
+
+void checkFolder(const std::string& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) throw InputError(dir + ": not a folder");
+}
+
+}  // namespace
+
+std::unique_ptr<TextTokenizer> loadFolderTokenizer(const std::string& dir) {
+  checkFolder(dir);
+  if (fileExists(dir + "/config.json")) return tokenizerFor(dir, readHfConfig(dir + "/config.json"));
+  if (fileExists(dir + "/tokenizer.json")) return loadTokenizerJsonEngine(dir);
+  throw InputError(dir + ": neither config.json nor tokenizer.json is there");
+}
+
 std::string checkpointFolderName(std::string dir) {
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   const std::size_t slash = dir.rfind('/');
@@ -30,14 +51,12 @@ std::string checkpointFolderName(std::string dir) {
 }
 
 std::shared_ptr<const HfModel> loadCheckpoint(const std::string& dir, const RunControl& control) {
-  struct stat st {};
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) throw InputError(dir + ": not a folder");
+  checkFolder(dir);
   const std::string configPath = dir + "/config.json";
   if (!fileExists(configPath)) throw InputError(dir + ": config.json is missing: is this a Hugging Face checkpoint?");
   HfConfig config = readHfConfig(configPath);
   control.checkpoint(0.02);
-  auto tokenizer = config.arch == HfArch::Decoder ? loadTokenizerJsonEngine(dir)
-                                                  : loadTokenizer(dir, config.arch == HfArch::Gpt2 ? "gpt2" : "bert");
+  auto tokenizer = tokenizerFor(dir, config);
   control.checkpoint(0.05);
   auto file = openCheckpointWeights(dir);
   control.checkpoint(0.07);

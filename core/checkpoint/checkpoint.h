@@ -19,6 +19,9 @@ namespace attnlab {
 /// model_type, damaged safetensors, missing tensors, shapes that contradict config.json), and
 /// Cancelled when the control's flag is raised.
 std::shared_ptr<const HfModel> loadCheckpoint(const std::string& dir, const RunControl& control = {});
+/// Only the tokenizer of a checkpoint folder (no weights read): the family config.json names, or the general
+/// tokenizer.json engine for a folder with tokenizer.json and no config.json. Throws InputError.
+std::unique_ptr<TextTokenizer> loadFolderTokenizer(const std::string& dir);
 /// The folder's weights: model.safetensors, or the shards model.safetensors.index.json names.
 std::shared_ptr<SafetensorsSet> openCheckpointWeights(const std::string& dir);
 /// The folder's own name ("gpt2" for "/models/gpt2/"): a model's display name.

@@ -64,8 +64,8 @@ class TestCheckpointErrors : public QObject {
         "malformed config", "gpt2_tiny",
         [](const std::string& d) { writeFile(d + "/config.json", "{\"model_type\": \"gpt2\","); },
         "config.json: malformed JSON");
-    row("unknown model_type", "gpt2_tiny", config([](auto& j) { j["model_type"] = "llama"; }),
-        "config.json: model_type \"llama\" is not supported");
+    row("unknown model_type", "gpt2_tiny", config([](auto& j) { j["model_type"] = "llama4"; }),
+        "config.json: model_type \"llama4\" is not supported");
     row("no model_type", "bert_tiny", config([](auto& j) { j.erase("model_type"); }),
         "config.json: \"model_type\" is missing");
     row("field missing", "bert_tiny", config([](auto& j) { j.erase("hidden_size"); }),

@@ -169,8 +169,9 @@ class TestHfModels : public QObject {
       loadCheckpoint(testData(dir), c);
       QVERIFY(std::is_sorted(seen.begin(), seen.end()));
       QCOMPARE(seen.back(), 1.0);
-      // The weights are repacked layer by layer between 0.7 and 1 (2 layers: 0.7, 0.85).
-      QVERIFY2(std::count_if(seen.begin(), seen.end(), [](double f) { return f >= 0.7 && f < 1.0; }) >= 2, dir);
+      // The weights are repacked layer by layer between 0.07 and 1 (2 layers: 0.07, 0.535): the packing is
+      // nearly all of the time of opening a big model.
+      QVERIFY2(std::count_if(seen.begin(), seen.end(), [](double f) { return f >= 0.07 && f < 1.0; }) >= 2, dir);
       std::atomic<bool> cancel{true};
       RunControl stop;
       stop.cancel = &cancel;

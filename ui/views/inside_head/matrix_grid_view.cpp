@@ -107,10 +107,19 @@ void QkvView::showResult(const ResultPtr& result) {
   const std::string id = "_L" + std::to_string(l) + "_H" + std::to_string(h);
   const auto sym = MatrixPlot::Range::Symmetric;
   const auto div = ColorMap::Diverging;
+  // Grouped-query attention: K and V belong to a kv head that several query heads read; say which.
+  const Trace& trace = result->trace();
+  QString kvWhere = where;
+  std::string kvId = id;
+  if (trace.kvHeadCount() != trace.headCount()) {
+    const int g = trace.kvHeadOf(h), group = trace.headCount() / trace.kvHeadCount();
+    kvWhere = tr("L%1 kv head %2 (shared by H%3–H%4)").arg(l).arg(g).arg(g * group).arg(g * group + group - 1);
+    kvId = "_L" + std::to_string(l) + "_KV" + std::to_string(g);
+  }
   showPanels(
       {{tr("%1 queries Q  [n × d_head]").arg(where), head.q, tokens, dims, sym, div, "q" + id},
-       {tr("%1 keys K  [n × d_head]").arg(where), head.k, tokens, dims, sym, div, "k" + id},
-       {tr("%1 values V  [n × d_head]").arg(where), head.v, tokens, dims, sym, div, "v" + id},
+       {tr("%1 keys K  [n × d_head]").arg(kvWhere), head.k, tokens, dims, sym, div, "k" + kvId},
+       {tr("%1 values V  [n × d_head]").arg(kvWhere), head.v, tokens, dims, sym, div, "v" + kvId},
        {tr("%1 scores Q·Kᵀ%2 (before softmax)").arg(where, result->trace().causal ? tr(", mask not applied") : ""),
         head.scores, tokens, tokens, sym, div, "scores" + id, true}},
       2);
