@@ -3,6 +3,7 @@
 #include "core/base/errors.h"
 #include "core/base/json_file.h"
 #include "core/text/bpe_tokenizer.h"
+#include "core/text/hf_tokenizer.h"
 #include "core/text/wordpiece_tokenizer.h"
 
 namespace attnlab {
@@ -92,6 +93,14 @@ std::unique_ptr<TextTokenizer> loadTokenizer(const std::string& dir, const std::
     // A field of the wrong type or a missing required field in otherwise well-formed JSON.
     throw InputError(dir + ": unexpected content in the tokenizer files (" + e.what() + ")");
   }
+}
+
+std::unique_ptr<TextTokenizer> loadTokenizerJsonEngine(const std::string& dir) {
+  const std::string json = dir + "/tokenizer.json", config = dir + "/tokenizer_config.json";
+  if (!fileExists(json)) throw InputError(json + ": not found (the tokenizer engine needs tokenizer.json)");
+  const nlohmann::json cfg = fileExists(config) ? readJsonFile(config) : nlohmann::json::object();
+  if (!cfg.is_object()) throw InputError(config + ": not a JSON object");
+  return HfTokenizer::fromJson(readJsonFile(json), cfg, json);
 }
 
 }  // namespace attnlab

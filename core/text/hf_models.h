@@ -1,0 +1,40 @@
+#pragma once
+// The "model" section of tokenizer.json: BPE (with byte fallback, unknown-token fusing, ignore_merges,
+// subword prefix/suffix) and WordPiece, cutting one pre-tokenized piece into vocabulary ids. Unigram and
+// WordLevel are refused by name.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace attnlab {
+
+/// One token of a piece: its id and the piece's characters [begin, end) it covers.
+struct ModelToken {
+  int id;
+  std::size_t begin, end;
+};
+
+struct HfVocab {
+  std::unordered_map<std::string, int> ids;
+  std::vector<std::string> tokens;  ///< by id; "" for unused ids
+  int lookup(const std::string& s) const {
+    const auto it = ids.find(s);
+    return it == ids.end() ? -1 : it->second;
+  }
+};
+
+class HfModel {
+ public:
+  virtual ~HfModel() = default;
+  virtual void tokenize(const std::u32string& piece, std::vector<ModelToken>& out) const = 0;
+  HfVocab vocab;
+};
+
+/// Throws InputError naming `file` and the problem (unsupported type, merge naming a missing token, …).
+std::unique_ptr<HfModel> makeModel(const nlohmann::json& model, const std::string& file);
+
+}  // namespace attnlab
