@@ -41,6 +41,15 @@ std::unique_ptr<HfTokenizer> HfTokenizer::fromJson(const nlohmann::json& j, cons
   throw InputError(file + ": unexpected content (" + e.what() + ")");
 }
 
+/// The id Hugging Face gives an added token when it loads the file (the file's "id" is only checked
+/// there): the id it already has, else the next id after the vocabulary and the earlier added tokens.
+int HfTokenizer::addedId(const std::string& content) const {
+  if (const int id = tokenToId(content); id >= 0) return id;
+  const int modelSize = static_cast<int>(model_->vocab.ids.size());
+  if (maxAddedId_ < 0) return modelSize;
+  return maxAddedId_ >= modelSize || modelSize == 0 ? maxAddedId_ + 1 : modelSize;
+}
+
 void HfTokenizer::readAddedTokens(const nlohmann::json& list, const std::string& file) {
   if (!list.is_array()) throw InputError(file + ": added_tokens is not a list");
   added_.reserve(list.size());
@@ -50,13 +59,15 @@ void HfTokenizer::readAddedTokens(const nlohmann::json& list, const std::string&
       throw InputError(file + ": added token with an invalid id " + id.dump());
     Added t;
     t.content = a.at("content").get<std::string>();
-    t.id = id.get<int>();
+    t.id = addedId(t.content);
     t.special = a.value("special", false);
     t.lstrip = a.value("lstrip", false);
     t.rstrip = a.value("rstrip", false);
     t.singleWord = a.value("single_word", false);
     t.normalized = a.value("normalized", !t.special);
     if (t.content.empty()) continue;
+    addedIds_[t.content] = t.id;
+    maxAddedId_ = std::max(maxAddedId_, t.id);
     if (t.normalized) {
       NormalizedText n = NormalizedText::fromOriginal(t.content, 0, t.content.size());
       if (normalizer_) normalizer_(n);
@@ -68,7 +79,6 @@ void HfTokenizer::readAddedTokens(const nlohmann::json& list, const std::string&
   for (const Added& a : added_) {
     if (a.id >= static_cast<int>(idToToken_.size())) idToToken_.resize(static_cast<std::size_t>(a.id) + 1);
     idToToken_[static_cast<std::size_t>(a.id)] = a.content;
-    addedIds_[a.content] = a.id;
     if (!a.normalized) addedByFirstByte_[static_cast<unsigned char>(a.content[0])].push_back(&a);
   }
 }
@@ -148,7 +158,7 @@ std::vector<HfTokenizer::Segment> HfTokenizer::splitOnAdded(std::string_view tex
 }
 
 void HfTokenizer::encodePlain(std::string_view text, std::size_t begin, std::size_t end,
-                              std::vector<std::pair<int, ByteSpan>>& out) const {
+                              std::vector<Piece>& out) const {
   NormalizedText t = NormalizedText::fromOriginal(text, begin, end);
   if (normalizer_) normalizer_(t);
   // Added tokens with normalized = true are matched in the normalized text.
@@ -165,32 +175,34 @@ void HfTokenizer::encodePlain(std::string_view text, std::size_t begin, std::siz
       continue;
     }
     if (pos > plain) encodeNormalizedPiece(t.slice(plain, pos), out);
-    out.emplace_back(best->id, t.span(pos, pos + best->normalizedContent.size()));
+    std::string matched;  // the token's text is the normalized text it matched, as in Hugging Face
+    for (std::size_t k = pos; k < pos + best->normalizedContent.size(); ++k) utf8::append(matched, t.chars[k]);
+    out.push_back({best->id, t.span(pos, pos + best->normalizedContent.size()), matched});
     pos = plain = pos + best->normalizedContent.size();
   }
   if (t.chars.size() > plain) encodeNormalizedPiece(plain == 0 ? t : t.slice(plain, t.chars.size()), out);
 }
 
-void HfTokenizer::encodeNormalizedPiece(const NormalizedText& piece, std::vector<std::pair<int, ByteSpan>>& out) const {
+void HfTokenizer::encodeNormalizedPiece(const NormalizedText& piece, std::vector<Piece>& out) const {
   std::vector<NormalizedText> pieces{piece};
   if (preTokenizer_) preTokenizer_(pieces);
   std::vector<ModelToken> tokens;
   for (const NormalizedText& p : pieces) {
     tokens.clear();
     model_->tokenize(p.chars, tokens);
-    for (const ModelToken& m : tokens) out.emplace_back(m.id, p.span(m.begin, m.end));
+    for (const ModelToken& m : tokens) out.push_back({m.id, p.span(m.begin, m.end), idToToken(m.id)});
   }
 }
 
 /// ByteLevel's trim_offsets: spans lose the spaces a token starts or ends with (on the original bytes).
-void HfTokenizer::trimOffsets(std::vector<std::pair<int, ByteSpan>>& tokens) const {
+void HfTokenizer::trimOffsets(std::vector<Piece>& tokens) const {
   auto isSpace = [](char32_t c) { return c == U'\u0120' || unicode::isWhitespace(c); };
   for (std::size_t i = 0; i < tokens.size(); ++i) {
-    const std::u32string s = toU32(idToToken(tokens[i].first));
+    const std::u32string s = toU32(tokens[i].text);
     std::size_t lead = 0, trail = 0;
     while (lead < s.size() && isSpace(s[lead])) ++lead;
     while (trail < s.size() && isSpace(s[s.size() - 1 - trail])) ++trail;
-    ByteSpan& span = tokens[i].second;
+    ByteSpan& span = tokens[i].span;
     if (lead > 0) {
       if ((i == 0 || span.begin == 0) && trimPrefixSpace_ && lead == 1) lead = 0;
       span.begin = std::min(span.begin + static_cast<int>(lead), span.end);
@@ -201,20 +213,22 @@ void HfTokenizer::trimOffsets(std::vector<std::pair<int, ByteSpan>>& tokens) con
 }
 
 TokenizedText HfTokenizer::encode(std::string_view text, bool addSpecial) const {
-  std::vector<std::pair<int, ByteSpan>> tokens;
+  std::vector<Piece> tokens;
   for (const Segment& seg : splitOnAdded(text)) {
+    // An added token's text is what it matched, stripped whitespace included (as in Hugging Face).
     if (seg.added)
-      tokens.emplace_back(seg.added->id, ByteSpan{static_cast<int>(seg.begin), static_cast<int>(seg.end)});
+      tokens.push_back({seg.added->id, ByteSpan{static_cast<int>(seg.begin), static_cast<int>(seg.end)},
+                        std::string(text.substr(seg.begin, seg.end - seg.begin))});
     else
       encodePlain(text, seg.begin, seg.end, tokens);
   }
   if (trimOffsets_) trimOffsets(tokens);
   const Utf16Offsets offsets(text);
   TokenizedText out;
-  for (const auto& [id, span] : tokens) {
+  for (Piece& p : tokens) {
     out.tokens.push_back(
-        offsets.token(idToToken(id), static_cast<std::size_t>(span.begin), static_cast<std::size_t>(span.end)));
-    out.ids.push_back(id);
+        offsets.token(std::move(p.text), static_cast<std::size_t>(p.span.begin), static_cast<std::size_t>(p.span.end)));
+    out.ids.push_back(p.id);
   }
   if (addSpecial) wrapWithSpecial(out, template_, idToToken_, text);
   return out;

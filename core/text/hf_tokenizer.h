@@ -53,15 +53,20 @@ class HfTokenizer : public TextTokenizer {
   };
 
   HfTokenizer() = default;
+  int addedId(const std::string& content) const;
   void readAddedTokens(const nlohmann::json& list, const std::string& file);
   void readPostProcessor(const nlohmann::json& pp, const std::string& file);
   void applyConfig(const nlohmann::json& config);
   std::vector<Segment> splitOnAdded(std::string_view text) const;
-  /// Normalizes, pre-tokenizes and models one plain stretch, appending (id, span) pairs.
-  void encodePlain(std::string_view text, std::size_t begin, std::size_t end,
-                   std::vector<std::pair<int, ByteSpan>>& out) const;
-  void encodeNormalizedPiece(const NormalizedText& piece, std::vector<std::pair<int, ByteSpan>>& out) const;
-  void trimOffsets(std::vector<std::pair<int, ByteSpan>>& tokens) const;
+  struct Piece {
+    int id;
+    ByteSpan span;
+    std::string text;  ///< the vocabulary string, or an added token's matched text
+  };
+  /// Normalizes, pre-tokenizes and models one plain stretch.
+  void encodePlain(std::string_view text, std::size_t begin, std::size_t end, std::vector<Piece>& out) const;
+  void encodeNormalizedPiece(const NormalizedText& piece, std::vector<Piece>& out) const;
+  void trimOffsets(std::vector<Piece>& tokens) const;
 
   HfNormalizer normalizer_;
   HfPreTokenizer preTokenizer_;
@@ -69,6 +74,7 @@ class HfTokenizer : public TextTokenizer {
   std::vector<Added> added_;
   std::vector<std::vector<const Added*>> addedByFirstByte_;
   std::unordered_map<std::string, int> addedIds_;
+  int maxAddedId_ = -1;
   std::vector<std::string> idToToken_;
   SpecialTemplate template_;
   bool trimOffsets_ = false, trimPrefixSpace_ = false;
