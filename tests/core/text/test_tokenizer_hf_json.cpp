@@ -5,9 +5,11 @@
 // tokens from the template have empty spans where Hugging Face reports (0, 0)). Also the regex engine,
 // the components missing from the real files, bad files and odd texts.
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <memory>
 
@@ -74,6 +76,14 @@ std::string smallFile(const std::string& normalizer, const std::string& pre, con
   "model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 2, "ab": 3, "abc": 4, "▁": 5, "<unk>": 6, "<s>": 7,
   "1": 8, "2": 9, "▁a": 10}, "merges": ["a b", "ab c", "▁ a"], "unk_token": "<unk>")" +
          extraModel + "}}";
+}
+
+std::string typeOnly(const std::string& type) { return nlohmann::json{{"type", type}}.dump(); }
+
+/// A Split pre-tokenizer on a {"String"|"Regex": pattern}.
+std::string splitPre(const std::string& kind, const std::string& pattern, const std::string& behavior = "Isolated") {
+  return nlohmann::json{{"type", "Split"}, {"pattern", {{kind, pattern}}}, {"behavior", behavior}, {"invert", false}}
+      .dump();
 }
 
 QStringList tokensOf(const TokenizedText& t) {
@@ -189,6 +199,167 @@ class TestTokenizerHfJson : public QObject {
       for (char32_t ch : n.chars) utf8::append(s, ch);
       QCOMPARE(QString::fromStdString(s), QString::fromStdString(f["normalized"][static_cast<std::size_t>(index / 2)]));
     }
+  }
+
+  void badFiles_data() {
+    QTest::addColumn<QString>("json");
+    QTest::addColumn<QString>("message");  // part of the expected message
+    auto row = [](const char* name, const std::string& json, const char* message) {
+      QTest::newRow(name) << QString::fromStdString(json) << QString(message);
+    };
+    row("unknown pre-tokenizer", smallFile("null", typeOnly("UnicodeScripts")),
+        "tokenizer.json: pre_tokenizer type \"UnicodeScripts\" is not supported");
+    row("unknown normalizer", smallFile(typeOnly("Precompiled"), "null"),
+        "normalizer type \"Precompiled\" is not supported");
+    row("malformed regex", smallFile("null", splitPre("Regex", "(ab|c")), "regex \"(ab|c\": missing ')'");
+    row("script property", smallFile("null", splitPre("Regex", "\\p{Han}+")), "unsupported property \\p{Han}");
+    row("look-behind", smallFile("null", splitPre("Regex", "(?<=a)b")), "regex \"(?<=a)b\"");
+    row("bad behavior", smallFile("null", splitPre("String", "a", "Sideways")), "split behavior \"Sideways\"");
+    row("merge with a missing token", smallFile("null", "null", ", \"merges\": [\"a b\", \"ab zz\"]"),
+        "merge 1: merge \"ab zz\" uses a token that is not in the vocabulary");
+    row("unigram", "{\"model\": {\"type\": \"Unigram\", \"vocab\": [[\"a\", 0.0]]}}",
+        "model type \"Unigram\" is not supported");
+    row("dropout", smallFile("null", "null", ", \"dropout\": 0.1"), "dropout");
+    nlohmann::json pp = nlohmann::json::parse(smallFile("null", "null"));
+    pp["post_processor"] = {{"type", "Mystery"}};
+    row("unknown post-processor", pp.dump(), "post_processor type \"Mystery\" is not supported");
+    row("vocab not an object", "{\"model\": {\"type\": \"BPE\", \"vocab\": [1, 2], \"merges\": []}}",
+        "model.vocab is not an object");
+    row("merges missing", "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}}}", "tokenizer.json");
+  }
+
+  void badFiles() {
+    QFETCH(QString, json);
+    QFETCH(QString, message);
+    try {
+      fromText(json.toStdString());
+      QFAIL("no InputError");
+    } catch (const InputError& e) {
+      QVERIFY2(QString(e.what()).contains(message), e.what());
+      QVERIFY2(QString(e.what()).startsWith("tokenizer.json"), e.what());
+    }
+  }
+
+  /// The small file's pipeline: merges by rank, unknown characters fused, added tokens before the model.
+  void smallPipeline() {
+    const auto tok = fromText(smallFile("null", "null"));
+    const TokenizedText t = tok->encode("abcab<s>xyz", false);
+    QCOMPARE(tokensOf(t), QStringList({"abc", "ab", "<s>", "<unk>", "<unk>", "<unk>"}));
+    const auto fused = fromText(smallFile("null", "null", R"(, "fuse_unk": true)"));
+    QCOMPARE(tokensOf(fused->encode("xyza", false)), QStringList({"<unk>", "a"}));
+    QCOMPARE(fused->encode("xyza", false).tokens[0].byteEnd, 3);
+    QCOMPARE(tok->tokenToId("<s>"), 7);
+    QCOMPARE(tok->tokenToId("nope"), -1);
+    QCOMPARE(QString::fromStdString(tok->idToToken(4)), QString("abc"));
+    QCOMPARE(QString::fromStdString(tok->idToToken(99)), QString());
+    QCOMPARE(tok->specialIds(), std::vector<int>({7}));
+    QCOMPARE(tok->vocabSize(), 11);
+  }
+
+  /// Without a template, tokenizer_config.json's add_bos_token / add_eos_token add bos / eos.
+  void configAddsBosEos() {
+    const std::string file = smallFile("null", "null");
+    QCOMPARE(tokensOf(fromText(file)->encode("ab", true)), QStringList({"ab"}));
+    const auto t = fromText(file, R"({"add_bos_token": true, "bos_token": "<s>", "add_eos_token": true,
+                                      "eos_token": {"content": "<unk>"}})");
+    const TokenizedText enc = t->encode("ab", true);
+    QCOMPARE(tokensOf(enc), QStringList({"<s>", "ab", "<unk>"}));
+    QCOMPARE(enc.tokens[0].byteEnd, 0);
+    QCOMPARE(enc.tokens[2].byteBegin, 2);
+    QCOMPARE(tokensOf(t->encode("ab", false)), QStringList({"ab"}));
+  }
+
+  void emptyAndInvalidText() {
+    for (const char* name : {"llama3_1", "qwen3", "mixtral", "gemma3"}) {
+      const HfTokenizer& tok = fixtureTokenizer(name);
+      QVERIFY(tok.encode("", false).tokens.empty());
+      const std::string bad = "a\xff\xfe b\xc3(\xe4\xb8";
+      const TokenizedText t = tok.encode(bad, false);
+      QVERIFY(!t.tokens.empty());
+      QCOMPARE(t.ids.size(), t.tokens.size());
+      int covered = 0;  // spans stay inside the original bytes, in order, and cover them all
+      for (const Token& k : t.tokens) {
+        QVERIFY(k.byteBegin >= 0 && k.byteBegin <= k.byteEnd && k.byteEnd <= static_cast<int>(bad.size()));
+        QVERIFY2(k.byteBegin <= covered, name);
+        covered = std::max(covered, k.byteEnd);
+      }
+      QCOMPARE(covered, static_cast<int>(bad.size()));
+    }
+  }
+
+  void loaderReadsFolder() {
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    QVERIFY_THROWS_EXCEPTION(InputError, loadTokenizerJsonEngine(d));
+    {
+      std::ofstream(d + "/tokenizer.json") << smallFile("null", "null");
+      std::ofstream(d + "/tokenizer_config.json") << R"({"add_bos_token": true, "bos_token": "<s>"})";
+    }
+    const auto t = loadTokenizerJsonEngine(d);
+    QCOMPARE(t->encode("abc", true).ids, std::vector<int>({7, 4}));
+    std::ofstream(d + "/tokenizer.json") << "{not json";
+    try {
+      loadTokenizerJsonEngine(d);
+      QFAIL("no InputError");
+    } catch (const InputError& e) {
+      QVERIFY2(QString(e.what()).contains("tokenizer.json"), e.what());
+    }
+  }
+
+  void regexEngine() {
+    auto find = [](const std::string& pattern, const std::string& text) {
+      QStringList out;
+      const std::u32string s = toU32(text);
+      for (const auto& [b, e] : HfRegex(pattern, "test").findAll(s)) {
+        std::string m;
+        for (std::size_t k = b; k < e; ++k) utf8::append(m, s[k]);
+        out << QString::fromStdString(m);
+      }
+      return out;
+    };
+    QCOMPARE(find("a+?b|a", "aaab a"), QStringList({"aaab", "a"}));  // leftmost-first, lazy
+    QCOMPARE(find(R"(\s+(?!\S)|\s+)", "a   b"), QStringList({"  ", " "}));
+    QCOMPARE(find(R"((?i:ab)c)", "ABc ABC abc"), QStringList({"ABc", "abc"}));
+    QCOMPARE(find(R"(\p{N}{1,3})", "1234567"), QStringList({"123", "456", "7"}));
+    QCOMPARE(find(R"(^\w|\w$)", "ab cd\nef"), QStringList({"a", "d", "e", "f"}));
+    QCOMPARE(find(R"([^\p{L}\s]+)", "é1, 中2"), QStringList({"1,", "2"}));
+    QCOMPARE(find(R"(\x{4E2D}|\u6587)", "中文"), QStringList({"中", "文"}));
+    // Nested stars on a long run of a's that never ends in b: the memo keeps this linear.
+    const auto start = std::chrono::steady_clock::now();
+    QCOMPARE(find("(a*)*b", std::string(20000, 'a')), QStringList());
+    QVERIFY(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+  }
+
+  void displayText() {
+    QCOMPARE(QString::fromStdString(tokenDisplayText("\xC4\xA0"
+                                                     "cat")),
+             QString(" cat"));                                                                        // Ġcat
+    QCOMPARE(QString::fromStdString(tokenDisplayText("\xC4\x8A")), QString("\n"));                    // Ċ
+    QCOMPARE(QString::fromStdString(tokenDisplayText("\xC3\xA4\xC2\xB8\xC5\x83")), QString("中"));    // ä¸Ń
+    QCOMPARE(QString::fromStdString(tokenDisplayText("\xC3\xA4\xC2\xB8")), QString("\uFFFD\uFFFD"));  // part of 中
+    QCOMPARE(QString::fromStdString(tokenDisplayText("\xE2\x96\x81"
+                                                     "cat")),
+             QString(" cat"));  // ▁cat
+    QCOMPARE(QString::fromStdString(tokenDisplayText("<0x0A>")), QString("\n"));
+    QCOMPARE(QString::fromStdString(tokenDisplayText("<0xE4>")), QString("\uFFFD"));
+    QCOMPARE(QString::fromStdString(tokenDisplayText("\xC3\xA9", TokenDisplayStyle::Metaspace)), QString("é"));
+    QCOMPARE(fixtureTokenizer("llama3_1").displayStyle(), TokenDisplayStyle::ByteLevel);
+    QCOMPARE(fixtureTokenizer("gemma3").displayStyle(), TokenDisplayStyle::Metaspace);
+  }
+
+  /// 100 KB of English prose through the Llama-3 file in well under a second (Release build).
+  void speed() {
+    std::string text;
+    const nlohmann::json& ref = readJsonFile(std::string(ATTNLAB_TEST_DATA) + "/reference/tokenizers/llama3_1.json");
+    while (text.size() < 100000)
+      text += ref["cases"][0]["text"].get<std::string>() + " " + ref["cases"].back()["text"].get<std::string>() + "\n";
+    const HfTokenizer& tok = fixtureTokenizer("llama3_1");
+    const auto start = std::chrono::steady_clock::now();
+    const TokenizedText t = tok.encode(text, true);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    qInfo("Llama-3: %zu bytes → %zu tokens in %.3f s", text.size(), t.tokens.size(), seconds);
+    QVERIFY(t.tokens.size() > 15000);
+    QVERIFY(seconds < 1.0);
   }
 };
 
