@@ -9,8 +9,6 @@
 namespace attnlab {
 namespace {
 
-constexpr std::uint64_t kMaxId = 10'000'000;  // larger ids mean a damaged file, not a model
-
 std::string toUtf8(const std::u32string& s, std::size_t b, std::size_t e) {
   std::string out;
   for (std::size_t k = b; k < e; ++k) utf8::append(out, s[k]);
@@ -25,7 +23,7 @@ void readVocab(const nlohmann::json& v, const std::string& where, HfVocab& vocab
   if (!v.is_object()) throw InputError(where + ": model.vocab is not an object of token → id");
   std::uint64_t maxId = 0;
   for (auto it = v.begin(); it != v.end(); ++it) {
-    if (!it.value().is_number_unsigned() || it.value().get<std::uint64_t>() > kMaxId)
+    if (!validId(it.value()))
       throw InputError(where + ": token \"" + it.key() + "\" has an invalid id " + it.value().dump());
     vocab.ids[it.key()] = it.value().get<int>();
     maxId = std::max(maxId, it.value().get<std::uint64_t>());

@@ -34,6 +34,11 @@ class HfModel {
   HfVocab vocab;
 };
 
+/// A token id as a file may write it: an integer in [0, 10 000 000] (larger means a damaged file).
+inline bool validId(const nlohmann::json& id) {
+  return id.is_number_integer() && id.get<std::int64_t>() >= 0 && id.get<std::int64_t>() <= 10'000'000;
+}
+
 /// Throws InputError naming `file` and the problem (unsupported type, merge naming a missing token, …).
 std::unique_ptr<HfModel> makeModel(const nlohmann::json& model, const std::string& file);
 

@@ -11,8 +11,6 @@
 namespace attnlab {
 namespace {
 
-constexpr std::uint64_t kMaxId = 10'000'000;
-
 bool isWordByte(std::string_view text, std::size_t pos) {
   const unsigned char c = static_cast<unsigned char>(text[pos]);
   return c >= 0x80 || std::isalnum(c) || c == '_';
@@ -55,8 +53,7 @@ void HfTokenizer::readAddedTokens(const nlohmann::json& list, const std::string&
   added_.reserve(list.size());
   for (const nlohmann::json& a : list) {
     const nlohmann::json& id = a.at("id");
-    if (!id.is_number_unsigned() || id.get<std::uint64_t>() > kMaxId)
-      throw InputError(file + ": added token with an invalid id " + id.dump());
+    if (!validId(id)) throw InputError(file + ": added token with an invalid id " + id.dump());
     Added t;
     t.content = a.at("content").get<std::string>();
     t.id = addedId(t.content);

@@ -8,7 +8,6 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include <chrono>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -324,10 +323,9 @@ class TestTokenizerHfJson : public QObject {
     QCOMPARE(find(R"(^\w|\w$)", "ab cd\nef"), QStringList({"a", "d", "e", "f"}));
     QCOMPARE(find(R"([^\p{L}\s]+)", "é1, 中2"), QStringList({"1,", "2"}));
     QCOMPARE(find(R"(\x{4E2D}|\u6587)", "中文"), QStringList({"中", "文"}));
-    // Nested stars on a long run of a's that never ends in b: the memo keeps this linear.
-    const auto start = std::chrono::steady_clock::now();
+    // Nested stars on a long run of a's that never ends in b: exponential for a plain backtracker, linear
+    // with the memo of failed states (bench/bench_tokenizer.cpp times the real patterns).
     QCOMPARE(find("(a*)*b", std::string(20000, 'a')), QStringList());
-    QVERIFY(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
   }
 
   void displayText() {
@@ -345,21 +343,6 @@ class TestTokenizerHfJson : public QObject {
     QCOMPARE(QString::fromStdString(tokenDisplayText("\xC3\xA9", TokenDisplayStyle::Metaspace)), QString("é"));
     QCOMPARE(fixtureTokenizer("llama3_1").displayStyle(), TokenDisplayStyle::ByteLevel);
     QCOMPARE(fixtureTokenizer("gemma3").displayStyle(), TokenDisplayStyle::Metaspace);
-  }
-
-  /// 100 KB of English prose through the Llama-3 file in well under a second (Release build).
-  void speed() {
-    std::string text;
-    const nlohmann::json& ref = readJsonFile(std::string(ATTNLAB_TEST_DATA) + "/reference/tokenizers/llama3_1.json");
-    while (text.size() < 100000)
-      text += ref["cases"][0]["text"].get<std::string>() + " " + ref["cases"].back()["text"].get<std::string>() + "\n";
-    const HfTokenizer& tok = fixtureTokenizer("llama3_1");
-    const auto start = std::chrono::steady_clock::now();
-    const TokenizedText t = tok.encode(text, true);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    qInfo("Llama-3: %zu bytes → %zu tokens in %.3f s", text.size(), t.tokens.size(), seconds);
-    QVERIFY(t.tokens.size() > 15000);
-    QVERIFY(seconds < 1.0);
   }
 };
 
