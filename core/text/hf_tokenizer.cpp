@@ -76,7 +76,10 @@ void HfTokenizer::readAddedTokens(const nlohmann::json& list, const std::string&
   for (const Added& a : added_) {
     if (a.id >= static_cast<int>(idToToken_.size())) idToToken_.resize(static_cast<std::size_t>(a.id) + 1);
     idToToken_[static_cast<std::size_t>(a.id)] = a.content;
-    if (!a.normalized) addedByFirstByte_[static_cast<unsigned char>(a.content[0])].push_back(&a);
+    if (!a.normalized)
+      addedByFirstByte_[static_cast<unsigned char>(a.content[0])].push_back(&a);
+    else if (!a.normalizedContent.empty())
+      normalizedByFirstChar_[a.normalizedContent[0]].push_back(&a);
   }
 }
 
@@ -162,11 +165,12 @@ void HfTokenizer::encodePlain(std::string_view text, std::size_t begin, std::siz
   std::size_t plain = 0;
   for (std::size_t pos = 0; pos < t.chars.size();) {
     const Added* best = nullptr;
-    for (const Added& a : added_)
-      if (a.normalized && !a.normalizedContent.empty() &&
-          t.chars.compare(pos, a.normalizedContent.size(), a.normalizedContent) == 0 &&
-          (!best || a.normalizedContent.size() > best->normalizedContent.size()))
-        best = &a;
+    const auto bucket = normalizedByFirstChar_.find(t.chars[pos]);
+    if (bucket != normalizedByFirstChar_.end())
+      for (const Added* a : bucket->second)
+        if (t.chars.compare(pos, a->normalizedContent.size(), a->normalizedContent) == 0 &&
+            (!best || a->normalizedContent.size() > best->normalizedContent.size()))
+          best = a;
     if (!best) {
       ++pos;
       continue;

@@ -72,7 +72,8 @@ class HfTokenizer : public TextTokenizer {
   HfPreTokenizer preTokenizer_;
   std::unique_ptr<HfModel> model_;
   std::vector<Added> added_;
-  std::vector<std::vector<const Added*>> addedByFirstByte_;
+  std::vector<std::vector<const Added*>> addedByFirstByte_;                        ///< normalized = false
+  std::unordered_map<char32_t, std::vector<const Added*>> normalizedByFirstChar_;  ///< normalized = true
   std::unordered_map<std::string, int> addedIds_;
   int maxAddedId_ = -1;
   std::vector<std::string> idToToken_;
