@@ -35,7 +35,7 @@ void strip(NormalizedText& t, bool left, bool right) {
 }
 
 /// Drops the non-spacing marks (StripAccents; meant to follow NFD).
-void stripAccents(NormalizedText& t) {
+void stripAccentsFrom(NormalizedText& t) {
   NormalizedText out;
   for (std::size_t k = 0; k < t.chars.size(); ++k)
     if (unicode::category(t.chars[k]) != unicode::Category::Mn) {
@@ -43,6 +43,29 @@ void stripAccents(NormalizedText& t) {
       out.align.push_back(t.align[k]);
     }
   t = std::move(out);
+}
+
+/// BertNormalizer: drop NUL, U+FFFD and control characters, turn whitespace into spaces, pad CJK
+/// ideographs with spaces (all three take the ideograph's span), strip accents, lower-case.
+void bertNormalize(NormalizedText& t, bool clean, bool chinese, bool stripAccents, bool lower) {
+  NormalizedText out;
+  for (std::size_t k = 0; k < t.chars.size(); ++k) {
+    char32_t c = t.chars[k];
+    if (clean) {
+      const bool control = c != U'\t' && c != U'\n' && c != U'\r' && unicode::isOther(c);
+      if (c == 0 || c == 0xFFFD || control) continue;
+      if (unicode::isWhitespace(c)) c = U' ';
+    }
+    const bool pad = chinese && unicode::isCjkIdeograph(c);
+    out.chars += pad ? std::u32string{U' ', c, U' '} : std::u32string(1, c);
+    out.align.insert(out.align.end(), pad ? 3 : 1, t.align[k]);
+  }
+  t = std::move(out);
+  if (stripAccents) {
+    normalForm(t, unicode::NormalForm::NFD);
+    stripAccentsFrom(t);
+  }
+  if (lower) lowercase(t);
 }
 
 std::string stringField(const nlohmann::json& j, const char* key, const std::string& where) {
@@ -63,7 +86,14 @@ HfNormalizer makeNormalizer(const nlohmann::json& j, const std::string& file) {
   if (type == "NFKC") return [](NormalizedText& t) { normalForm(t, NormalForm::NFKC); };
   if (type == "NFKD") return [](NormalizedText& t) { normalForm(t, NormalForm::NFKD); };
   if (type == "Lowercase") return lowercase;
-  if (type == "StripAccents") return stripAccents;
+  if (type == "StripAccents") return stripAccentsFrom;
+  if (type == "BertNormalizer") {
+    const bool clean = j.value("clean_text", true), chinese = j.value("handle_chinese_chars", true);
+    const bool lower = j.value("lowercase", true);
+    const nlohmann::json strip = j.value("strip_accents", nlohmann::json());
+    const bool accents = strip.is_boolean() ? strip.get<bool>() : lower;  // null: follows lowercase
+    return [=](NormalizedText& t) { bertNormalize(t, clean, chinese, accents, lower); };
+  }
   if (type == "Strip") {
     const bool left = j.value("strip_left", true), right = j.value("strip_right", true);
     return [left, right](NormalizedText& t) { strip(t, left, right); };

@@ -1,4 +1,6 @@
 // The pre-tokenizers of tokenizer.json (see hf_normalizers.h).
+#include <cctype>
+
 #include "core/base/errors.h"
 #include "core/text/bpe_tokenizer.h"
 #include "core/text/hf_normalizers.h"
@@ -115,6 +117,19 @@ HfPreTokenizer makePreTokenizer(const nlohmann::json& j, const std::string& file
                               k <= static_cast<int>(unicode::Category::No);
                      }),
                      individual ? SplitBehavior::Isolated : SplitBehavior::Contiguous);
+  }
+  if (type == "BertPreTokenizer" || type == "Punctuation") {
+    // Rust's char::is_ascii_punctuation or a Unicode P* category.
+    HfPattern punct = HfPattern::ofChars(
+        [](char32_t c) { return (c < 0x80 && std::ispunct(static_cast<int>(c))) || unicode::isPunctuation(c); });
+    if (type == "Punctuation")
+      return splitWith(punct, splitBehaviorFromJson(j.value("behavior", nlohmann::json("Isolated")), where));
+    HfPreTokenizer spaces = splitWith(HfPattern::ofChars(unicode::isWhitespace), SplitBehavior::Removed);
+    HfPreTokenizer puncts = splitWith(punct, SplitBehavior::Isolated);
+    return [spaces, puncts](std::vector<NormalizedText>& pieces) {
+      spaces(pieces);
+      puncts(pieces);
+    };
   }
   if (type == "WhitespaceSplit") return splitWith(HfPattern::ofChars(unicode::isWhitespace), SplitBehavior::Removed);
   if (type == "Whitespace")

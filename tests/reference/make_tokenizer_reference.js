@@ -9,7 +9,7 @@
 //       case $b in *.gz) gunzip -c $f > /tmp/hfx/$n/${b%.gz};; *) cp $f /tmp/hfx/$n/;; esac; done; done
 //   NODE_PATH=/tmp/tokref/node_modules node tests/reference/make_tokenizer_reference.js /tmp/hfx tests/reference/tokenizers
 //
-// Each output file: {"source", "cases": [{"text", "addSpecial", "ids", "tokens", "offsets"}]}. Offsets are
+// Also gpt2.json and bert.json for the small files of tests/fixtures/lm-buddy. Each output file: {"source", "cases": [{"text", "addSpecial", "ids", "tokens", "offsets"}]}. Offsets are
 // what the binding reports: [begin, end) in Unicode code points of the original text (not UTF-16).
 // Made with tokenizers 0.23.2 (npm). synthetic.json holds small made-up tokenizer.json files that use the
 // components the four real files do not (NFKC, Lowercase, Metaspace, Digits, Split behaviours, regex
@@ -164,15 +164,22 @@ async function writeSynthetic(outDir) {
 
 async function main() {
   const [root, outDir] = process.argv.slice(2);
-  for (const name of ['llama3_1', 'qwen3', 'mixtral', 'gemma3']) {
-    const tok = Tokenizer.fromFile(path.join(root, name, 'tokenizer.json'));
+  // The four real files (unpacked under root) and two small ones committed in tests/fixtures (GPT-2's
+  // byte-level BPE with trim_offsets; BERT's BertNormalizer, BertPreTokenizer and WordPiece).
+  const files = {};
+  for (const name of ['llama3_1', 'qwen3', 'mixtral', 'gemma3']) files[name] = path.join(root, name, 'tokenizer.json');
+  files.gpt2 = path.join(__dirname, '..', 'fixtures', 'lm-buddy', 'fake_gpt2', 'tokenizer.json');
+  files.bert = path.join(__dirname, '..', 'fixtures', 'lm-buddy', 'bert_tiniest', 'tokenizer.json');
+  for (const [name, file] of Object.entries(files)) {
+    const tok = Tokenizer.fromFile(file);
     const cases = [];
     for (const text of texts)
       for (const addSpecial of [false, true]) {
         const e = await tok.encode(text, null, {addSpecialTokens: addSpecial});
         cases.push({text, addSpecial, ids: e.getIds(), tokens: e.getTokens(), offsets: e.getOffsets()});
       }
-    const out = {source: `shared/fixtures/hf-tokenizers/${name}/tokenizer.json, npm tokenizers`, cases};
+    const where = file.startsWith(root) ? `shared/fixtures/hf-tokenizers/${name}` : path.relative(path.join(__dirname, '..', '..'), file);
+    const out = {source: `${where}, npm tokenizers`, cases};
     fs.writeFileSync(path.join(outDir, name + '.json'), JSON.stringify(out) + '\n');
   }
   await writeSynthetic(outDir);

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <tuple>
 
 #include "core/base/errors.h"
 #include "core/base/json_file.h"
@@ -22,6 +23,8 @@
 #include "tests/core/text/tokenizer_test_util.h"
 
 using namespace attnlab;
+
+Q_DECLARE_METATYPE(QList<int>)
 
 namespace {
 
@@ -43,8 +46,12 @@ const HfTokenizer& fixtureTokenizer(const std::string& name) {
   static std::map<std::string, std::unique_ptr<HfTokenizer>> cache;
   std::unique_ptr<HfTokenizer>& t = cache[name];
   if (!t) {
-    const nlohmann::json j = readMaybeGzipped(sharedFixture(name + "/tokenizer.json"));
-    const nlohmann::json cfg = readMaybeGzipped(sharedFixture(name + "/tokenizer_config.json"));
+    // gpt2 and bert are the small files committed in tests/fixtures, the others the real shared ones.
+    const std::string dir = name == "gpt2"   ? test::fixture("lm-buddy/fake_gpt2/")
+                            : name == "bert" ? test::fixture("lm-buddy/bert_tiniest/")
+                                             : sharedFixture(name + "/");
+    const nlohmann::json j = readMaybeGzipped(dir + "tokenizer.json");
+    const nlohmann::json cfg = readMaybeGzipped(dir + "tokenizer_config.json");
     t = HfTokenizer::fromJson(j, cfg, name + "/tokenizer.json");
   }
   return *t;
@@ -130,7 +137,7 @@ class TestTokenizerHfJson : public QObject {
   void reference_data() {
     QTest::addColumn<QString>("name");
     QTest::addColumn<int>("index");
-    for (const char* name : {"llama3_1", "qwen3", "mixtral", "gemma3"}) {
+    for (const char* name : {"llama3_1", "qwen3", "mixtral", "gemma3", "gpt2", "bert"}) {
       const nlohmann::json ref =
           readJsonFile(std::string(ATTNLAB_TEST_DATA) + "/reference/tokenizers/" + name + ".json");
       for (std::size_t i = 0; i < ref["cases"].size(); ++i)
@@ -198,6 +205,35 @@ class TestTokenizerHfJson : public QObject {
       for (char32_t ch : n.chars) utf8::append(s, ch);
       QCOMPARE(QString::fromStdString(s), QString::fromStdString(f["normalized"][static_cast<std::size_t>(index / 2)]));
     }
+  }
+
+  /// The transformers.js vectors (made by Hugging Face code) for GPT-2 and bert-base-uncased.
+  void transformersJs_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QStringList>("tokens");
+    QTest::addColumn<QList<int>>("ids");
+    for (const auto& [name, file, key] :
+         {std::tuple{"gpt2", "gpt2", "Xenova/gpt2"}, std::tuple{"bert", "bert_uncased", "Xenova/bert-base-uncased"}}) {
+      const nlohmann::json v =
+          readJsonFile(test::fixture(std::string("transformers.js/") + file + "_tokenization_vectors.json"));
+      for (const auto& [caseName, c] : v[key].items())
+        if (!c.contains("text_pair"))  // the engine encodes single sequences only
+          QTest::addRow("%s %s", name, caseName.c_str()) << QString(name) << QString::fromStdString(c["text"])
+                                                         << test::jsonStrings(c["tokens"]) << test::toQInts(c["ids"]);
+    }
+  }
+
+  void transformersJs() {
+    QFETCH(QString, name);
+    QFETCH(QString, text);
+    QFETCH(QStringList, tokens);
+    QFETCH(QList<int>, ids);
+    const HfTokenizer& tok = fixtureTokenizer(name.toStdString());
+    QCOMPARE(tokensOf(tok.encode(text.toStdString(), false)), tokens);
+    // GPT-2's vectors list ids without special tokens, BERT's with [CLS] … [SEP].
+    const TokenizedText t = tok.encode(text.toStdString(), name == "bert");
+    QCOMPARE(QList<int>(t.ids.begin(), t.ids.end()), ids);
   }
 
   void badFiles_data() {
