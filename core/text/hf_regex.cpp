@@ -170,14 +170,18 @@ std::vector<std::pair<std::size_t, std::size_t>> HfRegex::findAll(const std::u32
   // A failed state stays failed for every later start position (no captures, no back-references), so
   // the bits are kept across starts and cleared only after a match.
   hfregex::Visited visited(program_.insts.size(), text.size() + 1);
+  long lastEnd = -1;
   for (std::size_t start = 0; start <= text.size();) {
     const long end = m.run(0, start, visited);
-    if (end < 0) {
+    // Like the onig crate's find_iter: an empty match right where the previous match ended is skipped.
+    if (end < 0 || (end == static_cast<long>(start) && lastEnd == end)) {
+      if (end >= 0) visited.clear();  // the marks of a match are not all failures
       ++start;
       continue;
     }
     out.emplace_back(start, static_cast<std::size_t>(end));
     visited.clear();
+    lastEnd = end;
     start = static_cast<std::size_t>(end) > start ? static_cast<std::size_t>(end) : start + 1;
   }
   return out;

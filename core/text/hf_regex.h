@@ -47,8 +47,9 @@ Program compile(const std::string& pattern, const std::string& where);
 class HfRegex {
  public:
   HfRegex(const std::string& pattern, const std::string& where);
-  /// Non-overlapping matches [begin, end) in code point indices, left to right, as Oniguruma's search
-  /// loop finds them (after an empty match the search resumes one character later).
+  /// Non-overlapping matches [begin, end) in code point indices, left to right, as the onig crate's
+  /// find_iter gives them (after an empty match the search resumes one character later; an empty match
+  /// where the previous match ended is skipped).
   std::vector<std::pair<std::size_t, std::size_t>> findAll(const std::u32string& text) const;
   const std::string& pattern() const { return pattern_; }
 

@@ -128,6 +128,7 @@ function synthetic() {
     for (const invert of [false, true]) {
       files[`split_regex_${behavior}_${invert}`] = make(null, seq(split({Regex: '\\d+|[aeiou]'}, behavior, invert), noRegexBytes), bl);
       files[`split_string_${behavior}_${invert}`] = make(null, seq(split({String: '-'}, behavior, invert), noRegexBytes), bl);
+      files[`split_empty_${behavior}_${invert}`] = make(null, seq(split({Regex: 'a|x*'}, behavior, invert), noRegexBytes), bl);
     }
   regexes.forEach((r, i) => { files[`regex_${i}`] = make(null, seq(split({Regex: r}, 'Isolated'), noRegexBytes), bl); });
   return files;
