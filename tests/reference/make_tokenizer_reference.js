@@ -121,6 +121,12 @@ function synthetic() {
       {id: 300, content: '<mask>', single_word: false, lstrip: true, rstrip: true, normalized: false, special: true},
       {id: 301, content: 'Hello', single_word: false, lstrip: false, rstrip: false, normalized: true, special: false},
       {id: 302, content: 'cat', single_word: true, lstrip: false, rstrip: false, normalized: false, special: false}]),
+    bpe_prefix_suffix_unk: make(null, {type: 'Whitespace'}, {
+      type: 'BPE', dropout: null, unk_token: '[UNK]', continuing_subword_prefix: '##', end_of_word_suffix: '</w>',
+      fuse_unk: false, byte_fallback: false,
+      vocab: {'[UNK]': 0, 't': 1, '##h': 2, '##e</w>': 3, 'th': 4, 'the</w>': 5, 'c': 6, '##a': 7, '##t</w>': 8,
+              'ca': 9, '##at</w>': 10, 'a</w>': 11, 'a': 12, '##t': 13, 'i': 14, '##n</w>': 15, 'in</w>': 16},
+      merges: ['t ##h', 'th ##e</w>', 'c ##a', '##a ##t</w>', 'i ##n</w>']}),
     wordpiece_bert: make({type: 'Lowercase'}, {type: 'Whitespace'}, wp,
                          {type: 'BertProcessing', sep: ['[SEP]', 2], cls: ['[CLS]', 1]}),
   };
