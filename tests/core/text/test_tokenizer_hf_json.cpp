@@ -42,6 +42,9 @@ nlohmann::json readMaybeGzipped(const std::string& path) {
   return parseJson(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())), path);
 }
 
+/// The real files live outside the repository (../shared/fixtures); tests that need them skip without.
+bool haveShared() { return fileExists(sharedFixture("mixtral/tokenizer.json.gz")); }
+
 const HfTokenizer& fixtureTokenizer(const std::string& name) {
   static std::map<std::string, std::unique_ptr<HfTokenizer>> cache;
   std::unique_ptr<HfTokenizer>& t = cache[name];
@@ -153,6 +156,7 @@ class TestTokenizerHfJson : public QObject {
       refs[name] =
           readJsonFile(std::string(ATTNLAB_TEST_DATA) + "/reference/tokenizers/" + name.toStdString() + ".json");
     const nlohmann::json& c = refs[name]["cases"][static_cast<std::size_t>(index)];
+    if (name != "gpt2" && name != "bert" && !haveShared()) QSKIP("../shared/fixtures/hf-tokenizers is missing");
     compareWithReference(fixtureTokenizer(name.toStdString()), c);
   }
 
@@ -305,6 +309,7 @@ class TestTokenizerHfJson : public QObject {
   }
 
   void emptyAndInvalidText() {
+    if (!haveShared()) QSKIP("../shared/fixtures/hf-tokenizers is missing");
     for (const char* name : {"llama3_1", "qwen3", "mixtral", "gemma3"}) {
       const HfTokenizer& tok = fixtureTokenizer(name);
       QVERIFY(tok.encode("", false).tokens.empty());
@@ -377,8 +382,8 @@ class TestTokenizerHfJson : public QObject {
     QCOMPARE(QString::fromStdString(tokenDisplayText("<0x0A>")), QString("\n"));
     QCOMPARE(QString::fromStdString(tokenDisplayText("<0xE4>")), QString("\uFFFD"));
     QCOMPARE(QString::fromStdString(tokenDisplayText("\xC3\xA9", TokenDisplayStyle::Metaspace)), QString("é"));
-    QCOMPARE(fixtureTokenizer("llama3_1").displayStyle(), TokenDisplayStyle::ByteLevel);
-    QCOMPARE(fixtureTokenizer("gemma3").displayStyle(), TokenDisplayStyle::Metaspace);
+    QCOMPARE(fixtureTokenizer("gpt2").displayStyle(), TokenDisplayStyle::ByteLevel);
+    QCOMPARE(fixtureTokenizer("bert").displayStyle(), TokenDisplayStyle::Metaspace);
   }
 };
 
