@@ -3,6 +3,7 @@
 #include "core/base/errors.h"
 #include "core/base/json_file.h"
 #include "core/text/bpe_tokenizer.h"
+#include "core/text/hf_tokenizer.h"
 #include "core/text/wordpiece_tokenizer.h"
 
 namespace attnlab {
@@ -94,10 +95,12 @@ std::unique_ptr<TextTokenizer> loadTokenizer(const std::string& dir, const std::
   }
 }
 
-}  // namespace attnlab
-
-namespace attnlab {
 std::unique_ptr<TextTokenizer> loadTokenizerJsonEngine(const std::string& dir) {
-  throw InputError(dir + ": TEMPORARY (engine not merged)");
+  const std::string json = dir + "/tokenizer.json", config = dir + "/tokenizer_config.json";
+  if (!fileExists(json)) throw InputError(json + ": not found (the tokenizer engine needs tokenizer.json)");
+  const nlohmann::json cfg = fileExists(config) ? readJsonFile(config) : nlohmann::json::object();
+  if (!cfg.is_object()) throw InputError(config + ": not a JSON object");
+  return HfTokenizer::fromJson(readJsonFile(json), cfg, json);
 }
+
 }  // namespace attnlab

@@ -15,7 +15,8 @@ namespace attnlab {
 /// `family` is "gpt2" or "bert". Throws InputError naming the file and the problem.
 std::unique_ptr<TextTokenizer> loadTokenizer(const std::string& dir, const std::string& family);
 
-/// The general tokenizer.json engine (llama, mistral, qwen, gemma families).
+/// The general tokenizer.json engine (hf_tokenizer.h) for any family: dir/tokenizer.json, with
+/// dir/tokenizer_config.json when present. Throws InputError naming the file and the problem.
 std::unique_ptr<TextTokenizer> loadTokenizerJsonEngine(const std::string& dir);
 
 }  // namespace attnlab
