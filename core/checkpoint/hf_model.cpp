@@ -1,6 +1,8 @@
 #include "core/checkpoint/hf_model.h"
 
 #include "core/base/errors.h"
+#include "core/text/bpe_tokenizer.h"
+#include "core/text/hf_tokenizer.h"
 
 namespace attnlab {
 
@@ -18,6 +20,11 @@ ModelInfo HfModel::info() const {
   i.dModel = config_.dModel;
   i.dHead = config_.dHead();
   i.maxTokens = config_.maxPositions;
+  if (dynamic_cast<const BpeTokenizer*>(tokenizer_.get())) i.pieceStyle = "byte-level";
+  if (const auto* t = dynamic_cast<const HfTokenizer*>(tokenizer_.get()))
+    i.pieceStyle = t->displayStyle() == TokenDisplayStyle::ByteLevel   ? "byte-level"
+                   : t->displayStyle() == TokenDisplayStyle::Metaspace ? "metaspace"
+                                                                       : "";
   return i;
 }
 

@@ -16,6 +16,9 @@ struct ModelInfo {
   int layers = 0, heads = 0, dModel = 0, dHead = 0;
   int maxTokens = 0;  ///< longest input the model accepts
   int kvHeads = 0;    ///< key/value heads (grouped-query attention); 0 = one per query head
+  /// How the tokenizer writes its pieces, for display: "byte-level" (GPT-2, Llama 3, Qwen: "Ġcat"),
+  /// "metaspace" (SentencePiece style: "▁cat", "<0x0A>"), or "" (plain words, WordPiece).
+  std::string pieceStyle;
 };
 
 class Model {

@@ -110,6 +110,27 @@ class TestDecoderModels : public QObject {
     }
   }
 
+  // The whole folder as the program opens it: its tokenizer.json through the general engine gives the ids
+  // Hugging Face's own tokenizers gave the reference, and the forward pass on them is the reference's.
+  void opensTheFolderWithItsTokenizer_data() { matchesReference_data(); }
+  void opensTheFolderWithItsTokenizer() {
+    QFETCH(QString, name);
+    const std::string dir = decoderDir(name);
+    const auto model = loadCheckpoint(dir);
+    const nlohmann::json ref = readJsonFile(dir + "/reference.json");
+    for (const auto& run : ref["runs"]) {
+      const TokenizedText t = model->tokenize(run["text"].get<std::string>());
+      QCOMPARE(nlohmann::json(t.ids), run["token_ids"]);
+    }
+    const nlohmann::json& last = ref["runs"].back();
+    const Trace t = model->forward(model->tokenize(last["text"].get<std::string>()));
+    QVERIFY(close(t.layers.back().residualOut, last["layers"].back()["residual_out"], "residual out"));
+    // SentencePiece-style files (byte fallback to <0xNN>) show "▁" pieces; the others are byte-level.
+    const bool sentencePiece = readJsonFile(dir + "/tokenizer.json")["model"].value("byte_fallback", false);
+    const std::string style = model->info().pieceStyle;
+    QVERIFY2(style == (sentencePiece ? "metaspace" : "byte-level"), style.c_str());
+  }
+
   void kvHeadsAreSharedWithinAGroup() {
     const auto model = openModel(decoderDir("llama-gqa"));  // 4 query heads over 2 kv heads
     QCOMPARE(model->info().kvHeads, 2);

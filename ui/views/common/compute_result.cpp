@@ -4,6 +4,7 @@
 #include <array>
 
 #include "core/text/bpe_tokenizer.h"
+#include "core/text/token_display.h"
 #include "core/text/utf8.h"
 
 namespace attnlab::ui {
@@ -69,9 +70,18 @@ QString byteLevelDisplay(const std::string& piece) {
 
 QStringList ComputeResult::tokenLabels() const {
   if (!run) return {};
-  if (run->info.kind != "gpt2") return rawTokenLabels();  // only GPT-2's tokenizer is byte-level
   QStringList labels;
-  for (const std::string& t : run->trace.tokens) labels << byteLevelDisplay(t);
+  if (run->info.pieceStyle == "byte-level") {
+    for (const std::string& t : run->trace.tokens) labels << byteLevelDisplay(t);
+    return labels;
+  }
+  if (run->info.pieceStyle != "metaspace") return rawTokenLabels();
+  // SentencePiece pieces: "▁" is a space and <0xNN> a byte; shown with the same marks as byte-level ones.
+  for (const std::string& t : run->trace.tokens) {
+    QString s = QString::fromStdString(tokenDisplayText(t, TokenDisplayStyle::Metaspace));
+    s.replace(' ', QChar(0x00B7)).replace('\n', QChar(0x21B5)).replace('\t', QChar(0x21E5));
+    labels << s;
+  }
   return labels;
 }
 
