@@ -1,13 +1,33 @@
 #include "core/compute/packed_matrix.h"
 
 #include <omp.h>
+#include <sys/mman.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 
 #include "core/compute/packed_gemm.h"
 
 namespace attnlab {
+
+void* allocatePanels(std::size_t bytes) {
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  if (bytes < kHuge) {
+    void* p = std::malloc(std::max<std::size_t>(bytes, 1));
+    if (!p) throw std::bad_alloc();
+    return p;
+  }
+  const std::size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
+  void* p = std::aligned_alloc(kHuge, rounded);
+  if (!p) throw std::bad_alloc();
+  ::madvise(p, rounded, MADV_HUGEPAGE);  // advice only: without THP the pages are simply 4 KB
+  return p;
+}
+
+void freePanels(void* p) noexcept { std::free(p); }
 
 template <typename At>
 PackedMatrix PackedMatrix::pack(Eigen::Index in, Eigen::Index out, At at) {
@@ -15,15 +35,16 @@ PackedMatrix PackedMatrix::pack(Eigen::Index in, Eigen::Index out, At at) {
   m.in_ = in;
   m.out_ = out;
   const Eigen::Index panels = (out + kPanelCols - 1) / kPanelCols;
-  m.panels_.assign(static_cast<std::size_t>(panels * in * kPanelCols), 0.0f);
+  m.panels_.resize(static_cast<std::size_t>(panels * in * kPanelCols));  // uninitialised: written below
   float* dst = m.panels_.data();
-  // Panels are independent; GPT-2 small packs 340 MB at load, so use every core.
+  // Panels are independent; GPT-2 small packs 340 MB at load, Llama-3.2-1B 3.9 GB, so use every core
+  // (which also spreads the first touch of the new pages).
 #pragma omp parallel for schedule(static)
   for (Eigen::Index q = 0; q < panels; ++q) {
     const Eigen::Index c0 = q * kPanelCols, nc = std::min(kPanelCols, out - c0);
     float* panel = dst + q * in * kPanelCols;
     for (Eigen::Index k = 0; k < in; ++k)
-      for (Eigen::Index j = 0; j < nc; ++j) panel[k * kPanelCols + j] = at(k, c0 + j);
+      for (Eigen::Index j = 0; j < kPanelCols; ++j) panel[k * kPanelCols + j] = j < nc ? at(k, c0 + j) : 0.0f;
   }
   return m;
 }
@@ -34,6 +55,24 @@ PackedMatrix PackedMatrix::fromInOut(const float* w, Eigen::Index in, Eigen::Ind
 
 PackedMatrix PackedMatrix::fromOutIn(const float* w, Eigen::Index out, Eigen::Index in) {
   return pack(in, out, [w, in](Eigen::Index k, Eigen::Index j) { return w[j * in + k]; });
+}
+
+PackedMatrix PackedMatrix::fromRows(const std::vector<const void*>& rows, Eigen::Index in, StoredFloat type) {
+  const auto out = static_cast<Eigen::Index>(rows.size());
+  if (type == StoredFloat::BF16)
+    return pack(in, out, [&rows](Eigen::Index k, Eigen::Index j) {
+      std::uint16_t h = 0;  // bfloat16 is the upper half of a float32
+      std::memcpy(&h, static_cast<const unsigned char*>(rows[j]) + 2 * k, 2);
+      const std::uint32_t bits = std::uint32_t{h} << 16;
+      float v = 0.0f;
+      std::memcpy(&v, &bits, 4);
+      return v;
+    });
+  return pack(in, out, [&rows](Eigen::Index k, Eigen::Index j) {
+    float v = 0.0f;
+    std::memcpy(&v, static_cast<const unsigned char*>(rows[j]) + 4 * k, 4);
+    return v;
+  });
 }
 
 Mat PackedMatrix::affine(const Mat& x, const Eigen::Ref<const Vec>& b) const {
