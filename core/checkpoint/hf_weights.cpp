@@ -51,33 +51,46 @@ WeightView WeightSource::matrix(const std::string& name, Eigen::Index rows, Eige
 }
 
 PackedMatrix WeightSource::packed(const std::string& name, Eigen::Index rows, Eigen::Index cols, Stored stored) {
+  if (stored == Stored::OutIn) return packedStack({{name, rows}}, cols);
   const WeightView v = load(name, {rows, cols});
   if (!v.data) return {};
-  PackedMatrix m = stored == Stored::InOut ? PackedMatrix::fromInOut(v.data, rows, cols)
-                                           : PackedMatrix::fromOutIn(v.data, rows, cols);
+  PackedMatrix m = PackedMatrix::fromInOut(v.data, rows, cols);
   file_->release(*file_->find(prefix_ + name));
   return m;
 }
 
 PackedMatrix WeightSource::packedStack(const std::vector<std::pair<std::string, Eigen::Index>>& parts,
                                        Eigen::Index in) {
-  Eigen::Index total = 0;
-  for (const auto& [name, out] : parts) total += out;
-  std::vector<float> stacked(static_cast<std::size_t>(total * in));  // [Σ out_k, in] row-major
-  Eigen::Index row = 0;
-  bool complete = true;
+  // Found and shape-checked first; all BF16 are packed from the mapped bytes, F32 likewise, anything
+  // else (F16, mixed dtypes) through floats(): no stacked copy either way.
+  std::vector<const TensorInfo*> found;
+  bool allBf16 = true, complete = true;
   for (const auto& [name, out] : parts) {
-    const WeightView v = load(name, {out, in});
-    if (!v.data) {
+    const TensorInfo* t = file_->find(prefix_ + name);
+    if (!t) {
+      load(name, {out, in});  // records it as missing
       complete = false;
       continue;
     }
-    std::copy(v.data, v.data + out * in, stacked.begin() + row * in);
-    file_->release(*file_->find(prefix_ + name));
-    row += out;
+    if (t->shape != std::vector<std::int64_t>{out, in})
+      throw InputError(file_->shardPath(*t) + ": tensor \"" + t->name + "\" has shape " + t->shapeString() +
+                       ", but config.json implies " + shapeString({out, in}));
+    allBf16 = allBf16 && t->dtype == DType::BF16;
+    found.push_back(t);
   }
   if (!complete) return {};
-  return PackedMatrix::fromOutIn(stacked.data(), total, in);
+  const StoredFloat type = allBf16 ? StoredFloat::BF16 : StoredFloat::F32;
+  std::vector<const void*> rows;
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    const TensorInfo& t = *found[i];
+    const unsigned char* base =
+        allBf16 || t.dtype == DType::F32 ? file_->bytes(t) : reinterpret_cast<const unsigned char*>(file_->floats(t));
+    const std::size_t rowBytes = static_cast<std::size_t>(in) * (allBf16 ? 2 : 4);
+    for (Eigen::Index r = 0; r < parts[i].second; ++r) rows.push_back(base + static_cast<std::size_t>(r) * rowBytes);
+  }
+  PackedMatrix m = PackedMatrix::fromRows(rows, in, type);
+  for (const TensorInfo* t : found) file_->release(*t);
+  return m;
 }
 
 Vec WeightSource::vectorStack(const std::vector<std::pair<std::string, Eigen::Index>>& parts) {

@@ -249,6 +249,9 @@ const float* SafetensorsFile::floats(const TensorInfo& t) {
       throw InputError(path_ + ": tensor \"" + t.name + "\": " + e.what());
     }
     it = converted_.emplace(t.name, std::move(v)).first;
+    // The stored bytes are not needed any more: their pages leave the resident set (Llama-3.2-1B's BF16
+    // embeddings: 0.5 GB); they fault in again from the file if bytes(t) is ever read.
+    file_->release(src, static_cast<std::size_t>(t.end - t.begin));
   }
   return it->second.data();
 }

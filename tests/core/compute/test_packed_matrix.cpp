@@ -160,6 +160,36 @@ class TestPackedMatrix : public QObject {
     const float* again = file->floats(*file->find("c_attn.weight"));
     QVERIFY(std::memcmp(again, stored(w, false).data(), sizeof(float) * 300 * 40) == 0);
   }
+
+  void bf16RowsPackedStraightFromTheirBytes() {
+    // Rows of bfloat16 bits (a float's upper half) from two "tensors", an unaligned one among them: the
+    // packed matrix holds the widened values, past a 2 MB panel block (huge-page storage) too.
+    const Eigen::Index in = 700, outA = 500, outB = 300;  // 800 columns × 700 × 4 bytes ≈ 2.2 MB of panels
+    const Mat w = gaussian(in, outA + outB, 4);
+    std::vector<unsigned char> a(static_cast<std::size_t>(outA * in * 2)),
+        b(static_cast<std::size_t>(outB * in * 2) + 1);
+    std::vector<const void*> rows;
+    Mat widened(in, outA + outB);
+    for (Eigen::Index j = 0; j < outA + outB; ++j) {
+      unsigned char* row =
+          j < outA ? &a[static_cast<std::size_t>(j * in * 2)] : &b[1 + static_cast<std::size_t>((j - outA) * in * 2)];
+      rows.push_back(row);
+      for (Eigen::Index k = 0; k < in; ++k) {
+        float v = w(k, j);
+        std::uint32_t bits = 0;
+        std::memcpy(&bits, &v, 4);
+        const auto h = static_cast<std::uint16_t>(bits >> 16);
+        std::memcpy(row + 2 * k, &h, 2);
+        bits = std::uint32_t{h} << 16;
+        std::memcpy(&v, &bits, 4);
+        widened(k, j) = v;
+      }
+    }
+    const PackedMatrix p = PackedMatrix::fromRows(rows, in, StoredFloat::BF16);
+    QCOMPARE(p.outputs(), outA + outB);
+    QVERIFY(p.unpacked() == widened);
+    QVERIFY(widened != w);  // the test really rounds
+  }
 };
 
 QTEST_GUILESS_MAIN(TestPackedMatrix)
