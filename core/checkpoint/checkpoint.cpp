@@ -41,7 +41,9 @@ std::unique_ptr<TextTokenizer> loadFolderTokenizer(const std::string& dir) {
   checkFolder(dir);
   if (fileExists(dir + "/config.json")) return tokenizerFor(dir, readHfConfig(dir + "/config.json"));
   if (fileExists(dir + "/tokenizer.json")) return loadTokenizerJsonEngine(dir);
-  throw InputError(dir + ": neither config.json nor tokenizer.json is there");
+  throw InputError(dir +
+                   ": config.json is missing, and there is no tokenizer.json either: is this a Hugging Face "
+                   "checkpoint?");
 }
 
 std::string checkpointFolderName(std::string dir) {
