@@ -11,16 +11,10 @@
 namespace attnlab {
 
 HeadTrace attendHead(Mat q, Mat k, Mat v, float scale, bool causal) {
-  HeadTrace h;
-  h.scores.noalias() = (q * k.transpose()) * scale;  // [n, n]
-  h.attention = h.scores;
-  if (causal) applyCausalMask(h.attention);
-  softmaxRowsInPlace(h.attention);
-  h.output.noalias() = h.attention * v;  // [n, d_head]
-  h.q = std::move(q);
-  h.k = std::move(k);
-  h.v = std::move(v);
-  return h;
+  HeadOptions o;
+  o.scale = scale;
+  o.causal = causal;
+  return attendHead(std::move(q), std::move(k), std::move(v), o);
 }
 
 HeadTrace attendHead(Mat q, Mat k, Mat v, const HeadOptions& o) {
@@ -67,19 +61,10 @@ std::vector<HeadTrace> attendGroupedHeads(const Eigen::Ref<const Mat>& q, const 
 std::vector<HeadTrace> attendHeads(const Eigen::Ref<const Mat>& q, const Eigen::Ref<const Mat>& k,
                                    const Eigen::Ref<const Mat>& v, int heads, int dHead, float scale, bool causal,
                                    Mat& concat) {
-  const Eigen::Index n = q.rows();
-  std::vector<HeadTrace> out(static_cast<std::size_t>(heads));
-  concat.resize(n, static_cast<Eigen::Index>(heads) * dHead);
-  const double madds = 2.0 * static_cast<double>(heads) * static_cast<double>(n) * static_cast<double>(n) * dHead;
-  const auto head = [&](int h) {
-    const Eigen::Index c0 = static_cast<Eigen::Index>(h) * dHead;
-    HeadTrace& t = out[static_cast<std::size_t>(h)];
-    t = attendHead(q.middleCols(c0, dHead), k.middleCols(c0, dHead), v.middleCols(c0, dHead), scale, causal);
-    concat.middleCols(c0, dHead) = t.output;
-  };
-  // parallelJobs carries an exception (bad_alloc) out of the threads.
-  maybeParallelJobs(madds >= kParallelHeadMadds && omp_get_max_threads() > 1, heads, {}, head);
-  return out;
+  HeadOptions o;
+  o.scale = scale;
+  o.causal = causal;
+  return attendGroupedHeads(q, k, v, heads, heads, dHead, o, concat);
 }
 
 }  // namespace attnlab
