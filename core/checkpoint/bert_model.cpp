@@ -88,8 +88,9 @@ void BertModel::loadDistilBert(WeightSource& w, const RunControl& control) {
   }
 }
 
-Trace BertModel::forward(const TokenizedText& text, const RunControl& control) const {
+Trace BertModel::forward(const TokenizedText& text, const RunControl& control, const Intervention& iv) const {
   checkInput(text);
+  checkIntervention(iv, config_.layers, config_.heads, static_cast<int>(text.ids.size()));
   Trace trace = startTrace(text, /*causal=*/false);
   const int n = static_cast<int>(text.ids.size());
   // h⁰ = LN_emb(word[ids] + pos[0..n) + type[0])   [n, d]; every token is of type 0 (one sentence).
@@ -102,14 +103,16 @@ Trace BertModel::forward(const TokenizedText& text, const RunControl& control) c
   trace.embeddings = h;
   for (int l = 0; l < config_.layers; ++l) {
     control.checkpoint(static_cast<double>(l) / config_.layers);
-    trace.layers.push_back(runLayer(l, h));
+    interveneOnResidual(iv, l, h);
+    trace.layers.push_back(runLayer(l, h, iv));
     h = trace.layers.back().residualOut;
   }
+  interveneOnResidual(iv, config_.layers, trace.layers.back().residualOut);
   control.checkpoint(1.0);
   return trace;
 }
 
-LayerTrace BertModel::runLayer(int layer, const Mat& x) const {
+LayerTrace BertModel::runLayer(int layer, const Mat& x, const Intervention& iv) const {
   const BertLayerWeights& w = layers_[layer];
   const int dh = config_.dHead();
   LayerTrace t;
@@ -120,6 +123,7 @@ LayerTrace BertModel::runLayer(int layer, const Mat& x) const {
   const Mat v = w.vW.affine(x, w.vB.vector());
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
   t.heads = attendHeads(q, k, v, config_.heads, dh, scale, /*causal=*/false, t.concat);
+  interveneOnHeads(iv, layer, dh, t.concat, t.heads);
   t.attentionOut = w.oW.affine(t.concat, w.oB.vector());  // [n, d]
   const Mat h = layerNorm(Mat(x + t.attentionOut), w.ln1Gamma.vector(), w.ln1Beta.vector(), config_.layerNormEps);
 

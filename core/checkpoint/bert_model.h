@@ -30,12 +30,12 @@ class BertModel : public HfModel {
   BertModel(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, std::shared_ptr<SafetensorsSet> file,
             std::string name, const RunControl& control = {});
 
-  Trace forward(const TokenizedText& text, const RunControl& control = {}) const override;
+  Trace forward(const TokenizedText& text, const RunControl& control = {}, const Intervention& iv = {}) const override;
 
  private:
   void loadBert(WeightSource& w, const RunControl& control);
   void loadDistilBert(WeightSource& w, const RunControl& control);
-  LayerTrace runLayer(int layer, const Mat& x) const;
+  LayerTrace runLayer(int layer, const Mat& x, const Intervention& iv) const;
 
   WeightView word_, pos_, type_;  ///< [vocab, d], [positions, d], [types, d] (type_ empty for DistilBERT)
   WeightView embGamma_, embBeta_;

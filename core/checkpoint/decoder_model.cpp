@@ -82,6 +82,16 @@ DecoderModel::DecoderModel(HfConfig config, std::unique_ptr<TextTokenizer> token
     WeightSource h(files, {"", "language_model."}, "lm_head.weight", family);
     unembed_ = h.matrix("lm_head.weight", c.vocabSize, c.dModel);
   }
+  Unembedding& u = unembedding_;
+  u.norm = Unembedding::Norm::Rms;
+  u.gamma = d.normAddsOne ? Vec(finalNorm_.vector().array() + 1.0f) : Vec(finalNorm_.vector());
+  u.eps = d.rmsEps;
+  u.data = unembed_.data;
+  u.vocab = c.vocabSize;
+  u.d = c.dModel;
+  u.rowStride = c.dModel;  // [vocab, d] row-major
+  u.colStride = 1;
+  u.softcap = d.finalSoftcap;
 }
 
 void DecoderModel::loadLayer(WeightSource& w, int l) {
@@ -133,9 +143,10 @@ Mat DecoderModel::norm(const Mat& x, const WeightView& w) const {
   return rmsNorm(x, w.vector(), config_.decoder.rmsEps, config_.decoder.normAddsOne);
 }
 
-Trace DecoderModel::forward(const TokenizedText& text, const RunControl& control) const {
+Trace DecoderModel::forward(const TokenizedText& text, const RunControl& control, const Intervention& iv) const {
   const int n = static_cast<int>(text.ids.size());
   checkInput(text);
+  checkIntervention(iv, config_.layers, config_.heads, n);
   checkTraceMemory(n, config_.layers, config_.heads);
   Trace trace = startTrace(text, /*causal=*/true);
   trace.kvHeads = config_.decoder.kvHeads;
@@ -149,14 +160,16 @@ Trace DecoderModel::forward(const TokenizedText& text, const RunControl& control
   if (anyLocal) local = ropeTables(config_.decoder.localRope, config_.dHead(), n);
   for (int l = 0; l < config_.layers; ++l) {
     control.checkpoint(static_cast<double>(l) / config_.layers);
-    trace.layers.push_back(runLayer(l, h, {config_.decoder.usesLocalRope[l] ? &local : &global}));
+    interveneOnResidual(iv, l, h);
+    trace.layers.push_back(runLayer(l, h, config_.decoder.usesLocalRope[l] ? local : global, iv));
     h = trace.layers.back().residualOut;
   }
+  interveneOnResidual(iv, config_.layers, trace.layers.back().residualOut);
   control.checkpoint(1.0);
   return trace;
 }
 
-LayerTrace DecoderModel::runLayer(int layer, const Mat& x, const std::vector<const RopeTables*>& rope) const {
+LayerTrace DecoderModel::runLayer(int layer, const Mat& x, const RopeTables& rope, const Intervention& iv) const {
   const DecoderLayerWeights& w = layers_[layer];
   const DecoderSpec& d = config_.decoder;
   const int heads = config_.heads, kv = d.kvHeads, dh = config_.dHead();
@@ -170,13 +183,14 @@ LayerTrace DecoderModel::runLayer(int layer, const Mat& x, const std::vector<con
     normEachHead(q, heads, dh, w.qNorm, d.rmsEps, d.normAddsOne);
     normEachHead(k, kv, dh, w.kNorm, d.rmsEps, d.normAddsOne);
   }
-  applyRope(q, heads, dh, *rope[0]);
-  applyRope(k, kv, dh, *rope[0]);
+  applyRope(q, heads, dh, rope);
+  applyRope(k, kv, dh, rope);
   HeadOptions o;
   o.scale = static_cast<float>(d.attnScale);
   o.window = d.window[layer];
   o.softcap = static_cast<float>(d.attnSoftcap);
   t.heads = attendGroupedHeads(q, k, v, heads, kv, dh, o, t.concat);
+  interveneOnHeads(iv, layer, dh, t.concat, t.heads);
   t.attentionOut = w.oW.affine(t.concat, w.oB);  // [n, d]
   if (d.sandwichNorms) t.attentionOut = norm(t.attentionOut, w.postAttnNorm);
   const Mat h = x + t.attentionOut;
@@ -195,15 +209,8 @@ Mat DecoderModel::mlp(const Mat& x, const DecoderLayerWeights& w) const {
   return w.downW.affine(hidden, w.downB);
 }
 
-Mat DecoderModel::finalNorm(const Mat& residual) const { return norm(residual, finalNorm_); }
+Mat DecoderModel::finalNorm(const Mat& residual) const { return unembedding_.normalise(residual); }
 
-Mat DecoderModel::logits(const Mat& residual) const {
-  Mat out = finalNorm(residual) * unembed_.matrix().transpose();  // [n, vocab]
-  if (config_.decoder.finalSoftcap > 0.0) {
-    const float c = static_cast<float>(config_.decoder.finalSoftcap);
-    out = out.unaryExpr([c](float s) { return std::tanh(s / c) * c; });
-  }
-  return out;
-}
+Mat DecoderModel::logits(const Mat& residual) const { return unembedding_.logits(residual); }
 
 }  // namespace attnlab

@@ -39,7 +39,7 @@ class DecoderModel : public HfModel {
                std::string name, const RunControl& control = {});
 
   ModelInfo info() const override;
-  Trace forward(const TokenizedText& text, const RunControl& control = {}) const override;
+  Trace forward(const TokenizedText& text, const RunControl& control = {}, const Intervention& iv = {}) const override;
 
   /// The final norm of residual rows [n, d] → [n, d].
   Mat finalNorm(const Mat& residual) const;
@@ -50,7 +50,7 @@ class DecoderModel : public HfModel {
 
  private:
   void loadLayer(WeightSource& w, int layer);
-  LayerTrace runLayer(int layer, const Mat& x, const std::vector<const RopeTables*>& rope) const;
+  LayerTrace runLayer(int layer, const Mat& x, const RopeTables& rope, const Intervention& iv) const;
   Mat norm(const Mat& x, const WeightView& w) const;
   Mat mlp(const Mat& x, const DecoderLayerWeights& w) const;
 

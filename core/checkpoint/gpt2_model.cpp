@@ -37,10 +37,27 @@ Gpt2Model::Gpt2Model(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, 
     layers_.push_back(std::move(lw));  // 28 MB of packed weights a layer in GPT-2 small
   }
   w.finish();
+  // The final LayerNorm and the unembedding: lm_head.weight when the file has one, else the tied wte.
+  Unembedding& u = unembedding_;
+  u.norm = Unembedding::Norm::Layer;
+  u.eps = c.layerNormEps;
+  if (w.has("ln_f.weight") && w.has("ln_f.bias")) {
+    u.gamma = w.vector("ln_f.weight", d).vector();
+    u.beta = w.vector("ln_f.bias", d).vector();
+    const TensorInfo* head = w.files()->find("lm_head.weight");
+    const WeightView unembed =
+        head ? WeightSource(w.files(), {""}, "lm_head.weight", "GPT-2").matrix("lm_head.weight", c.vocabSize, d) : wte_;
+    u.data = unembed.data;
+    u.vocab = c.vocabSize;
+    u.d = d;
+    u.rowStride = d;
+    u.colStride = 1;
+  }
 }
 
-Trace Gpt2Model::forward(const TokenizedText& text, const RunControl& control) const {
+Trace Gpt2Model::forward(const TokenizedText& text, const RunControl& control, const Intervention& iv) const {
   checkInput(text);
+  checkIntervention(iv, config_.layers, config_.heads, static_cast<int>(text.ids.size()));
   Trace trace = startTrace(text, /*causal=*/true);
   const int n = static_cast<int>(text.ids.size());
   // h⁰ = wte[ids] + wpe[0..n)   [n, d]
@@ -49,14 +66,16 @@ Trace Gpt2Model::forward(const TokenizedText& text, const RunControl& control) c
   trace.embeddings = h;
   for (int l = 0; l < config_.layers; ++l) {
     control.checkpoint(static_cast<double>(l) / config_.layers);
-    trace.layers.push_back(runLayer(l, h));
+    interveneOnResidual(iv, l, h);
+    trace.layers.push_back(runLayer(l, h, iv));
     h = trace.layers.back().residualOut;
   }
+  interveneOnResidual(iv, config_.layers, trace.layers.back().residualOut);
   control.checkpoint(1.0);
   return trace;
 }
 
-LayerTrace Gpt2Model::runLayer(int layer, const Mat& x) const {
+LayerTrace Gpt2Model::runLayer(int layer, const Mat& x, const Intervention& iv) const {
   const Gpt2LayerWeights& w = layers_[layer];
   const int d = config_.dModel, dh = config_.dHead();
   LayerTrace t;
@@ -69,6 +88,7 @@ LayerTrace Gpt2Model::runLayer(int layer, const Mat& x) const {
   if (config_.scaleByInverseLayer) scale /= static_cast<float>(layer + 1);
   t.heads = attendHeads(qkv.middleCols(0, d), qkv.middleCols(d, d), qkv.middleCols(2 * d, d), config_.heads, dh, scale,
                         /*causal=*/true, t.concat);
+  interveneOnHeads(iv, layer, dh, t.concat, t.heads);
   t.attentionOut = w.projW.affine(t.concat, w.projB.vector());  // [n, d]
   const Mat h = x + t.attentionOut;
 

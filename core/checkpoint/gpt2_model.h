@@ -4,8 +4,8 @@
 //   a  = attn(LN₁(h)),  h ← h + a·W_proj + b_proj                  (c_attn fused: [d, 3d] → Q | K | V)
 //   m  = gelu_new(LN₂(h)·W_fc + b_fc)·W_mproj + b_mproj,  h ← h + m
 // Embeddings, biases and norms stay in the safetensors mapping; the four product weights of each layer
-// are repacked at load (core/compute/packed_matrix.h). The final ln_f and the tied lm_head (wte) are not run:
-// no view shows logits.
+// are repacked at load (core/compute/packed_matrix.h). The final ln_f and the unembedding (lm_head, or the tied
+// wte) are not run by forward(): unembedding() gives them to the prediction and attribution code.
 #include <vector>
 
 #include "core/checkpoint/hf_model.h"
@@ -33,10 +33,10 @@ class Gpt2Model : public HfModel {
   Gpt2Model(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, std::shared_ptr<SafetensorsSet> file,
             std::string name, const RunControl& control = {});
 
-  Trace forward(const TokenizedText& text, const RunControl& control = {}) const override;
+  Trace forward(const TokenizedText& text, const RunControl& control = {}, const Intervention& iv = {}) const override;
 
  private:
-  LayerTrace runLayer(int layer, const Mat& x) const;
+  LayerTrace runLayer(int layer, const Mat& x, const Intervention& iv) const;
 
   WeightView wte_, wpe_;  ///< [vocab, d], [positions, d]
   std::vector<Gpt2LayerWeights> layers_;

@@ -36,6 +36,10 @@ class HfModel : public Model {
   /// The model's tokens including its special tokens ([CLS] … [SEP] for BERT; none for GPT-2).
   TokenizedText tokenize(const std::string& text) const override { return tokenizer_->encode(text, true); }
 
+  std::string vocabularyPiece(int id) const override { return tokenizer_ ? tokenizer_->pieceOf(id) : std::string(); }
+  int vocabularyId(const std::string& piece) const override { return tokenizer_ ? tokenizer_->idOf(piece) : -1; }
+  const Unembedding* unembedding() const override { return unembedding_.data ? &unembedding_ : nullptr; }
+
   const HfConfig& config() const { return config_; }
   const TextTokenizer& tokenizer() const { return *tokenizer_; }
 
@@ -50,6 +54,7 @@ class HfModel : public Model {
   std::unique_ptr<TextTokenizer> tokenizer_;
   std::shared_ptr<SafetensorsSet> file_;  ///< owns the mapping every weight view points into
   std::string name_;
+  Unembedding unembedding_;  ///< filled by the models that have one (GPT-2's ln_f + wte, the decoders)
 };
 
 }  // namespace attnlab

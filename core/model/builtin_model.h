@@ -34,7 +34,7 @@ class BuiltinModel : public Model {
 
   ModelInfo info() const override;
   TokenizedText tokenize(const std::string& text) const override;
-  Trace forward(const TokenizedText& text, const RunControl& control = {}) const override;
+  Trace forward(const TokenizedText& text, const RunControl& control = {}, const Intervention& iv = {}) const override;
 
   /// Forward from given input rows X [n, d] (skips tokenization and embedding). Throws InputError
   /// when n is 0 or above max tokens, or when the rows are not d_model wide.

@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "core/base/run_control.h"
+#include "core/model/intervention.h"
 #include "core/model/trace.h"
+#include "core/model/unembedding.h"
 #include "core/text/word_tokenizer.h"
 
 namespace attnlab {
@@ -26,9 +28,19 @@ class Model {
   virtual ~Model() = default;
   virtual ModelInfo info() const = 0;
   virtual TokenizedText tokenize(const std::string& text) const = 0;
-  /// Runs the model and records every intermediate. Throws InputError (empty or too long input) and
-  /// Cancelled (between layers, when the control's flag is raised).
-  virtual Trace forward(const TokenizedText& text, const RunControl& control = {}) const = 0;
+  /// Runs the model and records every intermediate, with the ablations and patches of `iv` applied
+  /// (intervention.h). Throws InputError (empty or too long input, an intervention the model cannot make
+  /// or that names a head it lacks) and Cancelled (between layers, when the control's flag is raised).
+  virtual Trace forward(const TokenizedText& text, const RunControl& control = {},
+                        const Intervention& iv = {}) const = 0;
+
+  /// The final norm and unembedding (unembedding.h), for predictions, the logit lens and attribution;
+  /// nullptr for a model without one (the built-in model has no vocabulary).
+  virtual const Unembedding* unembedding() const { return nullptr; }
+  /// The vocabulary string of an id ("Ġcat"), "" when out of range or without a vocabulary.
+  virtual std::string vocabularyPiece(int id) const { return {}; }
+  /// The id of a vocabulary string, −1 when unknown.
+  virtual int vocabularyId(const std::string& piece) const { return -1; }
 };
 
 }  // namespace attnlab

@@ -31,6 +31,13 @@ class BpeTokenizer : public TextTokenizer {
 
   TokenizedText encode(std::string_view text, bool addSpecial) const override;
   int vocabSize() const override { return static_cast<int>(idToToken_.size()); }
+  std::string pieceOf(int id) const override {
+    return id >= 0 && id < vocabSize() ? idToToken_[static_cast<std::size_t>(id)] : std::string();
+  }
+  int idOf(const std::string& piece) const override {
+    const auto it = vocab_.find(piece);
+    return it == vocab_.end() ? -1 : it->second;
+  }
   const std::vector<std::string>& idToToken() const { return idToToken_; }
 
  private:

@@ -34,8 +34,10 @@ class HfTokenizer : public TextTokenizer {
   TokenizedText encode(std::string_view text, bool addSpecial) const override;
   int vocabSize() const override { return static_cast<int>(idToToken_.size()); }
   int tokenToId(const std::string& token) const;  ///< −1 when unknown
-  const std::string& idToToken(int id) const;     ///< "" when out of range
-  std::vector<int> specialIds() const;            ///< ids of the special added tokens
+  std::string pieceOf(int id) const override { return idToToken(id); }
+  int idOf(const std::string& piece) const override { return tokenToId(piece); }
+  const std::string& idToToken(int id) const;  ///< "" when out of range
+  std::vector<int> specialIds() const;         ///< ids of the special added tokens
   /// How pieces are written (byte-level stand-ins or SentencePiece's ▁), for tokenDisplayText.
   TokenDisplayStyle displayStyle() const { return displayStyle_; }
 

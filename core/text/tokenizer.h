@@ -23,6 +23,10 @@ class TextTokenizer {
   virtual TokenizedText encode(std::string_view text, bool addSpecial) const = 0;
   /// One more than the largest id.
   virtual int vocabSize() const = 0;
+  /// The vocabulary string of an id ("Ġcat", "▁cat", "[CLS]"); "" when out of range.
+  virtual std::string pieceOf(int id) const = 0;
+  /// The id of a vocabulary string (added tokens included); −1 when unknown.
+  virtual int idOf(const std::string& piece) const = 0;
 };
 
 /// A token matched verbatim in the text before normal tokenization.

@@ -34,6 +34,13 @@ class WordPieceTokenizer : public TextTokenizer {
   /// A pair with special tokens: [CLS] A [SEP] B [SEP] (offsets of B's tokens are relative to b).
   TokenizedText encodePair(std::string_view a, std::string_view b) const;
   int vocabSize() const override { return static_cast<int>(idToToken_.size()); }
+  std::string pieceOf(int id) const override {
+    return id >= 0 && id < vocabSize() ? idToToken_[static_cast<std::size_t>(id)] : std::string();
+  }
+  int idOf(const std::string& piece) const override {
+    const auto it = vocab_.find(piece);
+    return it == vocab_.end() ? -1 : it->second;
+  }
 
  private:
   WordPieceTokenizer() = default;

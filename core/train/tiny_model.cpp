@@ -68,7 +68,9 @@ TokenizedText TinyModel::tokenize(const std::string& text) const {
   return out;
 }
 
-Trace TinyModel::forward(const TokenizedText& text, const RunControl& control) const {
+Trace TinyModel::forward(const TokenizedText& text, const RunControl& control, const Intervention& iv) const {
+  if (!iv.empty())
+    throw InputError(info().name + " cannot ablate or patch heads (GPT-2, BERT and the decoder families can)");
   control.checkpoint(0.0);
   if (text.tokens.size() <= 1 || text.ids.size() != text.tokens.size())
     throw InputError("the sentence has no tokens: type at least one word");

@@ -20,7 +20,7 @@ class TinyModel : public Model {
   ModelInfo info() const override;
   TokenizedText tokenize(const std::string& text) const override;
   /// Throws InputError for an empty text or one longer than the context (BOS included).
-  Trace forward(const TokenizedText& text, const RunControl& control = {}) const override;
+  Trace forward(const TokenizedText& text, const RunControl& control = {}, const Intervention& iv = {}) const override;
   const TinyConfig& config() const { return config_; }
   const TinyParams<float>& params() const { return params_; }
 

@@ -1,0 +1,66 @@
+#include "core/model/intervention.h"
+
+#include <algorithm>
+#include <string>
+
+#include "core/base/errors.h"
+
+namespace attnlab {
+namespace {
+
+bool has(const std::vector<HeadRef>& list, int layer, int head) {
+  return std::find(list.begin(), list.end(), HeadRef{layer, head}) != list.end();
+}
+
+void checkHeads(const std::vector<HeadRef>& list, int layers, int heads, const char* what) {
+  for (const HeadRef& r : list)
+    if (r.layer < 0 || r.layer >= layers || r.head < 0 || r.head >= heads)
+      throw InputError(std::string(what) + " head " + std::to_string(r.layer) + "." + std::to_string(r.head) +
+                       " does not exist: the model has layers 0–" + std::to_string(layers - 1) + " and heads 0–" +
+                       std::to_string(heads - 1));
+}
+
+}  // namespace
+
+void checkIntervention(const Intervention& iv, int layers, int heads, int tokens) {
+  checkHeads(iv.ablate, layers, heads, "ablated");
+  checkHeads(iv.patchHeads, layers, heads, "patched");
+  const bool patches = !iv.patchHeads.empty() || iv.residualLayer >= 0;
+  if (!patches) return;
+  if (!iv.source) throw InputError("patching needs the run to patch from");
+  if (iv.source->tokenCount() != tokens)
+    throw InputError("the clean and corrupted texts must have the same number of tokens (" +
+                     std::to_string(iv.source->tokenCount()) + " and " + std::to_string(tokens) + ")");
+  if (iv.residualLayer > layers || iv.residualPosition < 0 || iv.residualPosition >= tokens)
+    if (iv.residualLayer >= 0)
+      throw InputError("residual patch at layer " + std::to_string(iv.residualLayer) + ", position " +
+                       std::to_string(iv.residualPosition) + " is outside the model (" + std::to_string(layers) +
+                       " layers) or the text (" + std::to_string(tokens) + " tokens)");
+}
+
+void interveneOnHeads(const Intervention& iv, int layer, int dHead, Mat& concat, std::vector<HeadTrace>& heads) {
+  if (iv.empty()) return;
+  for (int h = 0; h < static_cast<int>(heads.size()); ++h) {
+    auto cols = concat.middleCols(static_cast<Eigen::Index>(h) * dHead, dHead);  // [n, d_head]
+    if (has(iv.patchHeads, layer, h)) {
+      cols = iv.source->layers[layer].heads[h].output;
+    } else if (has(iv.ablate, layer, h)) {
+      if (iv.mode == AblationMode::Zero)
+        cols.setZero();
+      else
+        cols.rowwise() = cols.colwise().mean().eval();
+    } else {
+      continue;
+    }
+    heads[h].output = cols;
+  }
+}
+
+void interveneOnResidual(const Intervention& iv, int layer, Mat& stream) {
+  if (iv.residualLayer != layer || !iv.source) return;
+  const Trace& s = *iv.source;
+  const Mat& from = layer < s.layerCount() ? s.layers[layer].residualIn : s.layers.back().residualOut;
+  stream.row(iv.residualPosition) = from.row(iv.residualPosition);
+}
+
+}  // namespace attnlab

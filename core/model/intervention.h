@@ -1,0 +1,45 @@
+#pragma once
+// Changes made to a forward pass to ask what a component does (DESIGN.md, Round two):
+//   ablation   a head's output (its d_head columns of the concatenated heads, before the output
+//              projection) set to zero, or to its mean over the positions of the same input;
+//   patching   a head's output, or one row of the residual stream entering a layer, taken from another
+//              run (the clean run, of the same token length) instead of this one's.
+// Every model applies them at the same two places, through the functions below, so an ablated or patched
+// run differs from the plain one only where the intervention says.
+#include <vector>
+
+#include "core/model/trace.h"
+
+namespace attnlab {
+
+struct HeadRef {
+  int layer = 0, head = 0;
+  bool operator==(const HeadRef& o) const { return layer == o.layer && head == o.head; }
+};
+
+enum class AblationMode { Zero, Mean };
+
+struct Intervention {
+  std::vector<HeadRef> ablate;
+  AblationMode mode = AblationMode::Zero;
+  const Trace* source = nullptr;    ///< the run patched from (same token count); needed by the two below
+  std::vector<HeadRef> patchHeads;  ///< head outputs copied from `source`
+  /// Residual row copied from `source`: the stream entering layer `residualLayer` (= the layer count: the
+  /// stream after the last layer) at position `residualPosition`; −1 = none.
+  int residualLayer = -1, residualPosition = -1;
+
+  bool empty() const { return ablate.empty() && patchHeads.empty() && residualLayer < 0; }
+};
+
+/// Throws InputError naming a head or a layer that the model does not have, a position outside the text,
+/// or a patch without a source of the same length.
+void checkIntervention(const Intervention& iv, int layers, int heads, int tokens);
+
+/// Applies the ablations and head patches of `layer` to concat [n, heads·d_head] and to the heads' traced
+/// outputs (so the trace shows what the next block received).
+void interveneOnHeads(const Intervention& iv, int layer, int dHead, Mat& concat, std::vector<HeadTrace>& heads);
+
+/// Applies the residual patch for the stream entering `layer` (layer = layer count: the final stream).
+void interveneOnResidual(const Intervention& iv, int layer, Mat& stream);
+
+}  // namespace attnlab

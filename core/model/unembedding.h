@@ -1,0 +1,42 @@
+#pragma once
+// What turns the residual stream after the last layer into next-token logits, kept as its parts so the
+// analyses can take it apart (DESIGN.md, Round two, direct logit attribution):
+//   logits = softcap( norm(x) · W_Uᵀ + b ),   norm(x) = γ ⊙ (x − mean(x)) / σ + β   (LayerNorm)
+//                                              norm(x) = γ ⊙ x / σ                    (RMSNorm; Gemma's γ = 1 + w)
+// With σ (and the mean) frozen at their value for a position, the logit of token t is linear in the
+// stream's components c (embeddings, each head's output through its rows of W_O, each MLP, biases):
+//   logit_t = Σ_c [γ ⊙ (c − mean(c)) / σ] · u_t + β · u_t + b_t
+// W_U is viewed in the model's own storage (no copy): u_t is row t of a [vocab, d] strided view.
+#include <Eigen/Dense>
+
+#include "core/base/tensor.h"
+
+namespace attnlab {
+
+using UnembeddingView = Eigen::Map<const Mat, 0, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
+
+struct Unembedding {
+  enum class Norm { Layer, Rms, None };
+  Norm norm = Norm::Layer;
+  Vec gamma;  ///< [d], the effective scale (Gemma's 1 + w already added)
+  Vec beta;   ///< [d], LayerNorm only (empty for RMSNorm)
+  double eps = 1e-5;
+  const float* data = nullptr;  ///< W_U storage
+  Eigen::Index vocab = 0, d = 0;
+  Eigen::Index rowStride = 0, colStride = 0;  ///< element (t, j) of W_U at data[t·rowStride + j·colStride]
+  Vec bias;                                   ///< [vocab] or empty
+  double softcap = 0.0;                       ///< tanh soft-capping of the logits (Gemma 2), 0 = none
+
+  /// W_U as [vocab, d].
+  UnembeddingView weights() const {
+    return UnembeddingView(data, vocab, d, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(colStride, rowStride));
+  }
+  /// σ of each row of x [n, d]: √(var + eps) for LayerNorm, √(mean(x²) + eps) for RMSNorm, 1 without a norm.
+  Vec scales(const Mat& x) const;
+  /// The final norm of x [n, d] → [n, d].
+  Mat normalise(const Mat& x) const;
+  /// Logits of x [n, d] (the stream after the last layer) → [n, vocab], soft-capped.
+  Mat logits(const Mat& x) const;
+};
+
+}  // namespace attnlab
