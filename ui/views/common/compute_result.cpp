@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
+#include <string>
 
 #include "core/text/bpe_tokenizer.h"
 #include "core/text/token_display.h"
@@ -78,6 +80,14 @@ QStringList ComputeResult::tokenLabels() const {
   if (run->info.pieceStyle != "metaspace") return rawTokenLabels();
   // SentencePiece pieces: "▁" is a space and <0xNN> a byte; shown with the same marks as byte-level ones.
   for (const std::string& t : run->trace.tokens) {
+    // A byte-fallback piece holding part of a character (<0xC3>) stays as written, like byte-level parts.
+    const bool bytePiece = t.size() == 6 && t.compare(0, 3, "<0x") == 0 && t[5] == '>' &&
+                           std::isxdigit(static_cast<unsigned char>(t[3])) &&
+                           std::isxdigit(static_cast<unsigned char>(t[4]));
+    if (bytePiece && std::stoi(t.substr(3, 2), nullptr, 16) >= 0x80) {
+      labels << QString::fromStdString(t);
+      continue;
+    }
     QString s = QString::fromStdString(tokenDisplayText(t, TokenDisplayStyle::Metaspace));
     s.replace(' ', QChar(0x00B7)).replace('\n', QChar(0x21B5)).replace('\t', QChar(0x21E5));
     labels << s;

@@ -54,6 +54,24 @@ class TestTokenLabels : public QObject {
     QCOMPARE(byteLevelDisplay("我"), QString("我"));  // not made of stand-ins: left alone
   }
 
+  // Decoder families: Llama-3-style byte-level pieces decode like GPT-2's; SentencePiece-style pieces
+  // (Mistral, Gemma) show "▁" as "·", and a byte-fallback piece holding part of "é" stays "<0xC3>".
+  void decoderFamiliesShowTheirPieces() {
+    Params p;
+    p.sentence = "The cat gave the café 12345 roses";
+    p.modelDir = std::string(ATTNLAB_TEST_DATA) + "/reference/decoders/mistral-window";
+    ResultPtr r = LiveController::compute(p, nullptr, {});
+    QVERIFY2(r->ok(), qPrintable(r->error));
+    QVERIFY2(r->rawTokenLabels().contains("▁cat"), qPrintable(r->rawTokenLabels().join(" ")));
+    QVERIFY2(r->tokenLabels().contains("·cat"), qPrintable(r->tokenLabels().join(" ")));
+    QVERIFY2(r->tokenLabels().contains("<0xC3>"), qPrintable(r->tokenLabels().join(" ")));
+    p.modelDir = std::string(ATTNLAB_TEST_DATA) + "/reference/decoders/llama-gqa";
+    r = LiveController::compute(p, nullptr, {});
+    QVERIFY2(r->ok(), qPrintable(r->error));
+    QVERIFY2(r->rawTokenLabels().contains("Ġcat"), qPrintable(r->rawTokenLabels().join(" ")));
+    QVERIFY2(r->tokenLabels().contains("·cat"), qPrintable(r->tokenLabels().join(" ")));
+  }
+
   void gpt2TokensShowDecodedAndExportRaw() {
     const ResultPtr r = gpt2("the cat 我");
     QVERIFY2(r->ok(), qPrintable(r->error));
