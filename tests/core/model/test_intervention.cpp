@@ -1,0 +1,124 @@
+// Ablation and patching at the two places every model applies them (core/model/intervention.h), on
+// hand-made matrices: a zeroed head, a head replaced by its mean over positions, a head and a residual
+// row copied from another run, and the messages for heads, positions and lengths that do not exist.
+#include <QtTest>
+
+#include "core/base/errors.h"
+#include "core/model/intervention.h"
+
+using namespace attnlab;
+
+namespace {
+
+/// Two heads of d_head 2 over 3 tokens: concat [3, 4], head 0 in columns 0–1, head 1 in 2–3.
+Mat concat3x4() {
+  Mat m(3, 4);
+  m << 1, 2, 3, 4,  //
+      5, 6, 7, 8,   //
+      9, 10, 11, 12;
+  return m;
+}
+
+std::vector<HeadTrace> headsOf(const Mat& concat) {
+  std::vector<HeadTrace> heads(2);
+  for (int h = 0; h < 2; ++h) heads[h].output = concat.middleCols(2 * h, 2);
+  return heads;
+}
+
+}  // namespace
+
+class TestIntervention : public QObject {
+  Q_OBJECT
+ private slots:
+  void zeroAblationClearsOnlyThatHead() {
+    Mat c = concat3x4();
+    auto heads = headsOf(c);
+    Intervention iv;
+    iv.ablate = {{0, 1}};
+    interveneOnHeads(iv, 0, 2, c, heads);
+    QCOMPARE(c.col(2).sum(), 0.0f);
+    QCOMPARE(c.col(3).sum(), 0.0f);
+    QCOMPARE(c(2, 1), 10.0f);  // head 0 untouched
+    QCOMPARE(heads[1].output.sum(), 0.0f);
+    Mat other = concat3x4();
+    auto otherHeads = headsOf(other);
+    interveneOnHeads(iv, 1, 2, other, otherHeads);  // another layer: nothing happens
+    QCOMPARE(other, concat3x4());
+  }
+
+  void meanAblationUsesTheMeanOverPositions() {
+    Mat c = concat3x4();
+    auto heads = headsOf(c);
+    Intervention iv;
+    iv.ablate = {{0, 0}};
+    iv.mode = AblationMode::Mean;
+    interveneOnHeads(iv, 0, 2, c, heads);
+    for (int i = 0; i < 3; ++i) {
+      QCOMPARE(c(i, 0), 5.0f);  // (1 + 5 + 9) / 3
+      QCOMPARE(c(i, 1), 6.0f);  // (2 + 6 + 10) / 3
+    }
+    QCOMPARE(c(0, 2), 3.0f);
+  }
+
+  void patchesCopyFromTheSourceRun() {
+    Trace clean;
+    clean.tokens = {"a", "b", "c"};
+    LayerTrace l;
+    l.heads.resize(2);
+    l.heads[0].output = Mat::Constant(3, 2, -1.0f);
+    l.residualIn = Mat::Constant(3, 4, 7.0f);
+    l.residualOut = Mat::Constant(3, 4, 9.0f);
+    clean.layers.push_back(l);
+    Intervention iv;
+    iv.source = &clean;
+    iv.patchHeads = {{0, 0}};
+    Mat c = concat3x4();
+    auto heads = headsOf(c);
+    interveneOnHeads(iv, 0, 2, c, heads);
+    QCOMPARE(c.leftCols(2), Mat(Mat::Constant(3, 2, -1.0f)));
+    QCOMPARE(c(1, 3), 8.0f);
+    iv.patchHeads.clear();
+    iv.residualLayer = 0;
+    iv.residualPosition = 1;
+    Mat stream = Mat::Zero(3, 4);
+    interveneOnResidual(iv, 0, stream);
+    QCOMPARE(stream.row(1).sum(), 28.0f);  // row 1 from the clean stream entering layer 0
+    QCOMPARE(stream.row(0).sum(), 0.0f);
+    iv.residualLayer = 1;  // = the layer count: the stream after the last layer
+    stream.setZero();
+    interveneOnResidual(iv, 1, stream);
+    QCOMPARE(stream.row(1).sum(), 36.0f);
+  }
+
+  void badInterventionsAreNamed() {
+    Intervention iv;
+    iv.ablate = {{2, 0}};
+    try {
+      checkIntervention(iv, 2, 4, 5);
+      QFAIL("accepted a head outside the model");
+    } catch (const InputError& e) {
+      QVERIFY2(QString(e.what()).contains("ablated head 2.0 does not exist"), e.what());
+    }
+    Trace shorter;
+    shorter.tokens = {"a"};
+    Intervention patch;
+    patch.source = &shorter;
+    patch.patchHeads = {{0, 0}};
+    try {
+      checkIntervention(patch, 2, 4, 5);
+      QFAIL("accepted runs of different lengths");
+    } catch (const InputError& e) {
+      QVERIFY2(QString(e.what()).contains("same number of tokens (1 and 5)"), e.what());
+    }
+    Intervention resid;
+    Trace same;
+    same.tokens = {"a", "b", "c", "d", "e"};
+    resid.source = &same;
+    resid.residualLayer = 0;
+    resid.residualPosition = 5;
+    QVERIFY_THROWS_EXCEPTION(InputError, checkIntervention(resid, 2, 4, 5));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestIntervention)
+#include "test_intervention.moc"
