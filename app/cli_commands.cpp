@@ -72,6 +72,12 @@ const std::vector<Subcommand>& subcommands() {
        true,
        false,
        runTokenize},
+      {"generate", "[options] --steps N [--greedy | --temperature T [--seed S] [--top-k K] [--top-p P]]",
+       "Appends N next tokens to the sentence, greedy or sampled, each step reusing the model's cached keys "
+       "and values (GPT-2 and the decoder families). Prints one JSON object per line and step: {\"step\", "
+       "\"id\", \"token\", \"prob\"} (prob: softmax(logits / T) of the token over the whole vocabulary). "
+       "--seed S fixes the sampled draw.",
+       generateOptions(), true, false, runGenerate},
       {"collapse", "--depth L --tokens N --d-model D --heads H --init lecun|xavier|bert --seeds S --configs LIST",
        "Rank collapse (Dong, Cordonnier, Loukas 2021): runs deep stacks of attention in the chosen "
        "configurations and prints the relative residual ||res(X_l)||/||X_l|| per depth as JSON: {\"depths\": "

@@ -31,6 +31,9 @@ int runCollapse(const Args& args);
 /// The options of `attnlab collapse` (its own table: --norm and --d-model mean the deep stack's here).
 const std::vector<Option>& collapseOptions();
 int runRankDemo(const Args& args);
+int runGenerate(const Args& args);
+/// The options of `attnlab generate` (besides the parameter options; --seed is shared with them).
+const std::vector<Option>& generateOptions();
 int runTrain(const Args& args);
 /// The options of `attnlab train`.
 const std::vector<Option>& trainOptions();

@@ -40,6 +40,9 @@ class DecoderModel : public HfModel {
 
   ModelInfo info() const override;
   Trace forward(const TokenizedText& text, const RunControl& control = {}, const Intervention& iv = {}) const override;
+  /// Defined in decoder_decode.cpp.
+  std::unique_ptr<DecodeSession> startDecoding(const std::vector<int>& promptIds,
+                                               const RunControl& control = {}) const override;
 
   /// The final norm of residual rows [n, d] → [n, d].
   Mat finalNorm(const Mat& residual) const;
@@ -49,6 +52,7 @@ class DecoderModel : public HfModel {
   float embeddingScale() const { return embedScale_; }
 
  private:
+  friend class DecoderDecodeSession;
   void loadLayer(WeightSource& w, int layer);
   LayerTrace runLayer(int layer, const Mat& x, const RopeTables& rope, const Intervention& iv) const;
   Mat norm(const Mat& x, const WeightView& w) const;

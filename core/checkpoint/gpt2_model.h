@@ -34,8 +34,12 @@ class Gpt2Model : public HfModel {
             std::string name, const RunControl& control = {});
 
   Trace forward(const TokenizedText& text, const RunControl& control = {}, const Intervention& iv = {}) const override;
+  /// Defined in gpt2_decode.cpp.
+  std::unique_ptr<DecodeSession> startDecoding(const std::vector<int>& promptIds,
+                                               const RunControl& control = {}) const override;
 
  private:
+  friend class Gpt2DecodeSession;
   LayerTrace runLayer(int layer, const Mat& x, const Intervention& iv) const;
 
   WeightView wte_, wpe_;  ///< [vocab, d], [positions, d]

@@ -1,10 +1,12 @@
 #pragma once
 // The interface every model of the program implements: the built-in random transformer, and (from
 // the checkpoint loaders) GPT-2 and BERT. Views and analyses only ever see a Model and its Trace.
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/base/run_control.h"
+#include "core/model/decode_session.h"
 #include "core/model/intervention.h"
 #include "core/model/trace.h"
 #include "core/model/unembedding.h"
@@ -41,6 +43,12 @@ class Model {
   virtual std::string vocabularyPiece(int id) const { return {}; }
   /// The id of a vocabulary string, −1 when unknown.
   virtual int vocabularyId(const std::string& piece) const { return -1; }
+  /// A key/value-cached decoding session (decode_session.h) that has read `promptIds` (at least one); nullptr
+  /// for a model without one (built-in, BERT, tiny). Throws InputError for a prompt the model cannot take.
+  virtual std::unique_ptr<DecodeSession> startDecoding(const std::vector<int>& /*promptIds*/,
+                                                       const RunControl& /*control*/ = {}) const {
+    return nullptr;
+  }
 };
 
 }  // namespace attnlab

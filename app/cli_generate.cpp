@@ -1,0 +1,49 @@
+// `attnlab generate`: greedy or sampled next tokens after the sentence, each step on the model's key/value
+// cache (core/model/generate.h). One JSON object per line and per step, written as it is made:
+// {"step": k, "id": i, "token": "Ġcat", "prob": p}, p = softmax(logits / T)[i] over the whole vocabulary.
+#include <iostream>
+#include <limits>
+
+#include "app/cli_commands.h"
+#include "core/base/errors.h"
+#include "core/model/generate.h"
+#include "core/run/model_factory.h"
+
+namespace attnlab::cli {
+
+const std::vector<Option>& generateOptions() {
+  static const std::vector<Option> options{
+      {"steps", true, "N: tokens to generate (required, 1..100000)"},
+      {"greedy", false, "take the most probable token each step (the default)"},
+      {"temperature", true, "T: sample from softmax(logits / T) (T > 0); --seed S (default 0) fixes the draw"},
+      {"top-k", true, "K: sample among the K most probable tokens only (default 0: all)"},
+      {"top-p", true, "P: sample among the most probable tokens holding mass P (default 1: all)"}};
+  return options;
+}
+
+int runGenerate(const Args& args) {
+  if (!args.has("steps")) throw InputError("--steps N is required");
+  const bool sampled = args.has("temperature") || args.has("top-k") || args.has("top-p");
+  if (args.has("greedy") && sampled)
+    throw InputError(
+        "--greedy takes the most probable token: it does not combine with --temperature, --top-k or "
+        "--top-p");
+  SamplingOptions o;
+  o.greedy = !sampled;
+  o.temperature = args.doubleValue("temperature", 1.0, 1e-6, 1e6);
+  o.seed = static_cast<std::uint64_t>(args.intValue("seed", 0, 0, std::numeric_limits<int>::max()));
+  o.topK = args.intValue("top-k", 0, 0, std::numeric_limits<int>::max());
+  o.topP = args.doubleValue("top-p", 1.0, 1e-9, 1.0);
+  const int steps = args.intValue("steps", 0, std::numeric_limits<int>::min(), 100000);
+  const Params p = paramsFromArgs(args);
+  const std::shared_ptr<const Model> model = makeModel(p);
+  const std::vector<int> prompt = model->tokenize(p.sentence).ids;
+  generate(*model, prompt, steps, o, {}, [](const GeneratedToken& t) {
+    const nlohmann::json j{{"step", t.step}, {"id", t.id}, {"token", t.piece}, {"prob", t.prob}};
+    // Vocabulary strings are valid UTF-8; replace rather than throw if one is not.
+    std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n" << std::flush;
+  });
+  return 0;
+}
+
+}  // namespace attnlab::cli
