@@ -32,6 +32,9 @@ int runCollapse(const Args& args);
 const std::vector<Option>& collapseOptions();
 int runRankDemo(const Args& args);
 int runTrain(const Args& args);
+int runPredict(const Args& args);
+int runAttribute(const Args& args);
+int runPatch(const Args& args);
 /// The options of `attnlab train`.
 const std::vector<Option>& trainOptions();
 

@@ -87,7 +87,7 @@ Attribution directLogitAttribution(const Model& model, const Trace& trace, const
   a.heads.resize(layers, trace.headCount());
   a.mlp.resize(layers);
   a.embeddings = trace.embeddings.row(p).cast<double>().dot(g);
-  a.bias = parts.outputBias.cast<double>().rowwise().sum().dot(g);  // Σ_l b_O,l · g
+  a.bias = parts.outputBias.cast<double>().colwise().sum().transpose().dot(g);  // Σ_l b_O,l · g
   if (u.beta.size() > 0) a.bias += u.beta.cast<double>().dot(w);
   if (u.bias.size() > 0) a.bias += u.bias(target) - (versus >= 0 ? u.bias(versus) : 0.0f);
   for (int l = 0; l < layers; ++l) {

@@ -97,6 +97,10 @@ class TestPredict : public QObject {
       const Trace t = model->forward(text);
       for (int position : {t.tokenCount() - 1, 1}) {
         const HeadContributions parts = headContributions(*model, text, t, position);
+        for (int l = 0; l < t.layerCount(); ++l) {  // the probe's shares rebuild the layer's attention output
+          const RowVec sum = parts.heads[l].colwise().sum() + parts.outputBias.row(l);
+          QVERIFY((sum - t.layers[l].attentionOut.row(position)).cwiseAbs().maxCoeff() <= 1e-4);
+        }
         for (int versus : {-1, 7}) {
           const Attribution a = directLogitAttribution(*model, t, parts, 5, versus);
           const Vec logits = rowLogits(*model->unembedding(), t.layers.back().residualOut.row(position).transpose());
