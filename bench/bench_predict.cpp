@@ -63,10 +63,17 @@ int main(int argc, char** argv) {
     const HeadContributions parts = headContributions(*model, text, trace, -1);
     directLogitAttribution(*model, trace, parts, predict(*model, trace, -1, 1)[0].id);
   });
+  OutputProjections projections;
+  const double readMs = medianOfRuns(1, [&] { projections = readOutputProjections(*model, text); });
+  const int predicted = predict(*model, trace, -1, 1)[0].id;  // the prediction is timed on its own above
+  const double cachedMs =
+      medianMs([&] { directLogitAttribution(*model, trace, headContributions(projections, trace, -1), predicted); });
   report("prediction (top 10, last position)", predictMs, 20.0);
   report("logit lens (13 rows, last position)", lensMs, 20.0);
   report("attribution (probe forward pass + 144 heads)", attributionMs, 20.0);
-  report("prediction + logit lens + attribution, on top of forward", predictMs + lensMs + attributionMs, 20.0);
+  report("attribution from W_O read once per model", cachedMs, 20.0);
+  report("  reading W_O once per model (7 probe passes)", readMs, 1e9);
+  report("prediction + logit lens + attribution, on top of forward", predictMs + lensMs + cachedMs, 20.0);
   report("logit-lens grid (13 layers x 64 positions)", medianOfRuns(3, [&] { logitLensGrid(*model, trace); }), 1e9);
 
   Intervention iv;

@@ -1,5 +1,6 @@
 #include "core/predict/attribution.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/base/errors.h"
@@ -67,6 +68,78 @@ HeadContributions headContributions(const Model& model, const TokenizedText& tex
     const Mat& a = probe.layers[l].attentionOut;  // [rows, d]
     c.outputBias.row(l) = a.row(heads);
     c.heads.push_back(a.topRows(heads).rowwise() - a.row(heads));
+  }
+  return c;
+}
+
+namespace {
+
+/// Runs `text`'s ids cycled to concat.rows() tokens with every head of every layer patched to its columns of
+/// concat [rows, H·d_head] (the same rows in every layer); each layer's attentionOut is then concat·W_O + b_O.
+Trace probeAll(const Model& model, const TokenizedText& text, const Mat& concat, int layers, int heads) {
+  const auto rows = static_cast<size_t>(concat.rows());
+  const Eigen::Index dh = concat.cols() / heads;
+  TokenizedText probeText;
+  Trace source;
+  for (size_t r = 0; r < rows; ++r) {
+    probeText.tokens.push_back(text.tokens[r % text.tokens.size()]);
+    if (!text.ids.empty()) probeText.ids.push_back(text.ids[r % text.ids.size()]);
+    source.tokens.push_back(text.tokens[r % text.tokens.size()].text);
+  }
+  Intervention iv;
+  iv.source = &source;
+  source.layers.resize(static_cast<size_t>(layers));
+  for (int l = 0; l < layers; ++l) {
+    source.layers[l].heads.resize(static_cast<size_t>(heads));
+    for (int h = 0; h < heads; ++h) {
+      source.layers[l].heads[h].output = concat.middleCols(h * dh, dh);
+      iv.patchHeads.push_back({l, h});
+    }
+  }
+  return model.forward(probeText, {}, iv);
+}
+
+}  // namespace
+
+OutputProjections readOutputProjections(const Model& model, const TokenizedText& text, int chunk,
+                                        const RunControl& control) {
+  refuseSandwichNorms(model);
+  const ModelInfo info = model.info();
+  const int width = info.heads * info.dHead;  // rows of W_O, then one zero row for b_O
+  chunk = std::max(2, std::min(chunk, info.maxTokens > 0 ? info.maxTokens : chunk));
+  OutputProjections p;
+  p.weights.assign(static_cast<size_t>(info.layers), Mat(width, info.dModel));
+  p.bias.resize(info.layers, info.dModel);
+  for (int begin = 0; begin <= width; begin += chunk) {
+    control.checkpoint(static_cast<double>(begin) / (width + 1));
+    const int rows = std::min(chunk, width + 1 - begin), basisRows = std::min(rows, width - begin);
+    Mat basis = Mat::Zero(rows, width);
+    for (int r = 0; r < basisRows; ++r) basis(r, begin + r) = 1.0f;
+    const Trace t = probeAll(model, text, basis, info.layers, info.heads);
+    for (int l = 0; l < info.layers; ++l) {
+      const Mat& a = t.layers[l].attentionOut;                 // [rows, d]
+      if (basisRows < rows) p.bias.row(l) = a.row(basisRows);  // this chunk holds the zero row
+      p.weights[l].middleRows(begin, basisRows) = a.topRows(basisRows);
+    }
+  }
+  for (int l = 0; l < info.layers; ++l) p.weights[l].rowwise() -= p.bias.row(l);
+  control.checkpoint(1.0);
+  return p;
+}
+
+HeadContributions headContributions(const OutputProjections& projections, const Trace& trace, int position) {
+  position = resolvePosition(position, trace.tokenCount());
+  HeadContributions c;
+  c.position = position;
+  c.outputBias = projections.bias;
+  const int heads = trace.headCount();
+  for (int l = 0; l < trace.layerCount(); ++l) {
+    const Mat& w = projections.weights[l];  // [H·d_head, d]
+    const Eigen::Index dh = w.rows() / heads;
+    Mat out(heads, w.cols());
+    for (int h = 0; h < heads; ++h)
+      out.row(h) = trace.layers[l].concat.row(position).segment(h * dh, dh) * w.middleRows(h * dh, dh);
+    c.heads.push_back(out);
   }
   return c;
 }

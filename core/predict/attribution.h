@@ -28,6 +28,20 @@ struct HeadContributions {
 /// Throws InputError for a sandwich-norm model or a position outside the text.
 HeadContributions headContributions(const Model& model, const TokenizedText& text, const Trace& trace, int position);
 
+/// W_O and b_O of every layer, read once per model for repeated attribution (the GUI: every edit), by the same
+/// probe with rows e_i of the identity: ⌈(H·d_head + 1) / chunk⌉ forward passes of ≤ `chunk` rows (GPT-2 small:
+/// 7 passes of 128 rows; 28 MB kept). `text` supplies token ids for the probe rows (any will do).
+struct OutputProjections {
+  std::vector<Mat> weights;  ///< per layer [H·d_head, d]
+  Mat bias;                  ///< [layers, d]
+};
+/// Throws InputError for a sandwich-norm model; Cancelled through `control` between passes.
+OutputProjections readOutputProjections(const Model& model, const TokenizedText& text, int chunk = 128,
+                                        const RunControl& control = {});
+/// The same shares as headContributions(model, …) from the read projections: H·d_head·d multiply-adds per
+/// layer.
+HeadContributions headContributions(const OutputProjections& projections, const Trace& trace, int position);
+
 struct Attribution {
   int position = 0, target = 0;
   int versus = -1;     ///< −1: attribution of logit(target) alone, else of logit(target) − logit(versus)

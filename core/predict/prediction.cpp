@@ -14,12 +14,22 @@ using RowMajorView =
 
 /// normed [rows, d] · W_Uᵀ → [rows, vocab]. Checkpoints store W_U row-major [vocab, d]; a contiguous view
 /// lets Eigen vectorise the product (the general strided view is several times slower).
+/// Split over blocks of the vocabulary across the OpenMP threads (Eigen's own threading is off in this build).
 Mat unembed(const Unembedding& u, const Mat& normed) {
-  if (u.colStride == 1) {
-    const RowMajorView w(u.data, u.vocab, u.d, Eigen::OuterStride<>(u.rowStride));
-    return normed * w.transpose();
+  Mat out(normed.rows(), u.vocab);
+  constexpr Eigen::Index kBlock = 4096;
+  const auto blocks = static_cast<int>((u.vocab + kBlock - 1) / kBlock);
+#pragma omp parallel for schedule(static)
+  for (int b = 0; b < blocks; ++b) {
+    const Eigen::Index v0 = b * kBlock, len = std::min(kBlock, u.vocab - v0);
+    if (u.colStride == 1) {
+      const RowMajorView w(u.data, u.vocab, u.d, Eigen::OuterStride<>(u.rowStride));
+      out.middleCols(v0, len).noalias() = normed * w.middleRows(v0, len).transpose();
+    } else {
+      out.middleCols(v0, len).noalias() = normed * u.weights().middleRows(v0, len).transpose();
+    }
   }
-  return normed * u.weights().transpose();
+  return out;
 }
 
 std::vector<int> topIndices(const VecD& p, int k) {

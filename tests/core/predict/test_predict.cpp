@@ -95,8 +95,13 @@ class TestPredict : public QObject {
       const auto model = open(c);
       const TokenizedText text = fromIds(c["token_ids"]);
       const Trace t = model->forward(text);
+      const OutputProjections projections = readOutputProjections(*model, text, 5);  // several chunks
       for (int position : {t.tokenCount() - 1, 1}) {
         const HeadContributions parts = headContributions(*model, text, t, position);
+        const HeadContributions cached = headContributions(projections, t, position);
+        for (int l = 0; l < t.layerCount(); ++l)
+          QVERIFY((cached.heads[l] - parts.heads[l]).cwiseAbs().maxCoeff() <= 1e-5);
+        QVERIFY((cached.outputBias - parts.outputBias).cwiseAbs().maxCoeff() <= 1e-5);
         for (int l = 0; l < t.layerCount(); ++l) {  // the probe's shares rebuild the layer's attention output
           const RowVec sum = parts.heads[l].colwise().sum() + parts.outputBias.row(l);
           QVERIFY((sum - t.layers[l].attentionOut.row(position)).cwiseAbs().maxCoeff() <= 1e-4);
