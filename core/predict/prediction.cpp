@@ -63,7 +63,8 @@ int resolveToken(const Model& model, const std::string& tokenOrId) {
   const Unembedding& u = requireUnembedding(model);
   const int byPiece = model.vocabularyId(tokenOrId);
   if (byPiece >= 0) return byPiece;
-  const bool digits = !tokenOrId.empty() && std::all_of(tokenOrId.begin(), tokenOrId.end(), ::isdigit);
+  const bool digits = !tokenOrId.empty() && std::all_of(tokenOrId.begin(), tokenOrId.end(),
+                                                        [](unsigned char ch) { return ch >= '0' && ch <= '9'; });
   if (digits && tokenOrId.size() < 10) {
     const long id = std::stol(tokenOrId);
     if (id < u.vocab) return static_cast<int>(id);
