@@ -23,6 +23,56 @@ const std::vector<Subcommand>& subcommands() {
        true,
        false,
        runDump},
+      {"predict",
+       "[options] [--position I] [--top K] [--temperature T] [--ablate L.H,L.H] [--ablate-mode zero|mean] "
+       "[--logit-lens] [--out FILE]",
+       "The next-token distribution at a position (default: the last token) as JSON (schema attnlab.predict/1): "
+       "\"tokens\", \"token_ids\", \"position\", \"top\": [{\"id\", \"token\", \"logit\", \"prob\"}...] with "
+       "softmax(logits / T) over the whole vocabulary; with --logit-lens also \"logit_lens\": [{\"layer\", "
+       "\"top\": [{\"id\", \"token\", \"prob\"}...]}...] for the position, layer -1 being the embeddings.",
+       {{"position", true, "I: the token whose next token is predicted (default: the last)"},
+        {"top", true, "K: how many tokens to list (default 10)"},
+        {"temperature", true, "T: softmax temperature (default 1)"},
+        {"ablate", true, "L.H,L.H,...: heads whose output is switched off before the output projection"},
+        {"ablate-mode", true, "zero|mean: set the ablated heads' output to zero or to its mean over positions"},
+        {"logit-lens", false, "add each layer's residual stream decoded through the final norm and unembedding"},
+        {"out", true, "FILE: where to write the JSON (default: standard output)"},
+        {"indent", true, "N: pretty-print with N spaces (default: compact)"}},
+       true,
+       false,
+       runPredict},
+      {"attribute",
+       "[options] [--position I] [--target TOKEN_OR_ID] [--versus TOKEN_OR_ID] [--out FILE]",
+       "Direct logit attribution (schema attnlab.attribution/1): \"position\", \"target\": {\"id\", \"token\"}, "
+       "\"logit\" (before soft-capping), \"heads\": [[per head] per layer], \"mlp\": [per layer], "
+       "\"embeddings\", \"bias\" (output-projection biases, final-norm shift, unembedding bias; each MLP's "
+       "output bias is in its \"mlp\" entry), and with --versus \"versus\": {\"id\", \"token\"} with the same "
+       "fields for logit(target) - logit(versus). The final norm is frozen at the position, so heads + mlp + "
+       "embeddings + bias = logit. Refused for Gemma 2/3 (post-attention norms are not linear in the heads).",
+       {{"position", true, "I: the position (default: the last token)"},
+        {"target", true, "TOKEN_OR_ID: a vocabulary piece (e.g. Ġmat) or a decimal id (default: the prediction)"},
+        {"versus", true, "TOKEN_OR_ID: also attribute logit(target) - logit(versus)"},
+        {"out", true, "FILE: where to write the JSON (default: standard output)"},
+        {"indent", true, "N: pretty-print with N spaces (default: compact)"}},
+       true,
+       false,
+       runAttribute},
+      {"patch",
+       "[model options] --clean TEXT --corrupt TEXT --target TOKEN --versus TOKEN [--out FILE]",
+       "Activation patching (schema attnlab.patch/1): for each head, and for the residual stream entering each "
+       "layer at each position (last row: after the last layer), the effect (patched - corrupt) / (clean - "
+       "corrupt) of logit(target) - logit(versus) at the last token when that activation is copied from the "
+       "clean run into the corrupted one: \"heads\": [[per head] per layer], \"resid\": [[per position] x "
+       "(layers + 1)], \"clean_diff\", \"corrupt_diff\". The texts must have the same number of tokens.",
+       {{"clean", true, "TEXT: the clean sentence"},
+        {"corrupt", true, "TEXT: the corrupted sentence (same token length)"},
+        {"target", true, "TOKEN_OR_ID: the token whose logit difference is measured"},
+        {"versus", true, "TOKEN_OR_ID: the other token of the difference"},
+        {"out", true, "FILE: where to write the JSON (default: standard output)"},
+        {"indent", true, "N: pretty-print with N spaces (default: compact)"}},
+       true,
+       false,
+       runPatch},
       {"rank-demo",
        "[--n 100] [--scale C] [--seed S] [--sweep] [--out FILE]",
        "The 'exp raises rank' demonstration: x ~ N(0,1)^n, rank(x x^T) = 1 against rank(exp(C x x^T)). "

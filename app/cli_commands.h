@@ -35,6 +35,9 @@ int runGenerate(const Args& args);
 /// The options of `attnlab generate` (besides the parameter options; --seed is shared with them).
 const std::vector<Option>& generateOptions();
 int runTrain(const Args& args);
+int runPredict(const Args& args);
+int runAttribute(const Args& args);
+int runPatch(const Args& args);
 /// The options of `attnlab train`.
 const std::vector<Option>& trainOptions();
 

@@ -25,6 +25,7 @@ const RoomTable kRooms = {
     {"core/model", {"core/text"}},
     {"core/spectra", {"core/model", "core/compute"}},
     {"core/checkpoint", {"core/model", "core/compute"}},
+    {"core/predict", {"core/model"}},
     {"core/variants", {"core/spectra"}},
     {"core/collapse", {"core/spectra"}},
     {"core/train", {"core/checkpoint"}},

@@ -1,0 +1,41 @@
+#include "app/cli_commands.h"
+#include "app/cli_predict_json.h"
+#include "core/base/errors.h"
+#include "core/predict/patching.h"
+#include "core/run/pipeline.h"
+
+namespace attnlab::cli {
+
+// attnlab.predict/1: the top-k next tokens at a position, with the heads of --ablate switched off, and the
+// logit lens there when asked.
+int runPredict(const Args& args) {
+  const Params p = paramsWithoutPosition(args);
+  PipelineResult r = runPipeline(p);
+  requireUnembedding(*r.model);
+  const int position = positionArg(args, r.trace.tokenCount());
+  const int k = args.intValue("top", 10, 1, 1000);
+  const double temperature = args.doubleValue("temperature", 1.0, 1e-3, 1e3);
+  if (args.has("ablate")) {
+    Intervention iv;
+    iv.ablate = parseHeads(args.value("ablate"));
+    const std::string mode = args.value("ablate-mode", "zero");
+    if (mode != "zero" && mode != "mean") throw InputError("--ablate-mode must be zero or mean, got '" + mode + "'");
+    iv.mode = mode == "mean" ? AblationMode::Mean : AblationMode::Zero;
+    r.trace = ablationEffect(*r.model, r.text, r.trace, iv, position).ablated;
+  }
+  nlohmann::json j = {{"schema", "attnlab.predict/1"},
+                      {"tokens", r.trace.tokens},
+                      {"token_ids", r.trace.tokenIds},
+                      {"position", position},
+                      {"top", scoresJson(predict(*r.model, r.trace, position, k, temperature))}};
+  if (args.has("logit-lens")) {
+    nlohmann::json lens = nlohmann::json::array();
+    for (const LensRow& row : logitLens(*r.model, r.trace, position, k))
+      lens.push_back({{"layer", row.layer}, {"top", scoresJson(row.top, false)}});
+    j["logit_lens"] = lens;
+  }
+  writeText(args.value("out"), j.dump(args.intValue("indent", -1, 0, 16)) + "\n");
+  return 0;
+}
+
+}  // namespace attnlab::cli

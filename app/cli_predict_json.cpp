@@ -1,0 +1,60 @@
+#include "app/cli_predict_json.h"
+
+#include <cmath>
+#include <sstream>
+
+#include "core/base/errors.h"
+
+namespace attnlab::cli {
+
+Params paramsWithoutPosition(const Args& args) {
+  Args rest = args;
+  rest.values.erase("position");
+  return paramsFromArgs(rest);
+}
+
+int positionArg(const Args& args, int tokens) {
+  return resolvePosition(args.intValue("position", -1, -1, 1 << 30), tokens);
+}
+
+nlohmann::json tokenJson(const Model& model, int id) { return {{"id", id}, {"token", model.vocabularyPiece(id)}}; }
+
+nlohmann::json scoresJson(const std::vector<TokenScore>& scores, bool withLogit) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const TokenScore& s : scores) {
+    nlohmann::json j = {{"id", s.id}, {"token", s.token}};
+    if (withLogit) j["logit"] = s.logit;
+    j["prob"] = s.prob;
+    out.push_back(j);
+  }
+  return out;
+}
+
+nlohmann::json matrixJson(const MatD& m) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    nlohmann::json row = nlohmann::json::array();
+    for (Eigen::Index j = 0; j < m.cols(); ++j)
+      row.push_back(std::isfinite(m(i, j)) ? nlohmann::json(m(i, j)) : nullptr);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::vector<HeadRef> parseHeads(const std::string& list) {
+  std::vector<HeadRef> heads;
+  std::stringstream s(list);
+  std::string item;
+  while (std::getline(s, item, ',')) {
+    HeadRef h;
+    char dot = 0, extra = 0;
+    std::istringstream in(item);
+    if (!(in >> h.layer >> dot >> h.head) || dot != '.' || in >> extra)
+      throw InputError("--ablate expects heads as LAYER.HEAD,LAYER.HEAD (e.g. 0.1,3.2), got '" + item + "'");
+    heads.push_back(h);
+  }
+  if (heads.empty()) throw InputError("--ablate names no head");
+  return heads;
+}
+
+}  // namespace attnlab::cli

@@ -1,0 +1,27 @@
+#pragma once
+// What `attnlab predict`, `attribute` and `patch` share: token arguments, JSON for tokens and matrices.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "app/cli_args.h"
+#include "core/model/model.h"
+#include "core/predict/prediction.h"
+
+namespace attnlab::cli {
+
+/// The parameters of a subcommand whose --position is a token index, not the positional-encoding kind of
+/// the built-in model (which has no vocabulary to predict with anyway).
+Params paramsWithoutPosition(const Args& args);
+/// --position I (default: the last token; checked against the text).
+int positionArg(const Args& args, int tokens);
+/// {"id", "token"} of a vocabulary id.
+nlohmann::json tokenJson(const Model& model, int id);
+/// [{"id", "token", "logit", "prob"}…]; without logits when `withLogit` is false (the logit lens).
+nlohmann::json scoresJson(const std::vector<TokenScore>& scores, bool withLogit = true);
+/// Rows of a matrix as nested arrays (NaN as null).
+nlohmann::json matrixJson(const MatD& m);
+/// "L.H,L.H,…" → heads; throws InputError naming a malformed item.
+std::vector<HeadRef> parseHeads(const std::string& list);
+
+}  // namespace attnlab::cli

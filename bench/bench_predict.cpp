@@ -1,0 +1,96 @@
+// Issue 16's speed targets at the GPT-2-small shape (12 layers × 12 heads, d 768, vocabulary 50257), 64 tokens,
+// on the random checkpoint bench_gpt2 writes to /tmp/attnlab-bench-gpt2-small (run bench_gpt2 first):
+//   prediction + logit lens (last position) + attribution after a forward pass   ≤ 20 ms on top of the forward
+//   one head's ablation → prediction (a forward pass with the intervention)      ≤ 100 ms
+//   the full head-patching map (144 heads, no residual map)                      ≤ 3 s
+// Also the residual patching map ((layers + 1) × 64 forward passes) and a 13 × 64 logit-lens grid, untargeted.
+#include <omp.h>
+
+#include <Eigen/Core>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <string>
+
+#include "bench/bench_util.h"
+#include "core/base/json_file.h"
+#include "core/checkpoint/checkpoint.h"
+#include "core/predict/attribution.h"
+#include "core/predict/patching.h"
+#include "core/predict/prediction.h"
+
+using namespace attnlab;
+using namespace attnlab::bench;
+
+namespace {
+
+TokenizedText repeatTo(const TokenizedText& sentence, int tokens) {
+  TokenizedText text;
+  for (int i = 0; i < tokens; ++i) {
+    text.ids.push_back(sentence.ids[static_cast<size_t>(i) % sentence.ids.size()]);
+    text.tokens.push_back(sentence.tokens[static_cast<size_t>(i) % sentence.tokens.size()]);
+  }
+  return text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::map<std::string, std::string> opt = {
+      {"--dir", "/tmp/attnlab-bench-gpt2-small"}, {"--tokens", "64"}, {"--threads", "2"}, {"--resid", "0"}};
+  for (int i = 1; i + 1 < argc; i += 2) opt[argv[i]] = argv[i + 1];
+  const std::string dir = opt["--dir"];
+  const int tokens = std::stoi(opt["--tokens"]), threads = std::stoi(opt["--threads"]);
+  omp_set_num_threads(threads);
+  Eigen::setNbThreads(threads);
+  if (!fileExists(dir + "/model.safetensors")) {
+    std::cerr << "no checkpoint at " << dir << ": run bench_gpt2 first (it writes one)\n";
+    return 1;
+  }
+  const auto model = loadCheckpoint(dir);
+  const TokenizedText text =
+      repeatTo(model->tokenize("The quick brown fox jumps over the lazy dog while the cat watches. "), tokens);
+  const TokenizedText corrupt =
+      repeatTo(model->tokenize("The quick brown cat jumps over the lazy dog while the fox watches. "), tokens);
+  std::printf("GPT-2 small shape, %d tokens, %d threads\n", tokens, threads);
+
+  Trace trace;
+  const double forwardMs = medianMs([&] { trace = model->forward(text); }, 1.0, 10);
+  report("forward pass (for reference)", forwardMs, 1e9);
+  const double predictMs = medianMs([&] { predict(*model, trace, -1, 10); });
+  const double lensMs = medianMs([&] { logitLens(*model, trace, -1, 5); });
+  const double attributionMs = medianMs([&] {
+    const HeadContributions parts = headContributions(*model, text, trace, -1);
+    directLogitAttribution(*model, trace, parts, predict(*model, trace, -1, 1)[0].id);
+  });
+  OutputProjections projections;
+  const double readMs = medianOfRuns(1, [&] { projections = readOutputProjections(*model, text); });
+  const int predicted = predict(*model, trace, -1, 1)[0].id;  // the prediction is timed on its own above
+  const double cachedMs =
+      medianMs([&] { directLogitAttribution(*model, trace, headContributions(projections, trace, -1), predicted); });
+  report("prediction (top 10, last position)", predictMs, 20.0);
+  report("logit lens (13 rows, last position)", lensMs, 20.0);
+  report("attribution (probe forward pass + 144 heads)", attributionMs, 20.0);
+  report("attribution from W_O read once per model", cachedMs, 20.0);
+  report("  reading W_O once per model (7 probe passes)", readMs, 1e9);
+  report("prediction + logit lens + attribution, on top of forward", predictMs + lensMs + cachedMs, 20.0);
+  report("logit-lens grid (13 layers x 64 positions)", medianOfRuns(3, [&] { logitLensGrid(*model, trace); }), 1e9);
+
+  Intervention iv;
+  iv.ablate = {{5, 3}};
+  const double ablationMs = medianMs(
+      [&] {
+        const AblationEffect e = ablationEffect(*model, text, trace, iv);
+        predict(*model, e.ablated, -1, 10);
+      },
+      1.0, 10);
+  report("one head ablated -> forward + prediction + KL", ablationMs, 100.0);
+
+  const int target = model->vocabularyId("Ġfox"), versus = model->vocabularyId("Ġcat");
+  const double patchMs = medianOfRuns(1, [&] { activationPatching(*model, text, corrupt, target, versus, {}, false); });
+  report("head patching map (144 heads)", patchMs, 3000.0);
+  if (opt["--resid"] != "0")
+    report("head + residual patching map (144 + 13 x 64 passes)",
+           medianOfRuns(1, [&] { activationPatching(*model, text, corrupt, target, versus, {}, true); }), 1e9);
+  return 0;
+}

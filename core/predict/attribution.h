@@ -1,0 +1,61 @@
+#pragma once
+// Direct logit attribution (DESIGN.md, Round two). With the final norm's σ (and mean) frozen at their
+// values for the position, the logit of token t is linear in the residual stream's components c:
+//   logit_t = Σ_c [γ ⊙ (c − mean(c)) / σ] · u_t + β · u_t + b_t        (RMSNorm: no mean, no β)
+// over c = the embeddings (token + position), each head's output through its rows of W_O, each layer's
+// b_O, and each MLP's output. The parts add up to the logit before any soft-capping.
+//   heads       head h of layer l: out_h[p] · W_O[h rows]
+//   mlp         the MLP's whole output, its output bias included (the models keep it inside mlpOut)
+//   embeddings  the stream entering layer 0
+//   bias        Σ_l b_O,l through the frozen norm, plus β · u_t + b_t
+// Models with Gemma 2/3 sandwich norms are refused: their post-attention norm makes a layer's attention
+// output non-linear in its heads, so no per-head share adds up.
+#include <vector>
+
+#include "core/model/model.h"
+
+namespace attnlab {
+
+/// Every head's direct contribution to the residual stream at one position, [d] each, exact to float
+/// rounding: the models keep W_O packed and private, so it is read off one probe forward pass in which every
+/// head's output is patched (intervention.h) with rows holding a single head's output at the position
+/// (and a zero row, which gives b_O). The probe uses heads + 1 rows and none of the text.
+struct HeadContributions {
+  int position = 0;
+  std::vector<Mat> heads;  ///< per layer [heads, d]
+  Mat outputBias;          ///< [layers, d]: b_O of each layer
+};
+/// Throws InputError for a sandwich-norm model or a position outside the text.
+HeadContributions headContributions(const Model& model, const TokenizedText& text, const Trace& trace, int position);
+
+/// W_O and b_O of every layer, read once per model for repeated attribution (the GUI: every edit), by the same
+/// probe with rows e_i of the identity: ⌈(H·d_head + 1) / chunk⌉ forward passes of ≤ `chunk` rows (GPT-2 small:
+/// 7 passes of 128 rows; 28 MB kept). `text` supplies token ids for the probe rows (any will do).
+struct OutputProjections {
+  std::vector<Mat> weights;  ///< per layer [H·d_head, d]
+  Mat bias;                  ///< [layers, d]
+};
+/// Throws InputError for a sandwich-norm model; Cancelled through `control` between passes.
+OutputProjections readOutputProjections(const Model& model, const TokenizedText& text, int chunk = 128,
+                                        const RunControl& control = {});
+/// The same shares as headContributions(model, …) from the read projections: H·d_head·d multiply-adds per
+/// layer.
+HeadContributions headContributions(const OutputProjections& projections, const Trace& trace, int position);
+
+struct Attribution {
+  int position = 0, target = 0;
+  int versus = -1;     ///< −1: attribution of logit(target) alone, else of logit(target) − logit(versus)
+  double logit = 0.0;  ///< the model's logit (difference) before soft-capping, from the unembedding itself
+  MatD heads;          ///< [layers, heads]
+  VecD mlp;            ///< [layers]
+  double embeddings = 0.0, bias = 0.0;
+  /// heads + mlp + embeddings + bias: equals `logit` to float precision.
+  double total() const { return heads.sum() + mlp.sum() + embeddings + bias; }
+};
+Attribution directLogitAttribution(const Model& model, const Trace& trace, const HeadContributions& parts, int target,
+                                   int versus = -1);
+
+/// logit(target) [− logit(versus) when versus ≥ 0] of one residual row x [d], after the soft-cap.
+double logitDifference(const Unembedding& u, const Vec& x, int target, int versus = -1);
+
+}  // namespace attnlab

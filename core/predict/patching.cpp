@@ -1,0 +1,80 @@
+#include "core/predict/patching.h"
+
+#include "core/base/errors.h"
+#include "core/predict/attribution.h"
+
+namespace attnlab {
+
+AblationEffect ablationEffect(const Model& model, const TokenizedText& text, const Trace& clean, const Intervention& iv,
+                              int position, int target, double temperature) {
+  const Unembedding& u = requireUnembedding(model);
+  checkIntervention(iv, clean.layerCount(), clean.headCount(), clean.tokenCount());
+  AblationEffect e;
+  e.position = resolvePosition(position, clean.tokenCount());
+  e.ablated = model.forward(text, {}, iv);
+  const Vec cleanLogits = rowLogits(u, clean.layers.back().residualOut.row(e.position).transpose());
+  e.ablatedLogits = rowLogits(u, e.ablated.layers.back().residualOut.row(e.position).transpose());
+  const VecD p = softmaxAt(cleanLogits, temperature), q = softmaxAt(e.ablatedLogits, temperature);
+  Eigen::Index best = 0;
+  p.maxCoeff(&best);
+  e.target = target >= 0 ? target : static_cast<int>(best);
+  if (e.target >= p.size()) throw InputError("token id " + std::to_string(e.target) + " is outside the vocabulary");
+  e.cleanProb = p(e.target);
+  e.ablatedProb = q(e.target);
+  // Σ p (log p − log q) from the log-softmax directly, so tiny probabilities do not underflow to log 0.
+  const VecD zp = cleanLogits.cast<double>() / temperature, zq = e.ablatedLogits.cast<double>() / temperature;
+  const double lp = zp.maxCoeff() + std::log((zp.array() - zp.maxCoeff()).exp().sum());
+  const double lq = zq.maxCoeff() + std::log((zq.array() - zq.maxCoeff()).exp().sum());
+  e.kl = (p.array() * ((zp.array() - lp) - (zq.array() - lq))).sum();
+  return e;
+}
+
+PatchingResult activationPatching(const Model& model, const TokenizedText& clean, const TokenizedText& corrupt,
+                                  int target, int versus, const RunControl& control, bool residual) {
+  const Unembedding& u = requireUnembedding(model);
+  if (clean.tokens.size() != corrupt.tokens.size())
+    throw InputError("the clean and corrupted texts must have the same number of tokens (" +
+                     std::to_string(clean.tokens.size()) + " and " + std::to_string(corrupt.tokens.size()) + ")");
+  RunControl cancelOnly;  // the two plain runs report no progress of their own
+  cancelOnly.cancel = control.cancel;
+  const Trace cleanRun = model.forward(clean, cancelOnly);
+  const Trace corruptRun = model.forward(corrupt, cancelOnly);
+  const int layers = cleanRun.layerCount(), heads = cleanRun.headCount(), n = cleanRun.tokenCount();
+  auto diffOf = [&](const Trace& t) {
+    return logitDifference(u, t.layers.back().residualOut.row(n - 1).transpose(), target, versus);
+  };
+  PatchingResult r;
+  r.cleanDiff = diffOf(cleanRun);
+  r.corruptDiff = diffOf(corruptRun);
+  const double span = r.cleanDiff - r.corruptDiff;
+  const double total = layers * heads + (residual ? (layers + 1.0) * n : 0.0);
+  double done = 0.0;
+  auto patched = [&](const Intervention& iv) {
+    control.checkpoint(done / total);
+    done += 1.0;
+    return (diffOf(model.forward(corrupt, {}, iv)) - r.corruptDiff) / span;
+  };
+  r.heads.resize(layers, heads);
+  for (int l = 0; l < layers; ++l)
+    for (int h = 0; h < heads; ++h) {
+      Intervention iv;
+      iv.source = &cleanRun;
+      iv.patchHeads = {{l, h}};
+      r.heads(l, h) = patched(iv);
+    }
+  if (residual) {
+    r.resid.resize(layers + 1, n);
+    for (int l = 0; l <= layers; ++l)
+      for (int i = 0; i < n; ++i) {
+        Intervention iv;
+        iv.source = &cleanRun;
+        iv.residualLayer = l;
+        iv.residualPosition = i;
+        r.resid(l, i) = patched(iv);
+      }
+  }
+  control.checkpoint(1.0);
+  return r;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,162 @@
+#include "core/predict/prediction.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "core/base/errors.h"
+
+namespace attnlab {
+namespace {
+
+using RowMajorView =
+    Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>, 0, Eigen::OuterStride<>>;
+
+/// normed [rows, d] · W_Uᵀ → [rows, vocab]. Checkpoints store W_U row-major [vocab, d]; a contiguous view
+/// lets Eigen vectorise the product (the general strided view is several times slower).
+/// Split over blocks of the vocabulary across the OpenMP threads (Eigen's own threading is off in this build).
+Mat unembed(const Unembedding& u, const Mat& normed) {
+  Mat out(normed.rows(), u.vocab);
+  constexpr Eigen::Index kBlock = 4096;
+  const auto blocks = static_cast<int>((u.vocab + kBlock - 1) / kBlock);
+#pragma omp parallel for schedule(static)
+  for (int b = 0; b < blocks; ++b) {
+    const Eigen::Index v0 = b * kBlock, len = std::min(kBlock, u.vocab - v0);
+    if (u.colStride == 1) {
+      const RowMajorView w(u.data, u.vocab, u.d, Eigen::OuterStride<>(u.rowStride));
+      out.middleCols(v0, len).noalias() = normed * w.middleRows(v0, len).transpose();
+    } else {
+      out.middleCols(v0, len).noalias() = normed * u.weights().middleRows(v0, len).transpose();
+    }
+  }
+  return out;
+}
+
+std::vector<int> topIndices(const VecD& p, int k) {
+  std::vector<int> idx(static_cast<size_t>(p.size()));
+  std::iota(idx.begin(), idx.end(), 0);
+  k = std::clamp(k, 0, static_cast<int>(idx.size()));
+  std::partial_sort(idx.begin(), idx.begin() + k, idx.end(), [&p](int a, int b) { return p(a) > p(b); });
+  idx.resize(static_cast<size_t>(k));
+  return idx;
+}
+
+}  // namespace
+
+const Unembedding& requireUnembedding(const Model& model) {
+  const Unembedding* u = model.unembedding();
+  if (!u)
+    throw InputError("the model \"" + model.info().name +
+                     "\" has no unembedding (no vocabulary to predict): open a GPT-2 or decoder checkpoint");
+  return *u;
+}
+
+int resolvePosition(int position, int tokens) {
+  if (position == -1) return tokens - 1;
+  if (position < 0 || position >= tokens)
+    throw InputError("position " + std::to_string(position) + " is outside the sentence (" + std::to_string(tokens) +
+                     " tokens: positions 0–" + std::to_string(tokens - 1) + ")");
+  return position;
+}
+
+int resolveToken(const Model& model, const std::string& tokenOrId) {
+  const Unembedding& u = requireUnembedding(model);
+  const int byPiece = model.vocabularyId(tokenOrId);
+  if (byPiece >= 0) return byPiece;
+  const bool digits = !tokenOrId.empty() && std::all_of(tokenOrId.begin(), tokenOrId.end(),
+                                                        [](unsigned char ch) { return ch >= '0' && ch <= '9'; });
+  if (digits && tokenOrId.size() < 10) {
+    const long id = std::stol(tokenOrId);
+    if (id < u.vocab) return static_cast<int>(id);
+    throw InputError("token id " + tokenOrId + " is outside the vocabulary (ids 0–" + std::to_string(u.vocab - 1) +
+                     ")");
+  }
+  throw InputError("unknown token \"" + tokenOrId +
+                   "\": give a piece as the model's vocabulary spells it (e.g. \"Ġmat\") or a decimal id");
+}
+
+Mat rowsLogits(const Unembedding& u, const Mat& x) {
+  Mat out = unembed(u, u.normalise(x));  // [rows, vocab]
+  if (u.bias.size() > 0) out.rowwise() += u.bias.transpose();
+  if (u.softcap > 0.0) {
+    const float c = static_cast<float>(u.softcap);
+    out = out.unaryExpr([c](float s) { return std::tanh(s / c) * c; });
+  }
+  return out;
+}
+
+Vec rowLogits(const Unembedding& u, const Vec& x) { return rowsLogits(u, x.transpose()).row(0).transpose(); }
+
+VecD softmaxAt(const Vec& logits, double temperature) {
+  const VecD z = logits.cast<double>() / temperature;
+  const VecD e = (z.array() - z.maxCoeff()).exp();
+  return e / e.sum();
+}
+
+std::vector<TokenScore> topTokens(const Model& model, const Vec& logits, int k, double temperature) {
+  const VecD p = softmaxAt(logits, temperature);
+  std::vector<TokenScore> out;
+  for (int id : topIndices(p, k)) out.push_back({id, model.vocabularyPiece(id), logits(id), p(id)});
+  return out;
+}
+
+std::vector<TokenScore> samplingKeeps(const Model& model, const Vec& logits, double temperature, int topK,
+                                      double topP) {
+  const VecD p = softmaxAt(logits, temperature);
+  const int k = topK > 0 ? std::min<int>(topK, static_cast<int>(p.size())) : static_cast<int>(p.size());
+  std::vector<TokenScore> kept;
+  double mass = 0.0;
+  for (int id : topIndices(p, k)) {
+    if (!kept.empty() && mass >= topP) break;  // the smallest set whose mass reaches top-p
+    kept.push_back({id, model.vocabularyPiece(id), logits(id), p(id)});
+    mass += p(id);
+  }
+  for (TokenScore& t : kept) t.prob /= mass;
+  return kept;
+}
+
+std::vector<TokenScore> predict(const Model& model, const Trace& trace, int position, int k, double temperature) {
+  const Unembedding& u = requireUnembedding(model);
+  position = resolvePosition(position, trace.tokenCount());
+  if (!(temperature > 0.0)) throw InputError("the temperature must be positive");
+  return topTokens(model, rowLogits(u, trace.layers.back().residualOut.row(position).transpose()), k, temperature);
+}
+
+std::vector<LensRow> logitLens(const Model& model, const Trace& trace, int position, int k) {
+  const Unembedding& u = requireUnembedding(model);
+  position = resolvePosition(position, trace.tokenCount());
+  Mat rows(trace.layerCount() + 1, trace.embeddings.cols());  // [layers + 1, d]
+  rows.row(0) = trace.embeddings.row(position);
+  for (int l = 0; l < trace.layerCount(); ++l) rows.row(l + 1) = trace.layers[l].residualOut.row(position);
+  const Mat logits = rowsLogits(u, rows);
+  std::vector<LensRow> out;
+  for (int r = 0; r < rows.rows(); ++r) out.push_back({r - 1, topTokens(model, logits.row(r).transpose(), k)});
+  return out;
+}
+
+LensGrid logitLensGrid(const Model& model, const Trace& trace, const std::vector<int>& positions) {
+  const Unembedding& u = requireUnembedding(model);
+  LensGrid g;
+  g.positions = positions;
+  if (g.positions.empty())
+    for (int i = 0; i < trace.tokenCount(); ++i) g.positions.push_back(i);
+  for (int& p : g.positions) p = resolvePosition(p, trace.tokenCount());
+  const int layers = trace.layerCount() + 1, cols = static_cast<int>(g.positions.size());
+  Mat rows(layers * cols, trace.embeddings.cols());  // row l·cols + j: layer row l at position j
+  for (int l = 0; l < layers; ++l)
+    for (int j = 0; j < cols; ++j)
+      rows.row(l * cols + j) = (l == 0 ? trace.embeddings : trace.layers[l - 1].residualOut).row(g.positions[j]);
+  const Mat logits = rowsLogits(u, rows);
+  g.topId.resize(layers, cols);
+  g.topProb.resize(layers, cols);
+  for (int l = 0; l < layers; ++l)
+    for (int j = 0; j < cols; ++j) {
+      const VecD p = softmaxAt(logits.row(l * cols + j).transpose());
+      Eigen::Index best = 0;
+      g.topProb(l, j) = p.maxCoeff(&best);
+      g.topId(l, j) = static_cast<int>(best);
+    }
+  return g;
+}
+
+}  // namespace attnlab

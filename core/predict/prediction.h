@@ -1,0 +1,59 @@
+#pragma once
+// The next-token distribution at a position and the logit lens (DESIGN.md, Round two):
+//   logits = softcap(norm(x)·W_Uᵀ + b) of the residual row x [d] → [vocab]
+//   probs  = softmax(logits / T) over the whole vocabulary, in double
+// The logit lens decodes every layer's residual stream through the same final norm and unembedding.
+// Cost: vocab·d multiply-adds per decoded row (GPT-2 small: 39 M).
+#include <string>
+#include <vector>
+
+#include "core/model/model.h"
+
+namespace attnlab {
+
+struct TokenScore {
+  int id = 0;
+  std::string token;  ///< the model's vocabulary piece ("Ġmat")
+  double logit = 0.0, prob = 0.0;
+};
+
+/// The model's unembedding; throws InputError naming the model when it has none.
+const Unembedding& requireUnembedding(const Model& model);
+/// Throws InputError when `position` is outside a text of `tokens` tokens; −1 means the last token.
+int resolvePosition(int position, int tokens);
+/// A token argument: a decimal id or a vocabulary piece; throws InputError when the model has neither.
+int resolveToken(const Model& model, const std::string& tokenOrId);
+
+/// Logits [vocab] of one residual row x [d] (after the soft-cap when the model has one).
+Vec rowLogits(const Unembedding& u, const Vec& x);
+/// Logits [rows, vocab] of residual rows x [rows, d].
+Mat rowsLogits(const Unembedding& u, const Mat& x);
+/// softmax(logits / T) in double; T > 0.
+VecD softmaxAt(const Vec& logits, double temperature = 1.0);
+/// The k most probable tokens, most probable first.
+std::vector<TokenScore> topTokens(const Model& model, const Vec& logits, int k, double temperature = 1.0);
+/// What sampling would keep after top-k (0 = all) and top-p (1 = all) filtering, most probable first,
+/// with probabilities renormalised over the kept set.
+std::vector<TokenScore> samplingKeeps(const Model& model, const Vec& logits, double temperature, int topK, double topP);
+
+/// The prediction at `position` (−1: last) of a traced forward pass: top-k with logits and probabilities.
+std::vector<TokenScore> predict(const Model& model, const Trace& trace, int position, int k, double temperature = 1.0);
+
+struct LensRow {
+  int layer = 0;  ///< −1: the embeddings (the stream entering layer 0), l: the stream after layer l
+  std::vector<TokenScore> top;
+};
+/// The logit lens at one position: the embeddings (layer −1), then each layer's residualOut.
+std::vector<LensRow> logitLens(const Model& model, const Trace& trace, int position, int k);
+
+struct LensGrid {
+  std::vector<int> positions;
+  /// [(layers + 1) × positions]: row 0 the embeddings, row l + 1 the stream after layer l.
+  Eigen::MatrixXi topId;
+  MatD topProb;
+};
+/// The top-1 token and its probability per layer and position, for the given positions (empty: all).
+/// One matrix product of (layers + 1)·|positions| rows by W_U.
+LensGrid logitLensGrid(const Model& model, const Trace& trace, const std::vector<int>& positions = {});
+
+}  // namespace attnlab

@@ -1,0 +1,119 @@
+// `attnlab predict`, `attribute` and `patch` (issue 16's public JSON contract) on the tiny GPT-2 checkpoint:
+// schema names and fields, the prediction against tests/reference/predict_reference.json, attribution that
+// adds up, the patching map's fixed points, and a clear message with exit 1 for bad input.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QtTest>
+
+#include "tests/app/cli_test_util.h"
+
+namespace {
+
+const QString kModel = QString(ATTNLAB_TEST_DATA) + "/reference/models/gpt2_tiny";
+const QString kClean = "The cat sat on the mat and the cat gave a";
+const QString kCorrupt = "The cat sat on the mat and a cat gave a";
+
+QJsonObject runJson(const QStringList& args) {
+  const AppRun r = runApp(args);
+  if (r.code != 0) qWarning() << r.err;
+  return r.code == 0 ? QJsonDocument::fromJson(r.out).object() : QJsonObject();
+}
+
+double total(const QJsonObject& a) {
+  double s = a["embeddings"].toDouble() + a["bias"].toDouble();
+  for (const auto& layer : a["heads"].toArray())
+    for (const auto& h : layer.toArray()) s += h.toDouble();
+  for (const auto& m : a["mlp"].toArray()) s += m.toDouble();
+  return s;
+}
+
+}  // namespace
+
+class TestCliPredict : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void predictListsTheTopTokens() {
+    const QJsonObject j =
+        runJson({"predict", "--model", kModel, "--sentence", "The cat sat on the mat", "--top", "4", "--logit-lens"});
+    QCOMPARE(j["schema"].toString(), QString("attnlab.predict/1"));
+    QCOMPARE(j["position"].toInt(), 9);
+    QCOMPARE(j["token_ids"].toArray().size(), 10);
+    const QJsonArray top = j["top"].toArray();
+    QCOMPARE(top.size(), 4);
+    QCOMPARE(top[0].toObject()["id"].toInt(), 261);  // the reference's most probable token
+    QVERIFY(std::abs(top[0].toObject()["prob"].toDouble() - 0.28373896) < 1e-4);
+    QCOMPARE(top[0].toObject()["token"].toString(), QString("ed"));
+    const QJsonArray lens = j["logit_lens"].toArray();
+    QCOMPARE(lens.size(), 3);
+    QCOMPARE(lens[0].toObject()["layer"].toInt(), -1);
+    QCOMPARE(lens[2].toObject()["top"].toArray()[0].toObject()["id"].toInt(), 261);
+  }
+
+  void ablationChangesThePrediction() {
+    const QJsonObject plain = runJson({"predict", "--model", kModel, "--sentence", "The cat sat on the mat"});
+    const QJsonObject ablated = runJson({"predict", "--model", kModel, "--sentence", "The cat sat on the mat",
+                                         "--ablate", "0.1,1.2", "--ablate-mode", "mean", "--position", "9"});
+    QVERIFY(!plain.isEmpty() && !ablated.isEmpty());
+    QVERIFY(plain["top"].toArray()[0].toObject()["prob"].toDouble() !=
+            ablated["top"].toArray()[0].toObject()["prob"].toDouble());
+  }
+
+  void attributionAddsUp() {
+    const QJsonObject j = runJson({"attribute", "--model", kModel, "--sentence", "The cat sat on the mat", "--target",
+                                   "Ġcat", "--versus", "260", "--position", "3"});
+    QCOMPARE(j["schema"].toString(), QString("attnlab.attribution/1"));
+    QCOMPARE(j["target"].toObject()["id"].toInt(), 302);
+    QCOMPARE(j["heads"].toArray().size(), 2);
+    QCOMPARE(j["heads"].toArray()[0].toArray().size(), 4);
+    QVERIFY(std::abs(total(j) - j["logit"].toDouble()) < 1e-4);
+    const QJsonObject v = j["versus"].toObject();
+    QCOMPARE(v["token"].toString(), QString("Ġthe"));
+    QVERIFY(std::abs(total(v) - v["logit"].toDouble()) < 1e-4);
+  }
+
+  void patchingMapHasItsFixedPoints() {
+    const QJsonObject j = runJson(
+        {"patch", "--model", kModel, "--clean", kClean, "--corrupt", kCorrupt, "--target", "Ġcat", "--versus", "Ġthe"});
+    QCOMPARE(j["schema"].toString(), QString("attnlab.patch/1"));
+    const QJsonArray resid = j["resid"].toArray();
+    QCOMPARE(resid.size(), 3);
+    QVERIFY(std::abs(resid[0].toArray()[11].toDouble() - 1.0) < 1e-4);
+    QVERIFY(std::abs(resid[2].toArray()[14].toDouble() - 1.0) < 1e-4);
+    QVERIFY(std::abs(j["heads"].toArray()[1].toArray()[2].toDouble() - (-0.0544288566)) < 1e-3);
+    QVERIFY(std::abs(j["clean_diff"].toDouble() - (-3.5132804)) < 1e-4);
+  }
+
+  void badInputIsRefused_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    const QStringList s{"--model", kModel, "--sentence", "The cat sat"};
+    QTest::newRow("position") << (QStringList{"predict"} + s + QStringList{"--position", "40"})
+                              << "outside the sentence";
+    QTest::newRow("head") << (QStringList{"predict"} + s + QStringList{"--ablate", "2.0"}) << "does not exist";
+    QTest::newRow("heads syntax") << (QStringList{"predict"} + s + QStringList{"--ablate", "1-2"}) << "LAYER.HEAD";
+    QTest::newRow("mode") << (QStringList{"predict"} + s + QStringList{"--ablate", "0.0", "--ablate-mode", "half"})
+                          << "zero or mean";
+    QTest::newRow("target") << (QStringList{"attribute"} + s + QStringList{"--target", "Ġzzz"}) << "unknown token";
+    QTest::newRow("lengths") << QStringList{"patch",   "--model",  kModel, "--clean",  "The cat", "--corrupt",
+                                            "The mat", "--target", "1",    "--versus", "2"}
+                             << "same number of tokens";
+    QTest::newRow("missing") << QStringList{"patch", "--model", kModel, "--clean", "The cat"} << "needs --corrupt";
+    QTest::newRow("builtin") << QStringList{"predict", "--sentence", "the cat"} << "has no unembedding";
+    QTest::newRow("gemma2") << QStringList{"attribute", "--model",
+                                           QString(ATTNLAB_TEST_DATA) + "/reference/decoders/gemma2-softcap"}
+                            << "non-linear";
+  }
+  void badInputIsRefused() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    const AppRun r = runApp(args);
+    QCOMPARE(r.code, 1);
+    QVERIFY2(QString::fromUtf8(r.err).contains(message), r.err.constData());
+    QVERIFY(r.out.isEmpty());
+  }
+};
+
+QTEST_MAIN(TestCliPredict)
+#include "test_cli_predict.moc"

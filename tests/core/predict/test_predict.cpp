@@ -1,0 +1,201 @@
+// core/predict against the independent float64 PyTorch computation of tests/reference/make_predict_reference.py
+// (gpt2_tiny, llama-gqa, qwen2-bias): last-position logits and probabilities, head (0, 1) zero- and
+// mean-ablated, one head's patching effect, all ≤ 1e-4; direct logit attribution adds up to the logit; the
+// residual patching map is 1 where it must be; the logit lens ends at the prediction; bad input is refused.
+#include <QtTest>
+
+#include <memory>
+
+#include "core/base/errors.h"
+#include "core/base/json_file.h"
+#include "core/checkpoint/checkpoint.h"
+#include "core/predict/attribution.h"
+#include "core/predict/patching.h"
+#include "core/predict/prediction.h"
+
+using namespace attnlab;
+
+namespace {
+
+constexpr double kTolerance = 1e-4;
+
+nlohmann::json reference() {
+  return readJsonFile(std::string(ATTNLAB_TEST_DATA) + "/reference/predict_reference.json");
+}
+
+std::shared_ptr<const HfModel> open(const nlohmann::json& c) {
+  return loadCheckpoint(std::string(ATTNLAB_TEST_DATA) + "/reference/" + c["model"].get<std::string>());
+}
+
+TokenizedText fromIds(const nlohmann::json& ids) {
+  TokenizedText t;
+  for (const auto& id : ids) {
+    t.ids.push_back(id.get<int>());
+    t.tokens.push_back(Token{std::to_string(id.get<int>())});
+  }
+  return t;
+}
+
+/// Largest error, relative above 1 and absolute below.
+double worst(const Vec& got, const nlohmann::json& expected) {
+  double w = 0.0;
+  for (Eigen::Index i = 0; i < got.size(); ++i) {
+    const double e = expected[static_cast<size_t>(i)].get<double>();
+    w = std::max(w, std::abs(got(i) - e) / std::max(1.0, std::abs(e)));
+  }
+  return w;
+}
+
+Vec lastLogits(const Model& m, const Trace& t) {
+  return rowLogits(*m.unembedding(), t.layers.back().residualOut.row(t.tokenCount() - 1).transpose());
+}
+
+}  // namespace
+
+class TestPredict : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void logitsAndProbabilitiesMatchReference() {
+    for (const auto& c : reference()["cases"]) {
+      const auto model = open(c);
+      const Trace t = model->forward(fromIds(c["token_ids"]));
+      const Vec logits = lastLogits(*model, t);
+      QCOMPARE(logits.size(), static_cast<Eigen::Index>(c["logits"].size()));
+      QVERIFY2(worst(logits, c["logits"]) <= kTolerance, c["model"].get<std::string>().c_str());
+      QVERIFY(worst(softmaxAt(logits).cast<float>(), c["probs"]) <= kTolerance);
+      const std::vector<TokenScore> top = predict(*model, t, -1, 3);
+      QCOMPARE(top.size(), size_t(3));
+      QVERIFY(top[0].prob >= top[1].prob && top[1].prob >= top[2].prob);
+      QCOMPARE(top[0].prob, c["probs"][static_cast<size_t>(top[0].id)].get<double>());
+    }
+  }
+
+  void ablationMatchesReference() {
+    for (const auto& c : reference()["cases"]) {
+      const auto model = open(c);
+      const TokenizedText text = fromIds(c["token_ids"]);
+      const Trace clean = model->forward(text);
+      for (auto [mode, key] : {std::pair{AblationMode::Zero, "ablated_zero"}, {AblationMode::Mean, "ablated_mean"}}) {
+        Intervention iv;
+        iv.ablate = {{0, 1}};
+        iv.mode = mode;
+        const AblationEffect e = ablationEffect(*model, text, clean, iv);
+        QVERIFY2(worst(e.ablatedLogits, c[key]) <= kTolerance, key);
+        QVERIFY(e.kl > 0.0);
+        QVERIFY(std::abs(e.cleanProb - e.ablatedProb) > 0.0);
+      }
+      Intervention none;
+      QCOMPARE(ablationEffect(*model, text, clean, none).kl, 0.0);
+    }
+  }
+
+  void attributionAddsUpToTheLogit() {
+    for (const auto& c : reference()["cases"]) {
+      const auto model = open(c);
+      const TokenizedText text = fromIds(c["token_ids"]);
+      const Trace t = model->forward(text);
+      const OutputProjections projections = readOutputProjections(*model, text, 5);  // several chunks
+      for (int position : {t.tokenCount() - 1, 1}) {
+        const HeadContributions parts = headContributions(*model, text, t, position);
+        const HeadContributions cached = headContributions(projections, t, position);
+        for (int l = 0; l < t.layerCount(); ++l)
+          QVERIFY((cached.heads[l] - parts.heads[l]).cwiseAbs().maxCoeff() <= 1e-5);
+        QVERIFY((cached.outputBias - parts.outputBias).cwiseAbs().maxCoeff() <= 1e-5);
+        for (int l = 0; l < t.layerCount(); ++l) {  // the probe's shares rebuild the layer's attention output
+          const RowVec sum = parts.heads[l].colwise().sum() + parts.outputBias.row(l);
+          QVERIFY((sum - t.layers[l].attentionOut.row(position)).cwiseAbs().maxCoeff() <= 1e-4);
+        }
+        for (int versus : {-1, 7}) {
+          const Attribution a = directLogitAttribution(*model, t, parts, 5, versus);
+          const Vec logits = rowLogits(*model->unembedding(), t.layers.back().residualOut.row(position).transpose());
+          const double expected = logits(5) - (versus >= 0 ? logits(7) : 0.0f);
+          QVERIFY(std::abs(a.logit - expected) <= kTolerance * std::max(1.0, std::abs(expected)));
+          QVERIFY2(std::abs(a.total() - a.logit) <= kTolerance * std::max(1.0, std::abs(a.logit)),
+                   qPrintable(
+                       QString("%1: %2 vs %3").arg(c["model"].get<std::string>().c_str()).arg(a.total()).arg(a.logit)));
+          QCOMPARE(a.heads.rows(), static_cast<Eigen::Index>(t.layerCount()));
+          QVERIFY(a.heads.cwiseAbs().maxCoeff() > 0.0);
+        }
+      }
+    }
+  }
+
+  void patchingMatchesReference() {
+    const nlohmann::json c = reference()["cases"][0];
+    const nlohmann::json& p = c["patching"];
+    const auto model = open(c);
+    const TokenizedText clean = model->tokenize(p["clean"].get<std::string>());
+    const TokenizedText corrupt = model->tokenize(p["corrupt"].get<std::string>());
+    QCOMPARE(clean.ids, p["clean_ids"].get<std::vector<int>>());
+    QCOMPARE(corrupt.ids, p["corrupt_ids"].get<std::vector<int>>());
+    std::vector<double> progress;
+    RunControl control;
+    control.progress = [&progress](double f) { progress.push_back(f); };
+    const PatchingResult r = activationPatching(*model, clean, corrupt, p["target"], p["versus"], control);
+    QVERIFY(std::abs(r.cleanDiff - p["clean_diff"].get<double>()) <= kTolerance);
+    QVERIFY(std::abs(r.corruptDiff - p["corrupt_diff"].get<double>()) <= kTolerance);
+    QVERIFY(std::abs(r.heads(1, 2) - p["effect"].get<double>()) <= 1e-3);  // a ratio of float differences
+    const int n = static_cast<int>(clean.ids.size()), layers = static_cast<int>(r.heads.rows());
+    QCOMPARE(r.resid.rows(), static_cast<Eigen::Index>(layers + 1));
+    QVERIFY(std::abs(r.resid(0, 11) - 1.0) <= 1e-4);  // the one position where the two texts differ
+    QVERIFY(std::abs(r.resid(layers, n - 1) - 1.0) <= 1e-4);
+    for (int i = 0; i < n; ++i)
+      if (i != 11) QVERIFY(std::abs(r.resid(0, i)) <= 1e-4);  // the same token in both runs: no effect
+    QVERIFY(!progress.empty() && progress.back() == 1.0);
+  }
+
+  void logitLensEndsAtThePrediction() {
+    const nlohmann::json c = reference()["cases"][0];
+    const auto model = open(c);
+    const Trace t = model->forward(fromIds(c["token_ids"]));
+    const std::vector<LensRow> lens = logitLens(*model, t, -1, 5);
+    QCOMPARE(lens.size(), size_t(t.layerCount() + 1));
+    QCOMPARE(lens.front().layer, -1);
+    const std::vector<TokenScore> top = predict(*model, t, -1, 5);
+    QCOMPARE(lens.back().top[0].id, top[0].id);
+    QVERIFY(std::abs(lens.back().top[0].prob - top[0].prob) < 1e-5);  // a batched product: float rounding
+    const LensGrid g = logitLensGrid(*model, t, {0, t.tokenCount() - 1});
+    QCOMPARE(g.topId(t.layerCount(), 1), top[0].id);
+    QCOMPARE(g.topId(0, 1), lens.front().top[0].id);
+    QVERIFY(std::abs(g.topProb(t.layerCount(), 1) - top[0].prob) < 1e-5);
+    const std::vector<TokenScore> kept = samplingKeeps(*model, lastLogits(*model, t), 1.0, 4, 0.5);
+    QVERIFY(!kept.empty() && kept.size() <= 4);
+    double sum = 0.0;
+    for (const TokenScore& k : kept) sum += k.prob;
+    QVERIFY(std::abs(sum - 1.0) < 1e-9);
+  }
+
+  void badInputIsRefused() {
+    const nlohmann::json c = reference()["cases"][0];
+    const auto model = open(c);
+    const TokenizedText text = fromIds(c["token_ids"]);
+    const Trace t = model->forward(text);
+    auto message = [](auto f) {
+      try {
+        f();
+      } catch (const InputError& e) {
+        return std::string(e.what());
+      }
+      return std::string();
+    };
+    QVERIFY(message([&] { predict(*model, t, 99, 3); }).find("outside the sentence") != std::string::npos);
+    QVERIFY(message([&] { resolveToken(*model, "Ġnonexistentpiece"); }).find("unknown token") != std::string::npos);
+    QVERIFY(message([&] { resolveToken(*model, "100000"); }).find("outside the vocabulary") != std::string::npos);
+    QCOMPARE(resolveToken(*model, "Ġcat"), 302);
+    QCOMPARE(resolveToken(*model, "17"), 17);
+    Intervention iv;
+    iv.ablate = {{5, 0}};
+    QVERIFY(message([&] { ablationEffect(*model, text, t, iv); }).find("does not exist") != std::string::npos);
+    const TokenizedText shorter = model->tokenize("The cat");
+    QVERIFY(message([&] { activationPatching(*model, text, shorter, 1, 2); }).find("same number of tokens") !=
+            std::string::npos);
+    const auto gemma = loadCheckpoint(std::string(ATTNLAB_TEST_DATA) + "/reference/decoders/gemma2-softcap");
+    const TokenizedText g = gemma->tokenize("The cat");
+    QVERIFY(message([&] { headContributions(*gemma, g, gemma->forward(g), -1); }).find("non-linear") !=
+            std::string::npos);
+  }
+};
+
+QTEST_MAIN(TestPredict)
+#include "test_predict.moc"
