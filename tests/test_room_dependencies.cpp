@@ -39,9 +39,10 @@ const RoomTable kRooms = {
     {"ui/views/spectra", {"ui/views/common"}},
     {"ui/views/depth", {"ui/views/common"}},
     {"ui/views/training", {"ui/views/common"}},
+    {"ui/views/prediction", {"ui/views/common"}},
     {"ui/shell",
      {"ui/views/attention", "ui/views/inside_head", "ui/views/variants", "ui/views/spectra", "ui/views/depth",
-      "ui/views/training"}},
+      "ui/views/training", "ui/views/prediction"}},
 };
 
 /// Where an include between two rooms was seen first, for the cycle message.

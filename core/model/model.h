@@ -40,9 +40,9 @@ class Model {
   /// nullptr for a model without one (the built-in model has no vocabulary).
   virtual const Unembedding* unembedding() const { return nullptr; }
   /// The vocabulary string of an id ("Ġcat"), "" when out of range or without a vocabulary.
-  virtual std::string vocabularyPiece(int id) const { return {}; }
+  virtual std::string vocabularyPiece(int /*id*/) const { return {}; }
   /// The id of a vocabulary string, −1 when unknown.
-  virtual int vocabularyId(const std::string& piece) const { return -1; }
+  virtual int vocabularyId(const std::string& /*piece*/) const { return -1; }
   /// A key/value-cached decoding session (decode_session.h) that has read `promptIds` (at least one); nullptr
   /// for a model without one (built-in, BERT, tiny). Throws InputError for a prompt the model cannot take.
   virtual std::unique_ptr<DecodeSession> startDecoding(const std::vector<int>& /*promptIds*/,

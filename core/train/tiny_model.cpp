@@ -31,6 +31,18 @@ TinyModel::TinyModel(TinyConfig config, TinyParams<float> params, std::string na
     : config_(std::move(config)), params_(std::move(params)), name_(std::move(name)) {
   validate(config_);
   checkShapes(config_, params_);
+  Unembedding& u = unembedding_;
+  u.norm = config_.layerNorm ? Unembedding::Norm::Layer : Unembedding::Norm::None;
+  if (config_.layerNorm) {
+    u.gamma = params_.lnfGamma.col(0);
+    u.beta = params_.lnfBeta.col(0);
+  }
+  u.eps = kTinyLayerNormEps;
+  u.data = params_.unembed.data();  // [d, V] column-major: W_U(t, j) at t·d + j
+  u.vocab = config_.vocab;
+  u.d = config_.dModel;
+  u.rowStride = config_.dModel;
+  u.colStride = 1;
 }
 
 ModelInfo TinyModel::info() const {
@@ -66,6 +78,20 @@ TokenizedText TinyModel::tokenize(const std::string& text) const {
     out.ids.push_back(it->second);
   }
   return out;
+}
+
+std::string TinyModel::vocabularyPiece(int id) const {
+  if (id < 0 || id >= config_.vocab) return {};
+  return id == 0 ? "<bos>" : "#" + std::to_string(id);
+}
+
+int TinyModel::vocabularyId(const std::string& piece) const {
+  if (piece == "<bos>") return 0;
+  if (piece.size() < 2 || piece[0] != '#' || piece.find_first_not_of("0123456789", 1) != std::string::npos ||
+      piece.size() > 9)
+    return -1;
+  const int id = std::stoi(piece.substr(1));
+  return id < config_.vocab ? id : -1;
 }
 
 Trace TinyModel::forward(const TokenizedText& text, const RunControl& control, const Intervention& iv) const {

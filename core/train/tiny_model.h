@@ -17,10 +17,18 @@ class TinyModel : public Model {
  public:
   /// Throws InputError when the weights do not have the shapes the config implies.
   TinyModel(TinyConfig config, TinyParams<float> params, std::string name);
+  TinyModel(const TinyModel&) = delete;  // unembedding_ points into params_
+  TinyModel& operator=(const TinyModel&) = delete;
   ModelInfo info() const override;
   TokenizedText tokenize(const std::string& text) const override;
   /// Throws InputError for an empty text or one longer than the context (BOS included).
   Trace forward(const TokenizedText& text, const RunControl& control = {}, const Intervention& iv = {}) const override;
+  /// ln_f (when the model has LayerNorms) and the unembedding [d, V]: predictions and the logit lens.
+  const Unembedding* unembedding() const override { return &unembedding_; }
+  /// "<bos>" for id 0, "#k" for the others: the tiny vocabulary has symbols, not words.
+  std::string vocabularyPiece(int id) const override;
+  int vocabularyId(const std::string& piece) const override;
+
   const TinyConfig& config() const { return config_; }
   const TinyParams<float>& params() const { return params_; }
 
@@ -28,6 +36,7 @@ class TinyModel : public Model {
   TinyConfig config_;
   TinyParams<float> params_;
   std::string name_;
+  Unembedding unembedding_;
 };
 
 /// The symbol a word gets in a vocabulary of `vocab` ids before probing: 2 + FNV-1a(word) mod (V − 2).

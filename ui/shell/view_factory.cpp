@@ -6,6 +6,8 @@
 #include "ui/views/depth/collapse_view.h"
 #include "ui/views/depth/paths_view.h"
 #include "ui/views/inside_head/matrix_grid_view.h"
+#include "ui/views/prediction/attribution_view.h"
+#include "ui/views/prediction/prediction_view.h"
 #include "ui/views/spectra/rank_demo_view.h"
 #include "ui/views/spectra/rank_table_view.h"
 #include "ui/views/spectra/spectrum_view.h"
@@ -17,8 +19,8 @@
 namespace attnlab::ui {
 
 QStringList viewNames() {
-  return {"heatmap",    "model",     "outputs",      "qkv",       "variants", "complexity", "spectrum",
-          "rank-table", "rank-demo", "feature-maps", "head-size", "collapse", "paths",      "headview"};
+  return {"heatmap",   "model",        "outputs",   "qkv",      "variants", "complexity", "spectrum",   "rank-table",
+          "rank-demo", "feature-maps", "head-size", "collapse", "paths",    "headview",   "prediction", "attribution"};
 }
 
 TraceView* createView(const QString& name, QWidget* parent) {
@@ -36,6 +38,8 @@ TraceView* createView(const QString& name, QWidget* parent) {
   if (name == "feature-maps") return new FeatureMapView(parent);
   if (name == "head-size") return new HeadSizeView(parent);
   if (name == "headview") return new HeadView(parent);
+  if (name == "prediction") return new PredictionView(parent);
+  if (name == "attribution") return new AttributionView(parent);
   return nullptr;
 }
 

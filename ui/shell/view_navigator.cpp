@@ -22,7 +22,7 @@ bool isChapter(const QModelIndex& index) { return index.isValid() && !index.pare
 }  // namespace
 
 const std::vector<ViewNavigator::Chapter>& ViewNavigator::chapters() {
-  // One line per chapter; the next issues add theirs (Prediction, Heads) here.
+  // One line per chapter; the head atlas adds its own (Heads) here.
   static const std::vector<Chapter> table = {
       {QT_TR_NOOP("Attention"),
        {{"heatmap", QT_TR_NOOP("Heatmap")}, {"model", QT_TR_NOOP("Model view")}, {"headview"}}},
@@ -30,6 +30,7 @@ const std::vector<ViewNavigator::Chapter>& ViewNavigator::chapters() {
       {QT_TR_NOOP("Variants"), {{"variants"}, {"complexity"}, {"feature-maps"}, {"head-size"}}},
       {QT_TR_NOOP("Rank and spectra"), {{"spectrum"}, {"rank-table"}, {"rank-demo"}}},
       {QT_TR_NOOP("Depth"), {{"collapse"}, {"paths"}}},
+      {QT_TR_NOOP("Prediction"), {{"prediction"}, {"attribution"}}},
       {QT_TR_NOOP("Training"), {{kTrainingPage}}},
   };
   return table;

@@ -21,11 +21,11 @@ using namespace attnlab::ui;
 namespace {
 
 /// Every page in navigator order: the chapters Attention, Inside a head, Variants, Rank and spectra,
-/// Depth, Training.
-const QStringList kOrder = {"heatmap",    "model",      "headview",     "qkv",       "outputs",
-                            "variants",   "complexity", "feature-maps", "head-size", "spectrum",
-                            "rank-table", "rank-demo",  "collapse",     "paths",     "training"};
-const QStringList kChapterStarts = {"heatmap", "qkv", "variants", "spectrum", "collapse", "training"};
+/// Depth, Prediction, Training.
+const QStringList kOrder = {"heatmap",    "model",        "headview",   "qkv",         "outputs",    "variants",
+                            "complexity", "feature-maps", "head-size",  "spectrum",    "rank-table", "rank-demo",
+                            "collapse",   "paths",        "prediction", "attribution", "training"};
+const QStringList kChapterStarts = {"heatmap", "qkv", "variants", "spectrum", "collapse", "prediction", "training"};
 
 }  // namespace
 
@@ -76,7 +76,7 @@ class TestViewNavigator : public QObject {
     QStringList listed = nav(w)->order();
     listed.sort();
     QCOMPARE(listed, all);  // a view missing from the chapter table would still be listed ("More")
-    QCOMPARE(nav(w)->topLevelItemCount(), 6);
+    QCOMPARE(nav(w)->topLevelItemCount(), 7);
     QCOMPARE(nav(w)->chapter(3)->text(0), QString("Rank and spectra"));
     QVERIFY(shows(w, "heatmap"));
   }

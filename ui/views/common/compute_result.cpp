@@ -70,28 +70,24 @@ QString byteLevelDisplay(const std::string& piece) {
   return out;
 }
 
+QString pieceLabel(const std::string& piece, const std::string& style) {
+  if (style == "byte-level") return byteLevelDisplay(piece);
+  if (style != "metaspace") return QString::fromStdString(piece);
+  // SentencePiece pieces: "▁" is a space and <0xNN> a byte; shown with the same marks as byte-level ones.
+  // A byte-fallback piece holding part of a character (<0xC3>) stays as written, like byte-level parts.
+  const bool bytePiece = piece.size() == 6 && piece.compare(0, 3, "<0x") == 0 && piece[5] == '>' &&
+                         std::isxdigit(static_cast<unsigned char>(piece[3])) &&
+                         std::isxdigit(static_cast<unsigned char>(piece[4]));
+  if (bytePiece && std::stoi(piece.substr(3, 2), nullptr, 16) >= 0x80) return QString::fromStdString(piece);
+  QString s = QString::fromStdString(tokenDisplayText(piece, TokenDisplayStyle::Metaspace));
+  s.replace(' ', QChar(0x00B7)).replace('\n', QChar(0x21B5)).replace('\t', QChar(0x21E5));
+  return s;
+}
+
 QStringList ComputeResult::tokenLabels() const {
   if (!run) return {};
   QStringList labels;
-  if (run->info.pieceStyle == "byte-level") {
-    for (const std::string& t : run->trace.tokens) labels << byteLevelDisplay(t);
-    return labels;
-  }
-  if (run->info.pieceStyle != "metaspace") return rawTokenLabels();
-  // SentencePiece pieces: "▁" is a space and <0xNN> a byte; shown with the same marks as byte-level ones.
-  for (const std::string& t : run->trace.tokens) {
-    // A byte-fallback piece holding part of a character (<0xC3>) stays as written, like byte-level parts.
-    const bool bytePiece = t.size() == 6 && t.compare(0, 3, "<0x") == 0 && t[5] == '>' &&
-                           std::isxdigit(static_cast<unsigned char>(t[3])) &&
-                           std::isxdigit(static_cast<unsigned char>(t[4]));
-    if (bytePiece && std::stoi(t.substr(3, 2), nullptr, 16) >= 0x80) {
-      labels << QString::fromStdString(t);
-      continue;
-    }
-    QString s = QString::fromStdString(tokenDisplayText(t, TokenDisplayStyle::Metaspace));
-    s.replace(' ', QChar(0x00B7)).replace('\n', QChar(0x21B5)).replace('\t', QChar(0x21E5));
-    labels << s;
-  }
+  for (const std::string& t : run->trace.tokens) labels << pieceLabel(t, run->info.pieceStyle);
   return labels;
 }
 

@@ -42,6 +42,9 @@ struct ComputeResult {
 /// sequence cut between two tokens → "<0xE6>". "Ġcat" → "·cat". A string that is not made of stand-ins
 /// (an added token such as <|endoftext|> is) comes back unchanged.
 QString byteLevelDisplay(const std::string& piece);
+/// A vocabulary piece as a reader sees it, for a tokenizer of the given ModelInfo::pieceStyle
+/// ("byte-level": byteLevelDisplay; "metaspace": "▁" as "·", whole bytes decoded; else as written).
+QString pieceLabel(const std::string& piece, const std::string& style);
 
 using ResultPtr = std::shared_ptr<const ComputeResult>;
 

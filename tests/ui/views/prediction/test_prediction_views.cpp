@@ -1,0 +1,104 @@
+// The Prediction views on real checkpoints (tests/reference: the GPT-2 and Llama-layout tiny models):
+// the bars are the model's top next tokens at the last position (or the pinned one), the logit lens
+// ends at the prediction, and the attribution map's heads and MLPs plus embeddings and biases add up to
+// the logit; the built-in model gets a message and no numbers.
+#include <QtTest>
+
+#include "core/predict/attribution.h"
+#include "core/predict/prediction.h"
+#include "ui/shell/live_controller.h"
+#include "ui/views/prediction/attribution_view.h"
+#include "ui/views/prediction/prediction_view.h"
+
+using namespace attnlab;
+using namespace attnlab::ui;
+
+namespace {
+
+ResultPtr compute(const std::string& dir, std::vector<int> pinned = {}) {
+  Params p;
+  if (!dir.empty()) p.modelDir = std::string(ATTNLAB_TEST_DATA) + "/reference/" + dir;
+  p.sentence = "the cat sat on the mat and the cat";
+  p.selection.pinned = std::move(pinned);
+  return LiveController::compute(p, nullptr, {});
+}
+
+const LabelledMatrix* matrix(const ViewNumbers& n, const std::string& name) {
+  for (const LabelledMatrix& m : n.matrices)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+}  // namespace
+
+class TestPredictionViews : public QObject {
+  Q_OBJECT
+ private slots:
+  void barsAreTheModelsTopTokens_data() {
+    QTest::addColumn<QString>("dir");
+    QTest::addColumn<int>("pin");
+    QTest::newRow("gpt2, last") << "models/gpt2_tiny" << -1;
+    QTest::newRow("gpt2, pinned 3") << "models/gpt2_tiny" << 3;
+    QTest::newRow("llama") << "decoders/llama-gqa" << -1;
+  }
+  void barsAreTheModelsTopTokens() {
+    QFETCH(QString, dir);
+    QFETCH(int, pin);
+    const ResultPtr r = compute(dir.toStdString(), pin >= 0 ? std::vector<int>{pin} : std::vector<int>{});
+    QVERIFY2(r->ok(), qPrintable(r->error));
+    PredictionView view;
+    view.showResult(r);
+    view.waitForAnalyses();
+    const ViewNumbers n = view.numbers(*r);
+    const LabelledMatrix* top = matrix(n, "prediction");
+    QVERIFY(top);
+    const int position = pin >= 0 ? pin : r->trace().tokenCount() - 1;
+    const std::vector<TokenScore> expected = predict(*r->run->model, r->trace(), position, PredictionView::kTop);
+    QCOMPARE(top->values.rows(), Eigen::Index(expected.size()));
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      QCOMPARE(top->rowLabels[i], expected[i].token);
+      QCOMPARE(top->values(Eigen::Index(i), 1), expected[i].prob);
+    }
+    // The lens's last row (the stream after the last layer) is the prediction itself.
+    const LabelledMatrix* lensIds = matrix(n, "logit_lens_id");
+    QVERIFY(lensIds);
+    const int col =
+        static_cast<int>(std::find(lensIds->colLabels.begin(), lensIds->colLabels.end(), std::to_string(position)) -
+                         lensIds->colLabels.begin());
+    QVERIFY(col < lensIds->values.cols());
+    QCOMPARE(int(lensIds->values(lensIds->values.rows() - 1, col)), expected.front().id);
+  }
+
+  void attributionAddsUpToTheLogit() {
+    const ResultPtr r = compute("models/gpt2_tiny");
+    AttributionView view;
+    view.showResult(r);
+    view.waitForAnalyses();
+    const ViewNumbers n = view.numbers(*r);
+    QCOMPARE(n.matrices.size(), std::size_t(1));
+    const MatD& m = n.matrices[0].values;  // [layers, heads + MLP]
+    QCOMPARE(m.rows(), Eigen::Index(r->trace().layerCount()));
+    QCOMPARE(m.cols(), Eigen::Index(r->trace().headCount() + 1));
+    const Model& model = *r->run->model;
+    const int last = r->trace().tokenCount() - 1;
+    const int target = predict(model, r->trace(), last, 1).front().id;
+    const Attribution a =
+        directLogitAttribution(model, r->trace(), headContributions(model, r->run->text, r->trace(), last), target);
+    QVERIFY(std::abs(m.sum() + a.embeddings + a.bias - a.logit) <= 1e-4 * std::max(1.0, std::abs(a.logit)));
+  }
+
+  void builtinModelHasNoNumbers() {
+    const ResultPtr r = compute("");
+    PredictionView prediction;
+    prediction.showResult(r);
+    prediction.waitForAnalyses();
+    QVERIFY(prediction.numbers(*r).matrices.empty());
+    AttributionView attribution;
+    attribution.showResult(r);
+    attribution.waitForAnalyses();
+    QVERIFY(attribution.numbers(*r).matrices.empty());
+  }
+};
+
+QTEST_MAIN(TestPredictionViews)
+#include "test_prediction_views.moc"

@@ -1,0 +1,40 @@
+#pragma once
+// Direct logit attribution (issue 16; DESIGN.md, Round two): for the predicted token at the position
+// (the first pinned token, else the last), each head's and each MLP's direct contribution to its logit,
+// with the final norm frozen at the position's scale, as a layers × (heads + MLP) heatmap. The title
+// states the sum: heads + MLPs + embeddings + biases = the logit. Click a head to select it everywhere.
+// Models with Gemma 2/3 sandwich norms, and models that cannot patch heads, get a message.
+#include <QLabel>
+
+#include "core/predict/attribution.h"
+#include "ui/views/common/background_job.h"
+#include "ui/views/common/trace_view.h"
+
+namespace attnlab::ui {
+
+class MatrixPlot;
+
+class AttributionView : public TraceView {
+  Q_OBJECT
+ public:
+  explicit AttributionView(QWidget* parent = nullptr);
+  QString viewName() const override { return "attribution"; }
+  QString displayName() const override { return tr("Logit attribution"); }
+  void showResult(const ResultPtr& result) override;
+  void setFontScale(double scale) override;
+  ViewNumbers numbers(const ComputeResult& result) const override;
+
+ private:
+  void draw(const ResultPtr& result, const Attribution& a);
+  void showMessage(const QString& text);
+
+  MatrixPlot* plot_;
+  QLabel* sum_;
+  QLabel* message_;
+  BackgroundJob* job_;
+  Attribution shown_;
+  ResultPtr shownResult_;
+  QString title_;
+};
+
+}  // namespace attnlab::ui
