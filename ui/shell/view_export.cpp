@@ -63,6 +63,9 @@ QString writeViewNumbers(const TraceView* view, const ComputeResult& result, con
                          const QString& matrix) {
   try {
     ViewNumbers n = view->numbers(result);
+    // A view that drew a message instead of numbers (the Prediction views on a model without a
+    // vocabulary) writes no empty file, in any format.
+    if (n.matrices.empty()) return QString("the view '%1' has no numbers to export").arg(view->viewName());
     result.useRawTokens(n);  // files keep the vocabulary's spelling ("Ġcat"), views show "·cat"
     const std::string bytes = numbersToBytes(n, parseNumbersFormat(format.toStdString()), matrix.toStdString());
     QSaveFile f(path);  // a half-written file never replaces a good one
