@@ -39,12 +39,8 @@ void DecoderDecodeSession::checkRoom(int more) const {
 }
 
 void DecoderDecodeSession::check(const std::vector<int>& ids) const {
-  const HfConfig& c = model_.config_;
   checkRoom(static_cast<int>(ids.size()));
-  for (int id : ids)
-    if (id < 0 || id >= c.vocabSize)
-      throw InputError("token id " + std::to_string(id) + " is outside the vocabulary (0.." +
-                       std::to_string(c.vocabSize - 1) + ")");
+  checkTokenIds(ids, model_.config_.vocabSize);
 }
 
 Vec DecoderDecodeSession::append(int id) {

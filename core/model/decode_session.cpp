@@ -6,6 +6,7 @@
 
 #include <omp.h>
 
+#include "core/base/errors.h"
 #include "core/model/blocks.h"
 
 namespace attnlab {
@@ -51,6 +52,13 @@ Mat attendCached(const Mat& q, const KvCache& cache, int heads, int kvHeads, int
     out.middleCols(qc, dHead).noalias() = s * v;
   }
   return out;
+}
+
+void checkTokenIds(const std::vector<int>& ids, int vocabSize) {
+  for (int id : ids)
+    if (id < 0 || id >= vocabSize)
+      throw InputError("token id " + std::to_string(id) + " is outside the vocabulary (0.." +
+                       std::to_string(vocabSize - 1) + ")");
 }
 
 Vec nextTokenLogits(const Unembedding& u, const Mat& x) {

@@ -49,6 +49,9 @@ struct KvCache {
 /// keys inside the window are read. Returns the heads' outputs side by side [m, heads·d_head].
 Mat attendCached(const Mat& q, const KvCache& cache, int heads, int kvHeads, int dHead, const HeadOptions& o);
 
+/// Throws InputError naming the first id outside [0, vocabSize).
+void checkTokenIds(const std::vector<int>& ids, int vocabSize);
+
 /// The logits of one residual row x [1, d] through the final norm and W_U [vocab]: a row-major W_U is read
 /// as contiguous rows (a vectorised matrix–vector product; the strided view of Unembedding::weights()
 /// is several times slower for the 50257 × 768 of GPT-2 small).
