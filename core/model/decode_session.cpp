@@ -4,8 +4,6 @@
 #include <cmath>
 #include <limits>
 
-#include <omp.h>
-
 #include "core/base/errors.h"
 #include "core/model/blocks.h"
 
@@ -61,31 +59,6 @@ void checkTokenIds(const std::vector<int>& ids, int vocabSize) {
                        std::to_string(vocabSize - 1) + ")");
 }
 
-Vec nextTokenLogits(const Unembedding& u, const Mat& x) {
-  const Mat y = u.normalise(x);  // [1, d]
-  Vec out(u.vocab);
-  if (u.colStride == 1) {
-    using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-    const Eigen::Map<const RowMajor, 0, Eigen::OuterStride<>> w(u.data, u.vocab, u.d,
-                                                                Eigen::OuterStride<>(u.rowStride));
-    const Eigen::VectorXf col = y.row(0).transpose();
-    // Blocks of vocabulary rows side by side on the OpenMP threads: the product is bound by reading W_U
-    // (154 MB for GPT-2 small), and a second core's bandwidth halves it (7.9 → ~4.5 ms here).
-    const Eigen::Index chunks = std::min<Eigen::Index>(omp_get_max_threads(), (u.vocab + 4095) / 4096);
-#pragma omp parallel for num_threads(static_cast <int>(chunks)) schedule(static)
-    for (Eigen::Index c = 0; c < chunks; ++c) {
-      const Eigen::Index begin = u.vocab * c / chunks, end = u.vocab * (c + 1) / chunks;
-      out.segment(begin, end - begin).noalias() = w.middleRows(begin, end - begin) * col;
-    }
-  } else {
-    out.noalias() = u.weights() * y.row(0).transpose();
-  }
-  if (u.bias.size() > 0) out += u.bias;
-  if (u.softcap > 0.0) {
-    const float c = static_cast<float>(u.softcap);
-    out = out.unaryExpr([c](float s) { return std::tanh(s / c) * c; });
-  }
-  return out;
-}
+Vec nextTokenLogits(const Unembedding& u, const Mat& x) { return u.logits(x).row(0).transpose(); }
 
 }  // namespace attnlab

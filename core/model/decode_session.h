@@ -52,9 +52,7 @@ Mat attendCached(const Mat& q, const KvCache& cache, int heads, int kvHeads, int
 /// Throws InputError naming the first id outside [0, vocabSize).
 void checkTokenIds(const std::vector<int>& ids, int vocabSize);
 
-/// The logits of one residual row x [1, d] through the final norm and W_U [vocab]: a row-major W_U is read
-/// as contiguous rows (a vectorised matrix–vector product; the strided view of Unembedding::weights()
-/// is several times slower for the 50257 × 768 of GPT-2 small).
+/// The logits [vocab] of one residual row x [1, d]: Unembedding::logits of that row.
 Vec nextTokenLogits(const Unembedding& u, const Mat& x);
 
 }  // namespace attnlab

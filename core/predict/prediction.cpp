@@ -9,29 +9,6 @@
 namespace attnlab {
 namespace {
 
-using RowMajorView =
-    Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>, 0, Eigen::OuterStride<>>;
-
-/// normed [rows, d] · W_Uᵀ → [rows, vocab]. Checkpoints store W_U row-major [vocab, d]; a contiguous view
-/// lets Eigen vectorise the product (the general strided view is several times slower).
-/// Split over blocks of the vocabulary across the OpenMP threads (Eigen's own threading is off in this build).
-Mat unembed(const Unembedding& u, const Mat& normed) {
-  Mat out(normed.rows(), u.vocab);
-  constexpr Eigen::Index kBlock = 4096;
-  const auto blocks = static_cast<int>((u.vocab + kBlock - 1) / kBlock);
-#pragma omp parallel for schedule(static)
-  for (int b = 0; b < blocks; ++b) {
-    const Eigen::Index v0 = b * kBlock, len = std::min(kBlock, u.vocab - v0);
-    if (u.colStride == 1) {
-      const RowMajorView w(u.data, u.vocab, u.d, Eigen::OuterStride<>(u.rowStride));
-      out.middleCols(v0, len).noalias() = normed * w.middleRows(v0, len).transpose();
-    } else {
-      out.middleCols(v0, len).noalias() = normed * u.weights().middleRows(v0, len).transpose();
-    }
-  }
-  return out;
-}
-
 std::vector<int> topIndices(const VecD& p, int k) {
   std::vector<int> idx(static_cast<size_t>(p.size()));
   std::iota(idx.begin(), idx.end(), 0);
@@ -75,17 +52,7 @@ int resolveToken(const Model& model, const std::string& tokenOrId) {
                    "\": give a piece as the model's vocabulary spells it (e.g. \"Ġmat\") or a decimal id");
 }
 
-Mat rowsLogits(const Unembedding& u, const Mat& x) {
-  Mat out = unembed(u, u.normalise(x));  // [rows, vocab]
-  if (u.bias.size() > 0) out.rowwise() += u.bias.transpose();
-  if (u.softcap > 0.0) {
-    const float c = static_cast<float>(u.softcap);
-    out = out.unaryExpr([c](float s) { return std::tanh(s / c) * c; });
-  }
-  return out;
-}
-
-Vec rowLogits(const Unembedding& u, const Vec& x) { return rowsLogits(u, x.transpose()).row(0).transpose(); }
+Vec rowLogits(const Unembedding& u, const Vec& x) { return u.logits(x.transpose()).row(0).transpose(); }
 
 VecD softmaxAt(const Vec& logits, double temperature) {
   const VecD z = logits.cast<double>() / temperature;
@@ -128,7 +95,7 @@ std::vector<LensRow> logitLens(const Model& model, const Trace& trace, int posit
   Mat rows(trace.layerCount() + 1, trace.embeddings.cols());  // [layers + 1, d]
   rows.row(0) = trace.embeddings.row(position);
   for (int l = 0; l < trace.layerCount(); ++l) rows.row(l + 1) = trace.layers[l].residualOut.row(position);
-  const Mat logits = rowsLogits(u, rows);
+  const Mat logits = u.logits(rows);
   std::vector<LensRow> out;
   for (int r = 0; r < rows.rows(); ++r) out.push_back({r - 1, topTokens(model, logits.row(r).transpose(), k)});
   return out;
@@ -146,7 +113,7 @@ LensGrid logitLensGrid(const Model& model, const Trace& trace, const std::vector
   for (int l = 0; l < layers; ++l)
     for (int j = 0; j < cols; ++j)
       rows.row(l * cols + j) = (l == 0 ? trace.embeddings : trace.layers[l - 1].residualOut).row(g.positions[j]);
-  const Mat logits = rowsLogits(u, rows);
+  const Mat logits = u.logits(rows);
   g.topId.resize(layers, cols);
   g.topProb.resize(layers, cols);
   for (int l = 0; l < layers; ++l)

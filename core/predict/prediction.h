@@ -26,8 +26,6 @@ int resolveToken(const Model& model, const std::string& tokenOrId);
 
 /// Logits [vocab] of one residual row x [d] (after the soft-cap when the model has one).
 Vec rowLogits(const Unembedding& u, const Vec& x);
-/// Logits [rows, vocab] of residual rows x [rows, d].
-Mat rowsLogits(const Unembedding& u, const Mat& x);
 /// softmax(logits / T) in double; T > 0.
 VecD softmaxAt(const Vec& logits, double temperature = 1.0);
 /// The k most probable tokens, most probable first.
