@@ -17,7 +17,7 @@ int runPredict(const Args& args) {
   const double temperature = args.doubleValue("temperature", 1.0, 1e-3, 1e3);
   if (args.has("ablate")) {
     Intervention iv;
-    iv.ablate = parseHeads(args.value("ablate"));
+    iv.ablate = parseHeadList(args.value("ablate"), "--ablate");
     const std::string mode = args.value("ablate-mode", "zero");
     if (mode != "zero" && mode != "mean") throw InputError("--ablate-mode must be zero or mean, got '" + mode + "'");
     iv.mode = mode == "mean" ? AblationMode::Mean : AblationMode::Zero;

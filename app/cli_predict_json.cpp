@@ -41,20 +41,4 @@ nlohmann::json matrixJson(const MatD& m) {
   return rows;
 }
 
-std::vector<HeadRef> parseHeads(const std::string& list) {
-  std::vector<HeadRef> heads;
-  std::stringstream s(list);
-  std::string item;
-  while (std::getline(s, item, ',')) {
-    HeadRef h;
-    char dot = 0, extra = 0;
-    std::istringstream in(item);
-    if (!(in >> h.layer >> dot >> h.head) || dot != '.' || in >> extra)
-      throw InputError("--ablate expects heads as LAYER.HEAD,LAYER.HEAD (e.g. 0.1,3.2), got '" + item + "'");
-    heads.push_back(h);
-  }
-  if (heads.empty()) throw InputError("--ablate names no head");
-  return heads;
-}
-
 }  // namespace attnlab::cli

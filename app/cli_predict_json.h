@@ -21,7 +21,5 @@ nlohmann::json tokenJson(const Model& model, int id);
 nlohmann::json scoresJson(const std::vector<TokenScore>& scores, bool withLogit = true);
 /// Rows of a matrix as nested arrays (NaN as null).
 nlohmann::json matrixJson(const MatD& m);
-/// "L.H,L.H,…" → heads; throws InputError naming a malformed item.
-std::vector<HeadRef> parseHeads(const std::string& list);
 
 }  // namespace attnlab::cli

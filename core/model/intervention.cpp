@@ -1,6 +1,7 @@
 #include "core/model/intervention.h"
 
 #include <algorithm>
+#include <sstream>
 #include <string>
 
 #include "core/base/errors.h"
@@ -21,6 +22,28 @@ void checkHeads(const std::vector<HeadRef>& list, int layers, int heads, const c
 }
 
 }  // namespace
+
+std::vector<HeadRef> parseHeadList(const std::string& list, const std::string& what) {
+  std::vector<HeadRef> heads;
+  std::stringstream s(list);
+  std::string item;
+  while (std::getline(s, item, ',')) {
+    HeadRef h;
+    char dot = 0, extra = 0;
+    std::istringstream in(item);
+    if (!(in >> h.layer >> dot >> h.head) || dot != '.' || in >> extra)
+      throw InputError(what + " expects heads as LAYER.HEAD,LAYER.HEAD (e.g. 0.1,3.2), got '" + item + "'");
+    heads.push_back(h);
+  }
+  if (heads.empty()) throw InputError(what + " names no head");
+  return heads;
+}
+
+std::vector<std::string> formatHeadList(const std::vector<HeadRef>& heads) {
+  std::vector<std::string> out;
+  for (const HeadRef& h : heads) out.push_back(std::to_string(h.layer) + "." + std::to_string(h.head));
+  return out;
+}
 
 void checkIntervention(const Intervention& iv, int layers, int heads, int tokens) {
   checkHeads(iv.ablate, layers, heads, "ablated");

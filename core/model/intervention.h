@@ -6,6 +6,7 @@
 //              run (the clean run, of the same token length) instead of this one's.
 // Every model applies them at the same two places, through the functions below, so an ablated or patched
 // run differs from the plain one only where the intervention says.
+#include <string>
 #include <vector>
 
 #include "core/model/trace.h"
@@ -15,7 +16,14 @@ namespace attnlab {
 struct HeadRef {
   int layer = 0, head = 0;
   bool operator==(const HeadRef& o) const { return layer == o.layer && head == o.head; }
+  bool operator<(const HeadRef& o) const { return layer != o.layer ? layer < o.layer : head < o.head; }
 };
+
+/// "L.H,L.H,…" → heads, in the order given; throws InputError "<what> expects heads as LAYER.HEAD,… got
+/// '<item>'" for a malformed item or an empty list.
+std::vector<HeadRef> parseHeadList(const std::string& list, const std::string& what);
+/// Heads → ["L.H", …].
+std::vector<std::string> formatHeadList(const std::vector<HeadRef>& heads);
 
 enum class AblationMode { Zero, Mean };
 

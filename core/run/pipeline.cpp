@@ -10,8 +10,15 @@ PipelineResult runPipeline(const Params& p, std::shared_ptr<const Model> model, 
   r.model = model ? std::move(model) : makeModel(p);
   r.info = r.model->info();
   r.text = r.model->tokenize(p.sentence);
-  r.trace = r.model->forward(r.text, control);
+  r.trace = r.model->forward(r.text, control, ablationOf(p.prediction));
   return r;
+}
+
+Intervention ablationOf(const PredictionSettings& s) {
+  Intervention iv;
+  iv.ablate = s.ablate;
+  iv.mode = s.ablationMode;
+  return iv;
 }
 
 void checkSelection(const Params& p, const Trace& t) {

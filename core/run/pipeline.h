@@ -14,10 +14,14 @@ struct PipelineResult {
   Trace trace;
 };
 
-/// Runs the parameters' model on their sentence. `model` may be passed in to reuse an already built
+/// Runs the parameters' model on their sentence, with the heads of p.prediction.ablate switched off. `model` may be passed in to reuse an already built
 /// one (the GUI caches); when null it is made from the parameters. Throws InputError / Cancelled.
 PipelineResult runPipeline(const Params& p, std::shared_ptr<const Model> model = nullptr,
                            const RunControl& control = {});
+
+/// The heads the parameters switch off, as the intervention every forward pass of the pipeline applies (the
+/// Prediction chapter's ablation: every view then draws the ablated model).
+Intervention ablationOf(const PredictionSettings& s);
 
 /// Throws InputError when the selected layer/head does not exist in the trace.
 void checkSelection(const Params& p, const Trace& t);

@@ -7,6 +7,7 @@
 #include "core/collapse/collapse_settings.h"
 #include "core/model/model_config.h"
 #include "core/session/display_settings.h"
+#include "core/session/prediction_settings.h"
 #include "core/spectra/spectra_settings.h"
 #include "core/variants/variant_settings.h"
 
@@ -33,6 +34,7 @@ struct Params {
   VariantSettings variants;   ///< the attention-variant comparison (variants view, dump --variants)
   SpectraSettings spectra;    ///< spectra, rank and feature-map analyses
   DisplaySettings display;    ///< colour map and theme of the views and figures
+  PredictionSettings prediction;  ///< sampling, attribution target, ablated heads, patching (issue 16)
 };
 
 }  // namespace attnlab

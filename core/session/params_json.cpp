@@ -277,7 +277,7 @@ json toJson(const Params& p) {
               {"collapse", toJson(p.collapse)},
               {"variants", toJson(p.variants)},
               {"spectra", toJson(p.spectra)},
-
+              {"prediction", toJson(p.prediction)},
               {"display", displayJson(p.display)}};
 }
 
@@ -321,6 +321,7 @@ Params paramsFromJson(const json& j, const Params& base) {
   if (const json* c = field(j, "collapse")) readCollapse(*c, p.collapse);
   if (const json* v = field(j, "variants")) readVariants(*v, p.variants);
   if (const json* s = field(j, "spectra")) readSpectra(*s, p.spectra);
+  if (const json* pr = field(j, "prediction")) readPredictionSettings(*pr, p.prediction);
   if (const json* d = field(j, "display")) {
     if (!d->is_object()) fail("display", "must be an object");
     readString(*d, "colormap", "display.", p.display.colormap);

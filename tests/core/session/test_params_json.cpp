@@ -26,10 +26,38 @@ class TestParamsJson : public QObject {
     p.model.norm = NormPlacement::Post;
     p.model.activation = Activation::Relu;
     p.selection = {4, 2, "qkv", {}};
+    p.prediction.temperature = 0.7;
+    p.prediction.topK = 40;
+    p.prediction.topP = 0.9;
+    p.prediction.greedy = false;
+    p.prediction.seed = 99;
+    p.prediction.generateSteps = 32;
+    p.prediction.target = "ĠMary";
+    p.prediction.versus = "464";
+    p.prediction.ablate = {{0, 3}, {9, 6}};
+    p.prediction.ablationMode = AblationMode::Mean;
+    p.prediction.clean = "a b";
+    p.prediction.corrupt = "a c";
+    p.prediction.patchTarget = " b";
+    p.prediction.patchVersus = " c";
     const Params q = paramsFromJson(nlohmann::json::parse(toJson(p).dump()));
     QCOMPARE(toJson(q).dump(), toJson(p).dump());
     QCOMPARE(q.model.seed, p.model.seed);
     QCOMPARE(q.sentence, p.sentence);
+    QVERIFY(q.prediction.ablate == p.prediction.ablate);
+    QCOMPARE(toJson(q.prediction)["ablate"].dump(), std::string(R"(["0.3","9.6"])"));
+  }
+
+  void ablationListIsASortedSet() {
+    const Params q = paramsFromJson(nlohmann::json::parse(R"({"prediction": {"ablate": ["9.6", "0.3", "9.6"]}})"));
+    QVERIFY((q.prediction.ablate == std::vector<HeadRef>{{0, 3}, {9, 6}}));
+    PredictionSettings s = q.prediction;
+    toggleAblation(s, {5, 1});
+    QVERIFY((s.ablate == std::vector<HeadRef>{{0, 3}, {5, 1}, {9, 6}}));
+    toggleAblation(s, {0, 3});
+    QVERIFY((s.ablate == std::vector<HeadRef>{{5, 1}, {9, 6}}));
+    QVERIFY(isAblated(s, {9, 6}));
+    QVERIFY(!isAblated(s, {0, 3}));
   }
 
   void absentFieldsKeepTheBase() {
@@ -61,6 +89,20 @@ class TestParamsJson : public QObject {
                            << "expected a JSON object";
     QTest::newRow("selection") << R"({"selection": {"view": 3}})"
                                << "selection.view must be a string";
+    QTest::newRow("temperature") << R"({"prediction": {"temperature": 0}})"
+                                 << "prediction.temperature must be > 0";
+    QTest::newRow("top_p") << R"({"prediction": {"top_p": 1.5}})"
+                           << "prediction.top_p must be in (0, 1]";
+    QTest::newRow("top_k") << R"({"prediction": {"top_k": 2.5}})"
+                           << "prediction.top_k must be an integer";
+    QTest::newRow("ablate") << R"({"prediction": {"ablate": ["3-1"]}})"
+                            << "prediction.ablate expects heads as LAYER.HEAD";
+    QTest::newRow("ablate type") << R"({"prediction": {"ablate": "3.1"}})"
+                                 << "prediction.ablate must be a list";
+    QTest::newRow("mode") << R"({"prediction": {"ablation_mode": "half"}})"
+                          << "prediction.ablation_mode is 'half'";
+    QTest::newRow("steps") << R"({"prediction": {"generate_steps": 0}})"
+                           << "prediction.generate_steps must be 1–512";
   }
   void wrongValuesNameTheField() {
     QFETCH(QString, json);

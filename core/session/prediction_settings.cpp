@@ -1,0 +1,107 @@
+#include "core/session/prediction_settings.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/base/errors.h"
+
+namespace attnlab {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void fail(const std::string& key, const std::string& what) {
+  throw InputError("params: prediction." + key + " " + what);
+}
+
+template <typename T>
+void read(const json& j, const char* key, T& out, const char* kind) {
+  const auto it = j.find(key);
+  if (it == j.end()) return;
+  try {
+    out = it->get<T>();
+  } catch (const json::exception&) {
+    fail(key, std::string("must be ") + kind);
+  }
+}
+
+}  // namespace
+
+json toJson(const PredictionSettings& s) {
+  return json{{"temperature", s.temperature},
+              {"top_k", s.topK},
+              {"top_p", s.topP},
+              {"greedy", s.greedy},
+              {"seed", s.seed},
+              {"generate_steps", s.generateSteps},
+              {"target", s.target},
+              {"versus", s.versus},
+              {"ablate", formatHeadList(s.ablate)},
+              {"ablation_mode", s.ablationMode == AblationMode::Mean ? "mean" : "zero"},
+              {"clean", s.clean},
+              {"corrupt", s.corrupt},
+              {"patch_target", s.patchTarget},
+              {"patch_versus", s.patchVersus}};
+}
+
+void readPredictionSettings(const json& j, PredictionSettings& out) {
+  if (!j.is_object()) throw InputError("params: prediction must be an object");
+  PredictionSettings s = out;
+  if (const auto t = j.find("temperature"); t != j.end() && !t->is_number()) fail("temperature", "must be a number");
+  if (const auto t = j.find("top_p"); t != j.end() && !t->is_number()) fail("top_p", "must be a number");
+  read(j, "temperature", s.temperature, "a number");
+  read(j, "top_p", s.topP, "a number");
+  if (const auto k = j.find("top_k"); k != j.end() && !k->is_number_integer()) fail("top_k", "must be an integer");
+  read(j, "top_k", s.topK, "an integer");
+  read(j, "greedy", s.greedy, "true or false");
+  if (const auto k = j.find("seed"); k != j.end() && !k->is_number_unsigned()) fail("seed", "must be an integer ≥ 0");
+  read(j, "seed", s.seed, "an integer ≥ 0");
+  if (const auto k = j.find("generate_steps"); k != j.end() && !k->is_number_integer())
+    fail("generate_steps", "must be an integer");
+  read(j, "generate_steps", s.generateSteps, "an integer");
+  for (auto [key, field] : {std::pair{"target", &s.target}, {"versus", &s.versus}, {"clean", &s.clean},
+                            {"corrupt", &s.corrupt}, {"patch_target", &s.patchTarget},
+                            {"patch_versus", &s.patchVersus}})
+    read(j, key, *field, "a string");
+  if (const auto a = j.find("ablate"); a != j.end()) {
+    std::vector<std::string> items;
+    read(j, "ablate", items, "a list of \"LAYER.HEAD\" strings");
+    s.ablate.clear();
+    for (const std::string& item : items) {
+      const std::vector<HeadRef> one = parseHeadList(item, "params: prediction.ablate");
+      s.ablate.insert(s.ablate.end(), one.begin(), one.end());
+    }
+  }
+  std::string mode = s.ablationMode == AblationMode::Mean ? "mean" : "zero";
+  read(j, "ablation_mode", mode, "a string");
+  if (mode != "zero" && mode != "mean") fail("ablation_mode", "is '" + mode + "' (use zero or mean)");
+  s.ablationMode = mode == "mean" ? AblationMode::Mean : AblationMode::Zero;
+  validate(s);
+  std::sort(s.ablate.begin(), s.ablate.end());
+  s.ablate.erase(std::unique(s.ablate.begin(), s.ablate.end()), s.ablate.end());
+  out = std::move(s);
+}
+
+void validate(const PredictionSettings& s) {
+  if (!std::isfinite(s.temperature) || s.temperature <= 0) fail("temperature", "must be > 0");
+  if (s.topK < 0) fail("top_k", "must be ≥ 0 (0: no top-k filter)");
+  if (!std::isfinite(s.topP) || s.topP <= 0 || s.topP > 1) fail("top_p", "must be in (0, 1]");
+  if (s.generateSteps < 1 || s.generateSteps > 512) fail("generate_steps", "must be 1–512");
+  for (const HeadRef& h : s.ablate)
+    if (h.layer < 0 || h.head < 0) fail("ablate", "names a negative layer or head");
+}
+
+void toggleAblation(PredictionSettings& s, HeadRef head) {
+  const auto it = std::find(s.ablate.begin(), s.ablate.end(), head);
+  if (it != s.ablate.end()) {
+    s.ablate.erase(it);
+    return;
+  }
+  s.ablate.insert(std::upper_bound(s.ablate.begin(), s.ablate.end(), head), head);
+}
+
+bool isAblated(const PredictionSettings& s, HeadRef head) {
+  return std::find(s.ablate.begin(), s.ablate.end(), head) != s.ablate.end();
+}
+
+}  // namespace attnlab
