@@ -14,8 +14,9 @@ struct PipelineResult {
   Trace trace;
 };
 
-/// Runs the parameters' model on their sentence, with the heads of p.prediction.ablate switched off. `model` may be passed in to reuse an already built
-/// one (the GUI caches); when null it is made from the parameters. Throws InputError / Cancelled.
+/// Runs the parameters' model on their sentence, with the heads of p.prediction.ablate switched off. `model` may be
+/// passed in to reuse an already built one (the GUI caches); when null it is made from the parameters. Throws
+/// InputError / Cancelled.
 PipelineResult runPipeline(const Params& p, std::shared_ptr<const Model> model = nullptr,
                            const RunControl& control = {});
 

@@ -30,10 +30,10 @@ struct Params {
   std::string modelDir;  ///< empty: the built-in model; else a checkpoint folder on disk
   ModelConfig model;
   ViewSelection selection;
-  CollapseSettings collapse;  ///< the rank-collapse explorer (collapse/paths views, `attnlab collapse`)
-  VariantSettings variants;   ///< the attention-variant comparison (variants view, dump --variants)
-  SpectraSettings spectra;    ///< spectra, rank and feature-map analyses
-  DisplaySettings display;    ///< colour map and theme of the views and figures
+  CollapseSettings collapse;      ///< the rank-collapse explorer (collapse/paths views, `attnlab collapse`)
+  VariantSettings variants;       ///< the attention-variant comparison (variants view, dump --variants)
+  SpectraSettings spectra;        ///< spectra, rank and feature-map analyses
+  DisplaySettings display;        ///< colour map and theme of the views and figures
   PredictionSettings prediction;  ///< sampling, attribution target, ablated heads, patching (issue 16)
 };
 

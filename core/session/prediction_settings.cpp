@@ -59,8 +59,11 @@ void readPredictionSettings(const json& j, PredictionSettings& out) {
   if (const auto k = j.find("generate_steps"); k != j.end() && !k->is_number_integer())
     fail("generate_steps", "must be an integer");
   read(j, "generate_steps", s.generateSteps, "an integer");
-  for (auto [key, field] : {std::pair{"target", &s.target}, {"versus", &s.versus}, {"clean", &s.clean},
-                            {"corrupt", &s.corrupt}, {"patch_target", &s.patchTarget},
+  for (auto [key, field] : {std::pair{"target", &s.target},
+                            {"versus", &s.versus},
+                            {"clean", &s.clean},
+                            {"corrupt", &s.corrupt},
+                            {"patch_target", &s.patchTarget},
                             {"patch_versus", &s.patchVersus}})
     read(j, key, *field, "a string");
   if (const auto a = j.find("ablate"); a != j.end()) {
