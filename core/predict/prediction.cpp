@@ -48,8 +48,21 @@ int resolveToken(const Model& model, const std::string& tokenOrId) {
     throw InputError("token id " + tokenOrId + " is outside the vocabulary (ids 0–" + std::to_string(u.vocab - 1) +
                      ")");
   }
+  // Text the tokenizer makes into exactly one token (" Mary" → "ĠMary"); special tokens (empty spans,
+  // like a BOS the tokenizer adds) do not count.
+  if (!tokenOrId.empty()) {
+    const TokenizedText t = model.tokenize(tokenOrId);
+    int found = -1, count = 0;
+    for (std::size_t i = 0; i < t.tokens.size() && i < t.ids.size(); ++i)
+      if (t.tokens[i].byteEnd > t.tokens[i].byteBegin) {
+        found = t.ids[i];
+        ++count;
+      }
+    if (count == 1) return found;
+  }
   throw InputError("unknown token \"" + tokenOrId +
-                   "\": give a piece as the model's vocabulary spells it (e.g. \"Ġmat\") or a decimal id");
+                   "\": give a piece as the model's vocabulary spells it (e.g. \"Ġmat\"), a decimal id, or text "
+                   "that is one token (\" mat\")");
 }
 
 Vec rowLogits(const Unembedding& u, const Vec& x) { return u.logits(x.transpose()).row(0).transpose(); }

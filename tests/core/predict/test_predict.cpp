@@ -183,6 +183,8 @@ class TestPredict : public QObject {
     QVERIFY(message([&] { resolveToken(*model, "Ġnonexistentpiece"); }).find("unknown token") != std::string::npos);
     QVERIFY(message([&] { resolveToken(*model, "100000"); }).find("outside the vocabulary") != std::string::npos);
     QCOMPARE(resolveToken(*model, "Ġcat"), 302);
+    QCOMPARE(resolveToken(*model, " cat"), 302);  // text that is one token
+    QVERIFY(message([&] { resolveToken(*model, " cat sat"); }).find("unknown token") != std::string::npos);
     QCOMPARE(resolveToken(*model, "17"), 17);
     Intervention iv;
     iv.ablate = {{5, 0}};
