@@ -64,7 +64,8 @@ int chooseToken(const Vec& logits, const SamplingOptions& o, Rng& rng, double* p
 
 std::vector<GeneratedToken> generate(const Model& model, const std::vector<int>& promptIds, int steps,
                                      const SamplingOptions& options, const RunControl& control,
-                                     const std::function<void(const GeneratedToken&)>& onToken) {
+                                     const std::function<void(const GeneratedToken&)>& onToken,
+                                     const Intervention& iv) {
   if (steps <= 0) throw InputError("the number of steps must be at least 1 (got " + std::to_string(steps) + ")");
   checkOptions(options);
   const std::string name = model.info().name;
@@ -74,12 +75,23 @@ std::vector<GeneratedToken> generate(const Model& model, const std::vector<int>&
   if (limit > 0 && static_cast<long long>(promptIds.size()) + steps > limit)
     throw InputError("the prompt (" + std::to_string(promptIds.size()) + " tokens) and " + std::to_string(steps) +
                      " steps exceed the " + std::to_string(limit) + " positions of " + name);
-  std::unique_ptr<DecodeSession> session = model.startDecoding(promptIds, control.part(0.0, 0.1));
-  if (!session) throw InputError(name + " has no key/value-cached decoding");
-  session->checkRoom(steps);  // before any token is made: the whole run fits or nothing happens
+  // The cached session, or — with heads ablated — the whole sequence again each step, so the ablated model
+  // writes the text (the cache holds no interventions).
+  std::unique_ptr<DecodeSession> session;
+  std::vector<int> sequence = promptIds;
+  auto fullLogits = [&] {
+    TokenizedText text;
+    text.ids = sequence;
+    text.tokens.resize(sequence.size());
+    const Trace t = model.forward(text, {}, iv);
+    return Vec(model.unembedding()->logits(t.layers.back().residualOut.bottomRows(1)).row(0).transpose());
+  };
+  // Models without a cache (the trained tiny ones, a few positions long) recompute too.
+  if (iv.empty()) session = model.startDecoding(promptIds, control.part(0.0, 0.1));
+  if (session) session->checkRoom(steps);  // before any token is made: the whole run fits or nothing happens
+  Vec logits = session ? session->logits() : fullLogits();
   Rng rng(options.seed);
   std::vector<GeneratedToken> out;
-  Vec logits = session->logits();
   for (int s = 1; s <= steps; ++s) {
     control.checkpoint(0.1 + 0.9 * (s - 1) / steps);
     GeneratedToken t;
@@ -88,7 +100,13 @@ std::vector<GeneratedToken> generate(const Model& model, const std::vector<int>&
     t.piece = model.vocabularyPiece(t.id);
     out.push_back(t);
     if (onToken) onToken(out.back());
-    if (s < steps) logits = session->append(t.id);
+    if (s == steps) break;
+    if (session) {
+      logits = session->append(t.id);
+    } else {
+      sequence.push_back(t.id);
+      logits = fullLogits();
+    }
   }
   control.checkpoint(1.0);
   return out;

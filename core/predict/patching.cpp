@@ -2,6 +2,7 @@
 
 #include "core/base/errors.h"
 #include "core/predict/attribution.h"
+#include "core/predict/run_comparison.h"
 
 namespace attnlab {
 
@@ -12,20 +13,12 @@ AblationEffect ablationEffect(const Model& model, const TokenizedText& text, con
   AblationEffect e;
   e.position = resolvePosition(position, clean.tokenCount());
   e.ablated = model.forward(text, {}, iv);
-  const Vec cleanLogits = rowLogits(u, clean.layers.back().residualOut.row(e.position).transpose());
-  e.ablatedLogits = rowLogits(u, e.ablated.layers.back().residualOut.row(e.position).transpose());
-  const VecD p = softmaxAt(cleanLogits, temperature), q = softmaxAt(e.ablatedLogits, temperature);
-  Eigen::Index best = 0;
-  p.maxCoeff(&best);
-  e.target = target >= 0 ? target : static_cast<int>(best);
-  if (e.target >= p.size()) throw InputError("token id " + std::to_string(e.target) + " is outside the vocabulary");
-  e.cleanProb = p(e.target);
-  e.ablatedProb = q(e.target);
-  // Σ p (log p − log q) from the log-softmax directly, so tiny probabilities do not underflow to log 0.
-  const VecD zp = cleanLogits.cast<double>() / temperature, zq = e.ablatedLogits.cast<double>() / temperature;
-  const double lp = zp.maxCoeff() + std::log((zp.array() - zp.maxCoeff()).exp().sum());
-  const double lq = zq.maxCoeff() + std::log((zq.array() - zq.maxCoeff()).exp().sum());
-  e.kl = (p.array() * ((zp.array() - lp) - (zq.array() - lq))).sum();
+  const RunComparison c = compareRuns(u, clean, e.ablated, e.position, target, temperature);
+  e.target = c.target;
+  e.cleanProb = c.plainProb;
+  e.ablatedProb = c.changedProb;
+  e.kl = c.kl;
+  e.ablatedLogits = c.changedLogits;
   return e;
 }
 

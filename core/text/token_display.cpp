@@ -41,7 +41,7 @@ bool byteFallback(const std::string& piece, std::string& out) {
   if (piece.size() != 6 || piece.compare(0, 3, "<0x") != 0 || piece[5] != '>') return false;
   const int hi = hexDigit(piece[3]), lo = hexDigit(piece[4]);
   if (hi < 0 || lo < 0) return false;
-  out = sanitize(std::string(1, static_cast<char>(hi * 16 + lo)));
+  out = std::string(1, static_cast<char>(hi * 16 + lo));
   return true;
 }
 
@@ -54,7 +54,7 @@ bool byteLevel(const std::string& piece, std::string& out) {
     bytes += static_cast<char>(it->second);
     pos += c.size;
   }
-  out = sanitize(bytes);
+  out = bytes;
   return true;
 }
 
@@ -69,17 +69,21 @@ std::string metaspace(const std::string& piece) {
       out += piece[pos++];
     }
   }
-  return sanitize(out);
+  return out;
 }
 
 }  // namespace
 
-std::string tokenDisplayText(const std::string& piece, TokenDisplayStyle style) {
+std::string tokenBytes(const std::string& piece, TokenDisplayStyle style) {
   std::string out;
   if (style != TokenDisplayStyle::ByteLevel && byteFallback(piece, out)) return out;
   if (style == TokenDisplayStyle::Metaspace) return metaspace(piece);
   if (byteLevel(piece, out)) return out;
-  return style == TokenDisplayStyle::ByteLevel ? sanitize(piece) : metaspace(piece);
+  return style == TokenDisplayStyle::ByteLevel ? piece : metaspace(piece);
+}
+
+std::string tokenDisplayText(const std::string& piece, TokenDisplayStyle style) {
+  return sanitize(tokenBytes(piece, style));
 }
 
 }  // namespace attnlab

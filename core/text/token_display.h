@@ -16,4 +16,8 @@ enum class TokenDisplayStyle {
 /// "<0xNN>" the byte NN (or U+FFFD when that byte alone is not valid UTF-8).
 std::string tokenDisplayText(const std::string& piece, TokenDisplayStyle style = TokenDisplayStyle::Auto);
 
+/// The bytes the piece stands for, unchecked: a character split over two tokens is only valid UTF-8 once
+/// both are joined (what generated text appends). tokenDisplayText = these bytes with invalid ones → U+FFFD.
+std::string tokenBytes(const std::string& piece, TokenDisplayStyle style = TokenDisplayStyle::Auto);
+
 }  // namespace attnlab

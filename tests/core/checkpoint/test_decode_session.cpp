@@ -22,13 +22,13 @@ namespace {
 std::string dataDir(const QString& rel) { return std::string(ATTNLAB_TEST_DATA) + "/" + rel.toStdString(); }
 
 /// The logits of the last token of `ids`, from a full forward pass [vocab].
-Vec recomputed(const Model& m, const std::vector<int>& ids) {
+Vec recomputed(const Model& m, const std::vector<int>& ids, const Intervention& iv = {}) {
   TokenizedText t;
   for (int id : ids) {
     t.ids.push_back(id);
     t.tokens.push_back(Token{m.vocabularyPiece(id)});
   }
-  const Trace trace = m.forward(t);
+  const Trace trace = m.forward(t, {}, iv);
   return m.unembedding()->logits(trace.layers.back().residualOut.bottomRows(1)).row(0).transpose();
 }
 
@@ -86,6 +86,23 @@ class TestDecodeSession : public QObject {
     QCOMPARE(g.front().step, 1);
     QCOMPARE(g.front().piece, model->vocabularyPiece(g.front().id));
     QVERIFY(g.front().prob > 0.0 && g.front().prob <= 1.0);
+  }
+
+  void ablatedModelWrites() {
+    // With heads switched off, the ablated model writes: each token is the argmax of the ablated forward
+    // pass over the whole sequence, and the text differs from the plain model's.
+    const auto model = loadCheckpoint(dataDir("reference/models/gpt2_tiny"));
+    const std::vector<int> prompt = model->tokenize("the cat").ids;
+    Intervention iv;
+    for (int l = 0; l < model->info().layers; ++l)
+      for (int h = 0; h < model->info().heads; ++h) iv.ablate.push_back({l, h});
+    const std::vector<GeneratedToken> g = generate(*model, prompt, 6, SamplingOptions{}, {}, {}, iv);
+    std::vector<int> seq = prompt;
+    for (const GeneratedToken& t : g) {
+      QCOMPARE(t.id, argmax(recomputed(*model, seq, iv)));
+      seq.push_back(t.id);
+    }
+    QVERIFY(ids(g) != ids(generate(*model, prompt, 6, SamplingOptions{})));
   }
 
   void samplingWithASeedRepeats() {

@@ -4,8 +4,13 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "core/base/errors.h"
+#include "core/predict/run_comparison.h"
+#include "core/run/pipeline.h"
 #include "ui/plots/matrix_plot.h"
+#include "ui/views/prediction/prediction_controls.h"
 #include "ui/views/prediction/prediction_position.h"
+#include "ui/views/prediction/token_generator.h"
 
 namespace attnlab::ui {
 namespace {
@@ -21,6 +26,38 @@ std::vector<int> lensPositions(int tokens, int position) {
 
 QString layerLabel(int row) { return row == 0 ? QStringLiteral("emb") : QStringLiteral("L%1").arg(row - 1); }
 
+/// The attribution target of the settings (−1: the prediction), or −1 when it names no token (the
+/// attribution view reports that).
+int targetOf(const Model& m, const PredictionSettings& s) {
+  if (s.target.empty()) return -1;
+  try {
+    return resolveToken(m, s.target);
+  } catch (const InputError&) {
+    return -1;
+  }
+}
+
+PredictionView::Outcome computeOutcome(const ResultPtr& r, int position, const RunControl& control) {
+  PredictionView::Outcome o;
+  o.position = position;
+  const Model& m = *r->run->model;
+  const PredictionSettings& s = r->params.prediction;
+  o.top = predict(m, r->trace(), position, PredictionView::kTop, s.temperature);
+  const Vec logits = rowLogits(*m.unembedding(), r->trace().layers.back().residualOut.row(position).transpose());
+  const std::vector<TokenScore> keeps = samplingKeeps(m, logits, s.temperature, s.topK, s.topP);
+  for (const TokenScore& t : o.top)
+    o.kept.push_back(std::any_of(keeps.begin(), keeps.end(), [&](const TokenScore& k) { return k.id == t.id; }));
+  control.checkpoint(0.2);
+  if (!s.ablate.empty()) {  // the trace is the ablated run: compare with the plain model's
+    const Trace plain = m.forward(r->run->text, control.part(0.2, 0.5));
+    o.ablation = compareRuns(*m.unembedding(), plain, r->trace(), position, targetOf(m, s), s.temperature);
+  }
+  o.lens = logitLens(m, r->trace(), position, 1);
+  control.checkpoint(0.6);
+  o.grid = logitLensGrid(m, r->trace(), lensPositions(r->trace().tokenCount(), position));
+  return o;
+}
+
 }  // namespace
 
 PredictionView::PredictionView(QWidget* parent) : TraceView(parent) {
@@ -31,12 +68,30 @@ PredictionView::PredictionView(QWidget* parent) : TraceView(parent) {
   f.setBold(true);
   title_->setFont(f);
   layout->addWidget(title_);
+  controls_ = new PredictionControls;
+  controls_->setProperty(kScreenOnlyProperty, true);  // a figure shows the prediction, not the buttons
+  layout->addWidget(controls_);
+  ablation_ = new QLabel;
+  ablation_->setWordWrap(true);
+  ablation_->setTextFormat(Qt::RichText);
+  ablation_->hide();
+  layout->addWidget(ablation_);
+  status_ = new QLabel;
+  status_->setWordWrap(true);
+  status_->hide();
+  status_->setProperty(kScreenOnlyProperty, true);
+  layout->addWidget(status_);
   auto* top = new QHBoxLayout;
   bars_ = new QCustomPlot;
   bars_->setMinimumHeight(220);
   barItem_ = new QCPBars(bars_->yAxis, bars_->xAxis);  // horizontal: keys on y, probabilities on x
   barItem_->setBrush(QColor(0x44, 0x77, 0xaa));
   barItem_->setPen(Qt::NoPen);
+  barItem_->setName(tr("kept by sampling"));
+  droppedItem_ = new QCPBars(bars_->yAxis, bars_->xAxis);
+  droppedItem_->setBrush(QColor(0xbb, 0xbb, 0xbb));
+  droppedItem_->setPen(Qt::NoPen);
+  droppedItem_->setName(tr("dropped by top-k / top-p"));
   bars_->xAxis->setLabel(tr("probability"));
   bars_->xAxis->setRange(0, 1);
   bars_->yAxis->setTicker(QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText));
@@ -56,6 +111,29 @@ PredictionView::PredictionView(QWidget* parent) : TraceView(parent) {
   message_->hide();
   layout->addWidget(message_);
   job_ = new BackgroundJob(this);
+  generator_ = new TokenGenerator(this);
+  connect(controls_, &PredictionControls::settingsEdited, this, [this](const PredictionSettings& s) {
+    if (!latest_) return;
+    Params p = latest_->params;
+    p.prediction = s;
+    emit paramsRequested(p);
+  });
+  connect(controls_, &PredictionControls::generateRequested, this, &PredictionView::generate);
+  connect(controls_, &PredictionControls::stopRequested, this, &PredictionView::stopGenerating);
+  connect(generator_, &TokenGenerator::runningChanged, controls_, &PredictionControls::setGenerating);
+  connect(generator_, &TokenGenerator::tokenMade, this, &PredictionView::onTokenMade);
+  connect(generator_, &TokenGenerator::failed, this, [this](const QString& e) {
+    status_->setText(tr("Generation stopped: %1").arg(e));
+    status_->show();
+  });
+  connect(ablation_, &QLabel::linkActivated, this, [this](const QString& link) {
+    if (!latest_) return;
+    Params p = latest_->params;
+    if (link == "clear") p.prediction.ablate.clear();
+    if (link == "zero") p.prediction.ablationMode = AblationMode::Zero;
+    if (link == "mean") p.prediction.ablationMode = AblationMode::Mean;
+    emit paramsRequested(p);
+  });
   connect(lens_, &MatrixPlot::cellHovered, this, [this](int row, int col, double value) {
     if (row < 0 || !shown_ || row >= outcome_.grid.topId.rows() || col >= outcome_.grid.topId.cols()) return;
     const std::string piece = shown_->run->model->vocabularyPiece(outcome_.grid.topId(row, col));
@@ -77,31 +155,107 @@ void PredictionView::showMessage(const QString& text) {
 
 void PredictionView::showResult(const ResultPtr& result) {
   if (!result || !result->ok()) return;
+  latest_ = result;
+  controls_->setSettings(result->params.prediction);
+  // Typing over the sentence while tokens are being appended: the user's text wins.
+  if (generating() && result->params.sentence.rfind(generationBase_, 0) != 0) stopGenerating();
   outcome_ = {};
   if (!result->run->model || !result->run->model->unembedding()) {
     job_->cancel();
     shown_ = result;
     title_->setText(tr("Prediction"));
-    showMessage(tr("%1 has no vocabulary to predict: open GPT-2, a Llama / Qwen / Mistral / Gemma checkpoint, or "
-                   "a model trained in the Training view.")
-                    .arg(QString::fromStdString(result->run->info.name)));
+    const QString why = tr("%1 has no vocabulary to predict: open GPT-2, a Llama / Qwen / Mistral / Gemma "
+                           "checkpoint, or a model trained in the Training view.")
+                            .arg(QString::fromStdString(result->run->info.name));
+    controls_->setGenerateEnabled(false, why);
+    showMessage(why);
     return;
   }
+  controls_->setGenerateEnabled(true);
   const ResultPtr r = result;
   const int position = predictionPosition(*r);
-  job_->run<Outcome>(
-      [r, position](const RunControl& control) {
-        Outcome o;
-        o.position = position;
-        const Model& m = *r->run->model;
-        o.top = predict(m, r->trace(), position, kTop);
-        control.checkpoint(0.2);
-        o.lens = logitLens(m, r->trace(), position, 1);
-        control.checkpoint(0.4);
-        o.grid = logitLensGrid(m, r->trace(), lensPositions(r->trace().tokenCount(), position));
-        return o;
-      },
-      [this, r](const Outcome& o) { draw(r, o); }, [this](const QString& e) { showMessage(e); });
+  job_->run<Outcome>([r, position](const RunControl& control) { return computeOutcome(r, position, control); },
+                     [this, r](const Outcome& o) { draw(r, o); }, [this](const QString& e) { showMessage(e); });
+}
+
+bool PredictionView::generating() const { return generator_->running(); }
+
+void PredictionView::generate(int steps) {
+  const ResultPtr r = latest_;
+  if (!r || !r->ok() || !r->run->model || !r->run->model->unembedding()) {
+    status_->setText(tr("Nothing to generate with: the model has no vocabulary to predict."));
+    status_->show();
+    return;
+  }
+  const PredictionSettings& s = r->params.prediction;
+  TokenGenerator::Request q;
+  q.model = r->run->model;
+  q.promptIds = r->run->text.ids;
+  q.pieceStyle = r->run->info.pieceStyle;
+  q.steps = steps;
+  q.options.greedy = s.greedy;
+  q.options.temperature = s.temperature;
+  q.options.topK = s.topK;
+  q.options.topP = s.topP;
+  q.options.seed = s.seed;
+  q.ablation = ablationOf(s);
+  generationBase_ = r->params.sentence;
+  status_->setText(s.ablate.empty() ? tr("Generating %1 token(s)…").arg(steps)
+                                    : tr("Generating %1 token(s) with the ablated model (no key/value cache: "
+                                         "each step recomputes the sentence)…")
+                                          .arg(steps));
+  status_->show();
+  generator_->start(q);
+}
+
+void PredictionView::stopGenerating() { generator_->stop(); }
+
+void PredictionView::onTokenMade(int step, const QString& piece, double prob, const QString& appended) {
+  status_->setText(tr("Step %1: “%2” (p %3)").arg(step).arg(piece).arg(prob, 0, 'f', 3));
+  if (!latest_) return;
+  Params p = latest_->params;  // the newest shown parameters: only the sentence is edited
+  p.sentence = generationBase_ + appended.toStdString();
+  emit paramsRequested(p);
+}
+
+void PredictionView::drawBars(const Outcome& o, const std::string& style) {
+  QVector<double> keptKeys, keptValues, droppedKeys, droppedValues;
+  auto ticker = qSharedPointerDynamicCast<QCPAxisTickerText>(bars_->yAxis->ticker());
+  ticker->clear();
+  for (std::size_t i = 0; i < o.top.size(); ++i) {
+    const bool kept = i >= o.kept.size() || o.kept[i];
+    (kept ? keptKeys : droppedKeys) << static_cast<double>(i);
+    (kept ? keptValues : droppedValues) << o.top[i].prob;
+    ticker->addTick(static_cast<double>(i), QString("%1  %2 (logit %3)")
+                                                .arg(pieceLabel(o.top[i].token, style))
+                                                .arg(o.top[i].prob, 0, 'f', 3)
+                                                .arg(o.top[i].logit, 0, 'f', 2));
+  }
+  barItem_->setData(keptKeys, keptValues);
+  droppedItem_->setData(droppedKeys, droppedValues);
+  bars_->yAxis->setRange(-0.6, static_cast<double>(o.top.size()) - 0.4);
+  bars_->xAxis->setRange(0, std::max(0.05, o.top.empty() ? 1.0 : std::min(1.0, o.top.front().prob * 1.1)));
+  bars_->replot();
+}
+
+QString PredictionView::ablationLine(const ResultPtr& r, const Outcome& o) const {
+  if (!o.ablation) return {};
+  const PredictionSettings& s = r->params.prediction;
+  QStringList heads;
+  for (const std::string& h : formatHeadList(s.ablate)) heads << QString::fromStdString(h);
+  const RunComparison& c = *o.ablation;
+  const QString token = pieceLabel(r->run->model->vocabularyPiece(c.target), r->run->info.pieceStyle).toHtmlEscaped();
+  const bool mean = s.ablationMode == AblationMode::Mean;
+  return tr("<b>Ablated</b> (%1): head %2. p(“%3”) %4 → <b>%5</b>, KL(plain ‖ ablated) %6 nats. "
+            "<a href='%7'>%8</a> · <a href='clear'>switch all heads back on</a>")
+      .arg(mean ? tr("output replaced by its mean over positions") : tr("output set to zero"))
+      .arg(heads.join(", "))
+      .arg(token)
+      .arg(c.plainProb, 0, 'f', 3)
+      .arg(c.changedProb, 0, 'f', 3)
+      .arg(c.kl, 0, 'f', 3)
+      .arg(mean ? "zero" : "mean")
+      .arg(mean ? tr("use zero") : tr("use the mean"));
 }
 
 void PredictionView::draw(const ResultPtr& r, const Outcome& o) {
@@ -112,22 +266,14 @@ void PredictionView::draw(const ResultPtr& r, const Outcome& o) {
   lens_->setVisible(true);
   const std::string& style = r->run->info.pieceStyle;
   const QStringList tokens = r->tokenLabels();
-  title_->setText(tr("Next token after “%1” (position %2)").arg(tokens.value(o.position)).arg(o.position));
-  QVector<double> keys, values;
-  auto ticker = qSharedPointerDynamicCast<QCPAxisTickerText>(bars_->yAxis->ticker());
-  ticker->clear();
-  for (std::size_t i = 0; i < o.top.size(); ++i) {
-    keys << static_cast<double>(i);
-    values << o.top[i].prob;
-    ticker->addTick(static_cast<double>(i), QString("%1  %2 (logit %3)")
-                                                .arg(pieceLabel(o.top[i].token, style))
-                                                .arg(o.top[i].prob, 0, 'f', 3)
-                                                .arg(o.top[i].logit, 0, 'f', 2));
-  }
-  barItem_->setData(keys, values);
-  bars_->yAxis->setRange(-0.6, static_cast<double>(o.top.size()) - 0.4);
-  bars_->xAxis->setRange(0, std::max(0.05, o.top.empty() ? 1.0 : std::min(1.0, o.top.front().prob * 1.1)));
-  bars_->replot();
+  const double t = r->params.prediction.temperature;
+  title_->setText(tr("Next token after “%1” (position %2)%3")
+                      .arg(tokens.value(o.position))
+                      .arg(o.position)
+                      .arg(t == 1.0 ? QString() : tr(", temperature %1").arg(t)));
+  ablation_->setText(ablationLine(r, o));
+  ablation_->setVisible(o.ablation.has_value());
+  drawBars(o, style);
   QString list = tr("<b>Logit lens at position %1</b><br>").arg(o.position);
   for (const LensRow& row : o.lens)
     if (!row.top.empty())
@@ -156,15 +302,23 @@ ViewNumbers PredictionView::numbers(const ComputeResult& result) const {
   ViewNumbers n = numbersFrame(result, title_->text());
   const Outcome& o = outcome_;
   if (shown_.get() != &result || o.top.empty()) return n;  // nothing predicted (no vocabulary): no numbers
-  MatD top(static_cast<Eigen::Index>(o.top.size()), 2);
+  MatD top(static_cast<Eigen::Index>(o.top.size()), 3);
   QStringList rows;
   for (std::size_t i = 0; i < o.top.size(); ++i) {
-    top(static_cast<Eigen::Index>(i), 0) = o.top[i].logit;
-    top(static_cast<Eigen::Index>(i), 1) = o.top[i].prob;
+    const auto row = static_cast<Eigen::Index>(i);
+    top(row, 0) = o.top[i].logit;
+    top(row, 1) = o.top[i].prob;
+    top(row, 2) = i < o.kept.size() && o.kept[i] ? 1.0 : 0.0;
     rows << QString::fromStdString(o.top[i].token);
   }
-  n.matrices.push_back(
-      labelled("prediction", tr("Top %1 next tokens").arg(o.top.size()), top, rows, {"logit", "prob"}));
+  n.matrices.push_back(labelled("prediction", tr("Top %1 next tokens").arg(o.top.size()), top, rows,
+                                {"logit", "prob", "kept_by_sampling"}));
+  if (o.ablation) {
+    MatD a(1, 4);
+    a << o.ablation->target, o.ablation->plainProb, o.ablation->changedProb, o.ablation->kl;
+    n.matrices.push_back(labelled("ablation", tr("The ablated heads' effect at the position"), a, {"target"},
+                                  {"target_id", "plain_prob", "ablated_prob", "kl"}));
+  }
   QStringList lensRows, lensCols;
   for (int i = 0; i < o.grid.topProb.rows(); ++i) lensRows << layerLabel(i);
   for (int p : o.grid.positions) lensCols << QString::number(p);

@@ -5,11 +5,18 @@
 //   lens   a layers × positions grid: the probability of the top token when each layer's residual stream
 //          is decoded through the final norm and the unembedding (hover a cell for its token); the row of
 //          the position is listed beside the bars.
+//   controls  temperature, top-k and top-p: bars of tokens sampling would drop are grey; Next token /
+//          Generate N append the model's tokens to the sentence (token_generator.h);
+//   ablation  with heads switched off (the attribution map, the model view), a line compares the target's
+//          probability with the plain model's and gives KL(plain ‖ ablated) at the position.
 // Both run on a BackgroundJob: the lens decodes (layers + 1)·n rows of vocab·d multiply-adds.
 // A model without an unembedding (the built-in one) gets a message instead.
 #include <QLabel>
 
+#include <optional>
+
 #include "core/predict/prediction.h"
+#include "core/predict/run_comparison.h"
 #include "ui/views/common/background_job.h"
 #include "ui/views/common/trace_view.h"
 
@@ -19,6 +26,8 @@ class QCPBars;
 namespace attnlab::ui {
 
 class MatrixPlot;
+class PredictionControls;
+class TokenGenerator;
 
 class PredictionView : public TraceView {
   Q_OBJECT
@@ -35,26 +44,45 @@ class PredictionView : public TraceView {
   /// How many bars.
   static constexpr int kTop = 10;
 
+  /// Appends `steps` tokens to the sentence (the Generate buttons, Ctrl+G); a message when the shown model
+  /// cannot predict.
+  void generate(int steps);
+  /// Stops a running generation; the tokens appended so far stay.
+  void stopGenerating();
+  bool generating() const;
+
   struct Outcome {
     int position = 0;
     std::vector<TokenScore> top;
+    std::vector<bool> kept;  ///< per top token: kept by top-k / top-p sampling
     std::vector<LensRow> lens;  ///< at the position, top 1 per layer
     LensGrid grid;
+    std::optional<RunComparison> ablation;  ///< with heads switched off: the plain model against the ablated
   };
 
  private:
   void draw(const ResultPtr& result, const Outcome& o);
   void showMessage(const QString& text);
+  void drawBars(const Outcome& o, const std::string& style);
+  QString ablationLine(const ResultPtr& r, const Outcome& o) const;
+  void onTokenMade(int step, const QString& piece, double prob, const QString& appended);
 
   QLabel* title_;
+  PredictionControls* controls_;
+  QLabel* ablation_;
+  QLabel* status_;
   QCustomPlot* bars_;
   QCPBars* barItem_;
+  QCPBars* droppedItem_;  ///< the top tokens sampling would not keep, in grey
   QLabel* lensList_;
   MatrixPlot* lens_;
   QLabel* message_;
   BackgroundJob* job_;
   ResultPtr shown_;
+  ResultPtr latest_;  ///< the newest result given, whose parameters edits start from
   Outcome outcome_;
+  TokenGenerator* generator_;
+  std::string generationBase_;  ///< the sentence Generate appends to
 };
 
 }  // namespace attnlab::ui

@@ -1,0 +1,152 @@
+// The Prediction view's controls on a real checkpoint (tests/reference/models/gpt2_tiny): the bars follow
+// the temperature, top-k / top-p mark what sampling keeps (as core samplingKeeps says), ablated heads
+// show their effect (as core ablationEffect computes it), editing a control emits the edited parameters,
+// and Generate appends the greedy tokens of core generate() to the sentence, one edit per step.
+#include <QDoubleSpinBox>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QtTest>
+
+#include "core/model/generate.h"
+#include "core/predict/patching.h"
+#include "core/predict/prediction.h"
+#include "ui/shell/live_controller.h"
+#include "ui/views/prediction/prediction_view.h"
+#include "ui/views/prediction/token_generator.h"
+
+using namespace attnlab;
+using namespace attnlab::ui;
+
+namespace {
+
+Params gpt2Params() {
+  Params p;
+  p.modelDir = std::string(ATTNLAB_TEST_DATA) + "/reference/models/gpt2_tiny";
+  p.sentence = "the cat sat on the mat and the cat";
+  return p;
+}
+
+const LabelledMatrix* matrix(const ViewNumbers& n, const std::string& name) {
+  for (const LabelledMatrix& m : n.matrices)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+ViewNumbers shown(PredictionView& view, const ResultPtr& r) {
+  view.showResult(r);
+  view.waitForAnalyses();
+  return view.numbers(*r);
+}
+
+}  // namespace
+
+class TestPredictionControls : public QObject {
+  Q_OBJECT
+ private slots:
+  void barsFollowTemperatureAndSampling() {
+    Params p = gpt2Params();
+    p.prediction.temperature = 0.5;
+    p.prediction.topK = 3;
+    const ResultPtr r = LiveController::compute(p, nullptr, {});
+    QVERIFY2(r->ok(), qPrintable(r->error));
+    PredictionView view;
+    const LabelledMatrix* top = matrix(shown(view, r), "prediction");
+    QVERIFY(top);
+    const int last = r->trace().tokenCount() - 1;
+    const auto expected = predict(*r->run->model, r->trace(), last, PredictionView::kTop, 0.5);
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      QCOMPARE(top->values(Eigen::Index(i), 1), expected[i].prob);
+      QCOMPARE(top->values(Eigen::Index(i), 2), i < 3 ? 1.0 : 0.0);  // top-k 3 keeps the first three
+    }
+    // top-p: the kept set is core's, bar for bar.
+    p.prediction.topK = 0;
+    p.prediction.topP = 0.3;
+    const ResultPtr q = LiveController::compute(p, nullptr, {});
+    const LabelledMatrix* nucleus = matrix(shown(view, q), "prediction");
+    const Vec logits =
+        rowLogits(*q->run->model->unembedding(), q->trace().layers.back().residualOut.row(last).transpose());
+    const auto keeps = samplingKeeps(*q->run->model, logits, 0.5, 0, 0.3);
+    QVERIFY(!keeps.empty() && keeps.size() < std::size_t(PredictionView::kTop));
+    for (Eigen::Index i = 0; i < nucleus->values.rows(); ++i)
+      QCOMPARE(nucleus->values(i, 2), std::size_t(i) < keeps.size() ? 1.0 : 0.0);
+  }
+
+  void ablationShowsItsEffect() {
+    Params p = gpt2Params();
+    p.prediction.ablate = {{0, 0}, {1, 1}};
+    const ResultPtr r = LiveController::compute(p, nullptr, {});
+    QVERIFY2(r->ok(), qPrintable(r->error));
+    PredictionView view;
+    const LabelledMatrix* a = matrix(shown(view, r), "ablation");
+    QVERIFY(a);
+    // The same numbers from core: the plain run, then the ablated one.
+    const Model& m = *r->run->model;
+    const Trace plain = m.forward(r->run->text);
+    Intervention iv;
+    iv.ablate = p.prediction.ablate;
+    const AblationEffect e = ablationEffect(m, r->run->text, plain, iv);
+    QCOMPARE(int(a->values(0, 0)), e.target);
+    QVERIFY(std::abs(a->values(0, 1) - e.cleanProb) < 1e-9);
+    QVERIFY(std::abs(a->values(0, 2) - e.ablatedProb) < 1e-6);
+    QVERIFY(std::abs(a->values(0, 3) - e.kl) < 1e-6);
+    QVERIFY(e.kl > 0.0);
+    // Without ablation there is no comparison.
+    QVERIFY(!matrix(shown(view, LiveController::compute(gpt2Params(), nullptr, {})), "ablation"));
+  }
+
+  void editingAControlEmitsTheParameters() {
+    const ResultPtr r = LiveController::compute(gpt2Params(), nullptr, {});
+    PredictionView view;
+    view.showResult(r);
+    QSignalSpy spy(&view, &TraceView::paramsRequested);
+    auto* temperature = view.findChild<QDoubleSpinBox*>();
+    QVERIFY(temperature);
+    temperature->setValue(0.25);
+    QCOMPARE(spy.count(), 1);
+    const Params p = spy.at(0).at(0).value<Params>();
+    QCOMPARE(p.prediction.temperature, 0.25);
+    QCOMPARE(p.sentence, r->params.sentence);
+  }
+
+  void generateAppendsTheGreedyTokens() {
+    const ResultPtr r = LiveController::compute(gpt2Params(), nullptr, {});
+    PredictionView view;
+    view.showResult(r);
+    view.waitForAnalyses();
+    QSignalSpy spy(&view, &TraceView::paramsRequested);
+    view.generate(4);
+    QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 4, 20000);
+    const auto expected = generate(*r->run->model, r->run->text.ids, 4, SamplingOptions{});
+    std::string text = r->params.sentence;
+    for (int i = 0; i < 4; ++i) {
+      text += TokenGenerator::appendedBytes(expected[std::size_t(i)].piece, "byte-level");
+      // One edit per step, the text so far.
+      QCOMPARE(QString::fromStdString(spy.at(i).at(0).value<Params>().sentence), QString::fromStdString(text));
+    }
+    QTRY_VERIFY(!view.generating());
+  }
+
+  void generateWithoutAVocabularyIsAMessage() {
+    Params p;  // the built-in model: no unembedding
+    const ResultPtr r = LiveController::compute(p, nullptr, {});
+    PredictionView view;
+    view.showResult(r);
+    QSignalSpy spy(&view, &TraceView::paramsRequested);
+    view.generate(3);
+    QVERIFY(!view.generating());
+    QCOMPARE(spy.count(), 0);
+    for (QPushButton* b : view.findChildren<QPushButton*>())
+      if (b->text().contains("Generate")) QVERIFY(!b->isEnabled());
+  }
+
+  void wordVocabulariesGetSpaces() {
+    QCOMPARE(TokenGenerator::appendedBytes("cat", ""), std::string(" cat"));
+    QCOMPARE(TokenGenerator::appendedBytes(".", ""), std::string("."));
+    QCOMPARE(TokenGenerator::appendedBytes("Ġcat", "byte-level"), std::string(" cat"));
+    QCOMPARE(TokenGenerator::appendedBytes("▁cat", "metaspace"), std::string(" cat"));
+    QCOMPARE(TokenGenerator::appendedBytes("<0xC3>", "metaspace"), std::string("\xC3"));  // half a character
+  }
+};
+
+QTEST_MAIN(TestPredictionControls)
+#include "test_prediction_controls.moc"
