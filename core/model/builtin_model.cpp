@@ -100,7 +100,9 @@ TokenizedText BuiltinModel::tokenize(const std::string& text) const {
 
 Trace BuiltinModel::forward(const TokenizedText& text, const RunControl& control, const Intervention& iv) const {
   if (!iv.empty())
-    throw InputError(info().name + " cannot ablate or patch heads (GPT-2, BERT and the decoder families can)");
+    throw InputError(
+        info().name +
+        " cannot ablate or patch heads (GPT-2, BERT, the decoder families and the trained tiny models can)");
   const int n = static_cast<int>(text.tokens.size());
   if (n == 0) throw InputError("the sentence has no tokens: type at least one word");
   if (n > config_.maxTokens)

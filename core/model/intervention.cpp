@@ -61,9 +61,10 @@ void checkIntervention(const Intervention& iv, int layers, int heads, int tokens
                        " layers) or the text (" + std::to_string(tokens) + " tokens)");
 }
 
-void interveneOnHeads(const Intervention& iv, int layer, int dHead, Mat& concat, std::vector<HeadTrace>& heads) {
-  if (iv.empty()) return;
-  for (int h = 0; h < static_cast<int>(heads.size()); ++h) {
+std::vector<int> interveneOnConcat(const Intervention& iv, int layer, int heads, int dHead, Mat& concat) {
+  std::vector<int> changed;
+  if (iv.empty()) return changed;
+  for (int h = 0; h < heads; ++h) {
     auto cols = concat.middleCols(static_cast<Eigen::Index>(h) * dHead, dHead);  // [n, d_head]
     if (has(iv.patchHeads, layer, h)) {
       cols = iv.source->layers[layer].heads[h].output;
@@ -75,8 +76,14 @@ void interveneOnHeads(const Intervention& iv, int layer, int dHead, Mat& concat,
     } else {
       continue;
     }
-    heads[h].output = cols;
+    changed.push_back(h);
   }
+  return changed;
+}
+
+void interveneOnHeads(const Intervention& iv, int layer, int dHead, Mat& concat, std::vector<HeadTrace>& heads) {
+  for (int h : interveneOnConcat(iv, layer, static_cast<int>(heads.size()), dHead, concat))
+    heads[static_cast<std::size_t>(h)].output = concat.middleCols(static_cast<Eigen::Index>(h) * dHead, dHead);
 }
 
 void interveneOnResidual(const Intervention& iv, int layer, Mat& stream) {

@@ -43,6 +43,9 @@ struct Intervention {
 /// or a patch without a source of the same length.
 void checkIntervention(const Intervention& iv, int layers, int heads, int tokens);
 
+/// Applies the ablations and head patches of `layer` to concat [n, heads·d_head]; returns the heads changed.
+std::vector<int> interveneOnConcat(const Intervention& iv, int layer, int heads, int dHead, Mat& concat);
+
 /// Applies the ablations and head patches of `layer` to concat [n, heads·d_head] and to the heads' traced
 /// outputs (so the trace shows what the next block received).
 void interveneOnHeads(const Intervention& iv, int layer, int dHead, Mat& concat, std::vector<HeadTrace>& heads);

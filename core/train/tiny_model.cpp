@@ -95,8 +95,6 @@ int TinyModel::vocabularyId(const std::string& piece) const {
 }
 
 Trace TinyModel::forward(const TokenizedText& text, const RunControl& control, const Intervention& iv) const {
-  if (!iv.empty())
-    throw InputError(info().name + " cannot ablate or patch heads (GPT-2, BERT and the decoder families can)");
   control.checkpoint(0.0);
   if (text.tokens.size() <= 1 || text.ids.size() != text.tokens.size())
     throw InputError("the sentence has no tokens: type at least one word");
@@ -109,9 +107,13 @@ Trace TinyModel::forward(const TokenizedText& text, const RunControl& control, c
     if (id < 0 || id >= config_.vocab)
       throw InputError("token id " + std::to_string(id) + " is outside the vocabulary of " +
                        std::to_string(config_.vocab));
-  TinyForward<float> f;
-  tinyForward(config_, params_, ids.data(), 1, n, f);
   const int dh = config_.dHead();
+  checkIntervention(iv, config_.layers, config_.heads, n);
+  TinyHooks<float> hooks;  // ablation and patching at the places every model applies them (intervention.h)
+  hooks.concat = [&](int layer, Mat& concat) { interveneOnConcat(iv, layer, config_.heads, dh, concat); };
+  hooks.residual = [&](int layer, Mat& stream) { interveneOnResidual(iv, layer, stream); };
+  TinyForward<float> f;
+  tinyForward(config_, params_, ids.data(), 1, n, f, nullptr, iv.empty() ? nullptr : &hooks);
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
   Trace t;
   for (const Token& token : text.tokens) t.tokens.push_back(token.text);

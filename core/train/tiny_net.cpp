@@ -115,10 +115,12 @@ void attentionForward(const TinyConfig& c, int batch, int tokens, TinyLayerCache
 }
 
 template <typename S>
-void layerForward(const TinyConfig& c, const TinyLayerParams<S>& w, int batch, int tokens, TinyLayerCache<S>& L) {
+void layerForward(const TinyConfig& c, const TinyLayerParams<S>& w, int batch, int tokens, TinyLayerCache<S>& L,
+                  int layer, const TinyHooks<S>* hooks) {
   L.a = c.layerNorm ? layerNormForward(L.xIn, w.ln1Gamma, w.ln1Beta, L.ln1) : L.xIn;
   L.qkv.noalias() = L.a * stackedQkv(w);
   attentionForward(c, batch, tokens, L);
+  if (hooks && hooks->concat) hooks->concat(layer, L.concat);
   L.attnOut.noalias() = L.concat * w.wo;
   L.xOut = L.xIn + L.attnOut;
   if (!c.mlp) return;
@@ -201,7 +203,7 @@ void layerBackward(const TinyConfig& c, const TinyLayerParams<S>& w, const TinyL
 
 template <typename S>
 void tinyForward(const TinyConfig& c, const TinyParams<S>& p, const int* ids, int batch, int tokens,
-                 TinyForward<S>& out, const int* targets) {
+                 TinyForward<S>& out, const int* targets, const TinyHooks<S>* hooks) {
   out.batch = batch, out.tokens = tokens;
   const Eigen::Index rows = static_cast<Eigen::Index>(batch) * tokens;
   out.x0.resize(rows, c.dModel);
@@ -211,8 +213,13 @@ void tinyForward(const TinyConfig& c, const TinyParams<S>& p, const int* ids, in
   for (int l = 0; l < c.layers; ++l) {
     TinyLayerCache<S>& L = out.layers[static_cast<std::size_t>(l)];
     L.xIn = *x;
-    layerForward(c, p.layers[static_cast<std::size_t>(l)], batch, tokens, L);
+    if (hooks && hooks->residual) hooks->residual(l, L.xIn);
+    layerForward(c, p.layers[static_cast<std::size_t>(l)], batch, tokens, L, l, hooks);
     x = &L.xOut;
+  }
+  if (hooks && hooks->residual && !out.layers.empty()) {
+    hooks->residual(c.layers, out.layers.back().xOut);
+    x = &out.layers.back().xOut;
   }
   out.final = c.layerNorm ? layerNormForward(*x, p.lnfGamma, p.lnfBeta, out.lnf) : *x;
   out.logitRows.clear();
@@ -282,7 +289,7 @@ void tinyBackward(const TinyConfig& c, const TinyParams<S>& p, const TinyForward
 
 #define ATTNLAB_TINY_NET(S)                                                                                    \
   template void tinyForward<S>(const TinyConfig&, const TinyParams<S>&, const int*, int, int, TinyForward<S>&, \
-                               const int*);                                                                    \
+                               const int*, const TinyHooks<S>*);                                               \
   template double tinyCrossEntropy<S>(const TinyForward<S>&, const int*, double, MatS<S>&);                    \
   template void tinyBackward<S>(const TinyConfig&, const TinyParams<S>&, const TinyForward<S>&, const int*,    \
                                 const MatS<S>&, TinyParams<S>&);

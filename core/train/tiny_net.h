@@ -4,6 +4,7 @@
 // trained model's Trace comes from (tiny_model.h), so training and viewing share one implementation;
 // it uses the building blocks of every other model (blocks.h). Instantiated for float (training, views)
 // and double (finite-difference checks).
+#include <functional>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -54,12 +55,21 @@ struct TinyForward {
   M logits;     ///< [R, V]; row i belongs to position logitRows[i]
 };
 
+/// Changes to a forward pass at the two places every model applies the ablations and patches of
+/// core/model/intervention.h: the heads' concatenated outputs [BT, d] before the output projection, and the
+/// residual stream [BT, d] entering a layer (layer = layers: the stream after the last layer). Null: none.
+template <typename S>
+struct TinyHooks {
+  std::function<void(int layer, Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>& concat)> concat;
+  std::function<void(int layer, Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>& stream)> residual;
+};
+
 /// Runs the model on `batch` sequences of `tokens` ids each (ids row-major: ids[b·T + t]). Ids must lie
 /// in [0, V) and tokens ≤ context (callers check; tiny_model.h does for typed text). With `targets`
 /// (as for tinyCrossEntropy), logits are computed only for the rows whose target is ≥ 0.
 template <typename S>
 void tinyForward(const TinyConfig& c, const TinyParams<S>& p, const int* ids, int batch, int tokens,
-                 TinyForward<S>& out, const int* targets = nullptr);
+                 TinyForward<S>& out, const int* targets = nullptr, const TinyHooks<S>* hooks = nullptr);
 
 /// Mean cross-entropy over the rows whose target is ≥ 0, divided by `normalizer` instead of the count
 /// when normalizer > 0 (so chunks of one batch, run on separate threads, add up to the batch mean).

@@ -145,10 +145,14 @@ void MatrixPlot::setMatrix(const Mat& m, const QStringList& rowLabels, const QSt
   colLabels_ = colLabels;
   const int r = static_cast<int>(m.rows()), c = static_cast<int>(m.cols());
   auto* d = map_->data();
-  d->setSize(std::max(1, c), std::max(1, r));
-  d->setRange(QCPRange(0, std::max(0, c - 1)), QCPRange(0, std::max(0, r - 1)));
-  for (int i = 0; i < r; ++i)
-    for (int j = 0; j < c; ++j) d->setCell(j, i, m(i, j));
+  // QCustomPlot draws a map one cell wide (or high) with zero width: its half cell is range / (size − 1).
+  // A single column (row) is stored as two half cells spanning the same [−½, ½].
+  const int dataCols = c == 1 ? 2 : std::max(1, c), dataRows = r == 1 ? 2 : std::max(1, r);
+  d->setSize(dataCols, dataRows);
+  d->setRange(c == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, std::max(0, c - 1)),
+              r == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, std::max(0, r - 1)));
+  for (int i = 0; i < dataRows && r > 0; ++i)
+    for (int j = 0; j < dataCols && c > 0; ++j) d->setCell(j, i, m(std::min(i, r - 1), std::min(j, c - 1)));
   xAxis->setRange(-0.5, c - 0.5);
   yAxis->setRange(-0.5, r - 0.5);
   updateTicks();
@@ -348,9 +352,30 @@ void MatrixPlot::setTokenMarks(const std::vector<int>& pinned, int hovered) {
   replot(QCustomPlot::rpQueuedReplot);
 }
 
+void MatrixPlot::setCrossedCells(const std::vector<std::pair<int, int>>& cells) {
+  if (cells == crossed_) return;
+  crossed_ = cells;
+  updateMarks();
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
 void MatrixPlot::updateMarks() {
   for (QCPItemRect* m : marks_) removeItem(m);
   marks_.clear();
+  for (QCPItemLine* c : crosses_) removeItem(c);
+  crosses_.clear();
+  const QPen crossPen(QColor(0xD0, 0x20, 0x20), ViewStyle::instance().lineWidth(2.5));
+  for (const auto& [r, c] : crossed_) {
+    if (r < 0 || c < 0 || r >= this->rows() || c >= this->cols()) continue;
+    for (const double flip : {1.0, -1.0}) {  // the two diagonals of cell (r, c)
+      auto* line = new QCPItemLine(this);
+      line->start->setCoords(c - 0.45, r - 0.45 * flip);
+      line->end->setCoords(c + 0.45, r + 0.45 * flip);
+      line->setPen(crossPen);
+      line->setSelectable(false);
+      crosses_.push_back(line);
+    }
+  }
   const int rows = this->rows(), cols = this->cols();
   // Plot coordinates: cell (r, c) spans [c − ½, c + ½] × [r − ½, r + ½].
   const auto add = [&](double x0, double y0, double x1, double y1, const QPen& pen, const QBrush& brush) {

@@ -50,6 +50,9 @@ class MatrixPlot : public QCustomPlot {
   /// drawn with the plot, so figures show them. Indices past the matrix are ignored.
   void setTokenMarks(const std::vector<int>& pinned, int hovered);
   std::vector<int> markedPins() const { return pins_; }
+  /// Cells drawn crossed out (switched-off heads on the attribution map): (row, col) pairs.
+  void setCrossedCells(const std::vector<std::pair<int, int>>& cells);
+  const std::vector<std::pair<int, int>>& crossedCells() const { return crossed_; }
   int markedHover() const { return hovered_; }
   /// The row of the cell under the mouse and the token label under it (−1: none).
   int hoveredRow() const { return hoverRow_; }
@@ -109,6 +112,8 @@ class MatrixPlot : public QCustomPlot {
   int hovered_ = -1;
   int labelHover_ = -1;              ///< the token label under the mouse, −1: none
   std::vector<QCPItemRect*> marks_;  ///< hover bands first, then pin outlines
+  std::vector<QCPItemLine*> crosses_;
+  std::vector<std::pair<int, int>> crossed_;
 };
 
 }  // namespace attnlab::ui

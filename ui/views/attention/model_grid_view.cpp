@@ -40,7 +40,9 @@ QImage barImage(ColorMap map) {
 
 ModelGridView::ModelGridView(QWidget* parent) : TraceView(parent) {
   setMinimumSize(160, 120);
-  setToolTip(tr("Every layer (rows) and head (columns). Click a head to select it."));
+  setToolTip(
+      tr("Every layer (rows) and head (columns). Click a head to select it; Ctrl+click switches it off "
+         "(ablation: its output is zeroed, or set to its mean, before the output projection)."));
   connect(&ViewStyle::instance(), &ViewStyle::changed, this, [this] { showResult(result_); });
 }
 
@@ -139,6 +141,7 @@ void ModelGridView::paintEvent(QPaintEvent*) {
       const QImage& thumb = thumbs_[l * heads_ + h];
       paintCells(&p, r, thumb);  // crisp cells; rectangles in SVG/PDF
       paintPins(p, r, thumb.height(), thumb.width());
+      if (isAblated(result_->params.prediction, {l, h})) paintAblated(p, r);
       if (l == selL && h == selH) {
         p.setPen(QPen(QColor(0xE6, 0x55, 0x0D), std::max(2.0, 3 * fontScale_)));
         p.drawRect(r.adjusted(-1, -1, 1, 1));
@@ -161,6 +164,17 @@ void ModelGridView::paintPins(QPainter& p, const QRect& r, int rows, int cols) c
     p.drawRect(QRectF(r.left(), r.top() + t * ch, r.width(), ch));
     p.drawRect(QRectF(r.left() + t * cw, r.top(), cw, r.height()));
   }
+  p.restore();
+}
+
+void ModelGridView::paintAblated(QPainter& p, const QRect& r) const {
+  // A switched-off head: veiled and crossed, its pattern still visible (the head still attends; only its
+  // output is replaced).
+  p.save();
+  p.fillRect(r, QColor(128, 128, 128, 140));
+  p.setPen(QPen(QColor(0xD0, 0x20, 0x20), std::max(2.0, 2.5 * fontScale_)));
+  p.drawLine(r.topLeft(), r.bottomRight());
+  p.drawLine(r.topRight(), r.bottomLeft());
   p.restore();
 }
 
@@ -189,7 +203,14 @@ void ModelGridView::paintColorBar(QPainter& p) const {
 
 void ModelGridView::mousePressEvent(QMouseEvent* event) {
   int l, h;
-  if (headAt(event->pos(), &l, &h)) emit selectionRequested(l, h);
+  if (!headAt(event->pos(), &l, &h)) return;
+  if (!(event->modifiers() & Qt::ControlModifier)) {
+    emit selectionRequested(l, h);
+    return;
+  }
+  Params p = result_->params;
+  toggleAblation(p.prediction, {l, h});
+  emit paramsRequested(p);
 }
 
 }  // namespace attnlab::ui

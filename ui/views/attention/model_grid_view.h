@@ -9,7 +9,8 @@
 namespace attnlab::ui {
 
 /// Small heatmaps of every layer × head; the selected one framed; a colour bar on the right. Click a
-/// thumbnail to select it. Painted directly (no plot widget per head): GPT-2 small has 144 of them.
+/// thumbnail to select it; Ctrl+click switches the head off or on again (params.prediction.ablate), and
+/// switched-off heads are veiled and crossed. Painted directly (no plot widget per head): GPT-2 small has 144 of them.
 /// Colours follow ViewStyle::attentionScale(): 0–1, each map's own maximum, or the grid's maximum.
 class ModelGridView : public TraceView {
   Q_OBJECT
@@ -39,6 +40,7 @@ class ModelGridView : public TraceView {
   void paintColorBar(QPainter& p) const;
   /// Outlines the pinned tokens' rows and columns on the thumbnail at `r` (rows × cols cells).
   void paintPins(QPainter& p, const QRect& r, int rows, int cols) const;
+  void paintAblated(QPainter& p, const QRect& r) const;
 
   ResultPtr result_;
   std::vector<QImage> thumbs_;  ///< layer-major

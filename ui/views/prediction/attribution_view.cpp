@@ -1,5 +1,6 @@
 #include "ui/views/prediction/attribution_view.h"
 
+#include <QHBoxLayout>
 #include <QVBoxLayout>
 
 #include "core/predict/prediction.h"
@@ -35,6 +36,31 @@ QStringList layerRows(int layers) {
 
 AttributionView::AttributionView(QWidget* parent) : TraceView(parent) {
   auto* layout = new QVBoxLayout(this);
+  auto* tokens = new QWidget;
+  auto* row = new QHBoxLayout(tokens);
+  row->setContentsMargins(0, 0, 0, 0);
+  target_ = new QLineEdit;
+  target_->setPlaceholderText(tr("the prediction"));
+  target_->setToolTip(
+      tr("The token whose logit is split: a piece as the vocabulary spells it (Ġmat), an id, or "
+         "text that is one token ( mat). Empty: the model's prediction."));
+  versus_ = new QLineEdit;
+  versus_->setPlaceholderText(tr("none"));
+  versus_->setToolTip(tr("A second token: the map then splits logit(target) − logit(versus)"));
+  auto* targetLabel = new QLabel(tr("&Target"));
+  targetLabel->setBuddy(target_);
+  auto* versusLabel = new QLabel(tr("&versus"));
+  versusLabel->setBuddy(versus_);
+  auto* hint = new QLabel(tr("Click a head to select it; Ctrl+click switches it off (ablation)."));
+  row->addWidget(targetLabel);
+  row->addWidget(target_, 1);
+  row->addWidget(versusLabel);
+  row->addWidget(versus_, 1);
+  row->addWidget(hint);
+  tokens->setProperty(kScreenOnlyProperty, true);  // the figure's title names the tokens
+  layout->addWidget(tokens);
+  connect(target_, &QLineEdit::editingFinished, this, &AttributionView::editTokens);
+  connect(versus_, &QLineEdit::editingFinished, this, &AttributionView::editTokens);
   plot_ = new MatrixPlot;
   plot_->setRangeMode(MatrixPlot::Range::Symmetric);
   plot_->setColorMap(ColorMap::Diverging);
@@ -48,9 +74,27 @@ AttributionView::AttributionView(QWidget* parent) : TraceView(parent) {
   message_->hide();
   layout->addWidget(message_);
   job_ = new BackgroundJob(this);
-  connect(plot_, &MatrixPlot::cellClicked, this, [this](int row, int col, Qt::KeyboardModifiers) {
-    if (row >= 0 && col >= 0 && col < shown_.heads.cols()) emit selectionRequested(row, col);
+  connect(plot_, &MatrixPlot::cellClicked, this, [this](int row, int col, Qt::KeyboardModifiers modifiers) {
+    if (row < 0 || col < 0 || col >= shown_.heads.cols() || !shownResult_) return;
+    if (!(modifiers & Qt::ControlModifier)) {
+      emit selectionRequested(row, col);
+      return;
+    }
+    Params p = shownResult_->params;
+    toggleAblation(p.prediction, {row, col});
+    emit paramsRequested(p);
   });
+}
+
+void AttributionView::editTokens() {
+  if (!shownResult_) return;
+  Params p = shownResult_->params;
+  p.prediction.target = target_->text().trimmed().isEmpty() ? std::string() : target_->text().toStdString();
+  p.prediction.versus = versus_->text().trimmed().isEmpty() ? std::string() : versus_->text().toStdString();
+  if (p.prediction.target == shownResult_->params.prediction.target &&
+      p.prediction.versus == shownResult_->params.prediction.versus)
+    return;
+  emit paramsRequested(p);
 }
 
 void AttributionView::showMessage(const QString& text) {
@@ -64,6 +108,12 @@ void AttributionView::showResult(const ResultPtr& result) {
   if (!result || !result->ok()) return;
   shown_ = {};
   shownResult_ = result;
+  const PredictionSettings& s = result->params.prediction;
+  if (!target_->hasFocus()) target_->setText(QString::fromStdString(s.target));
+  if (!versus_->hasFocus()) versus_->setText(QString::fromStdString(s.versus));
+  std::vector<std::pair<int, int>> crossed;
+  for (const HeadRef& h : s.ablate) crossed.emplace_back(h.layer, h.head);
+  plot_->setCrossedCells(crossed);
   if (!result->run->model || !result->run->model->unembedding()) {
     job_->cancel();
     showMessage(tr("%1 has no vocabulary: there is no logit to attribute.")
@@ -75,9 +125,13 @@ void AttributionView::showResult(const ResultPtr& result) {
   job_->run<Attribution>(
       [r, position](const RunControl&) {
         const Model& m = *r->run->model;
-        const std::vector<TokenScore> top = predict(m, r->trace(), position, 1);
+        const PredictionSettings& s = r->params.prediction;
+        // Unknown tokens fail here, before any work, with resolveToken's message.
+        const int target =
+            s.target.empty() ? predict(m, r->trace(), position, 1).front().id : resolveToken(m, s.target);
+        const int versus = s.versus.empty() ? -1 : resolveToken(m, s.versus);
         const HeadContributions parts = headContributions(m, r->run->text, r->trace(), position);
-        return directLogitAttribution(m, r->trace(), parts, top.front().id);
+        return directLogitAttribution(m, r->trace(), parts, target, versus);
       },
       [this, r](const Attribution& a) { draw(r, a); }, [this](const QString& e) { showMessage(e); });
 }
@@ -86,19 +140,23 @@ void AttributionView::draw(const ResultPtr& r, const Attribution& a) {
   shown_ = a;
   message_->hide();
   plot_->setVisible(true);
-  const QString target = pieceLabel(r->run->model->vocabularyPiece(a.target), r->run->info.pieceStyle);
-  title_ = tr("Direct logit attribution to “%1” at position %2").arg(target).arg(a.position);
+  const auto label = [&](int id) { return pieceLabel(r->run->model->vocabularyPiece(id), r->run->info.pieceStyle); };
+  title_ = a.versus < 0 ? tr("Direct logit attribution to “%1” at position %2").arg(label(a.target)).arg(a.position)
+                        : tr("Direct logit attribution to logit(“%1”) − logit(“%2”) at position %3")
+                              .arg(label(a.target), label(a.versus))
+                              .arg(a.position);
   plot_->setTitle(title_);
   plot_->setMatrix(attributionMatrix(a).cast<float>(), layerRows(static_cast<int>(a.heads.rows())),
                    headColumns(static_cast<int>(a.heads.cols())));
-  sum_->setText(tr("heads %1 + MLPs %2 + embeddings %3 + biases %4 = %5; the model's logit: %6 (final norm's "
+  sum_->setText(tr("heads %1 + MLPs %2 + embeddings %3 + biases %4 = %5; the model's %7: %6 (final norm's "
                    "scale frozen at its value for the position)")
                     .arg(a.heads.sum(), 0, 'f', 3)
                     .arg(a.mlp.sum(), 0, 'f', 3)
                     .arg(a.embeddings, 0, 'f', 3)
                     .arg(a.bias, 0, 'f', 3)
                     .arg(a.total(), 0, 'f', 3)
-                    .arg(a.logit, 0, 'f', 3));
+                    .arg(a.logit, 0, 'f', 3)
+                    .arg(a.versus < 0 ? tr("logit") : tr("logit difference")));
 }
 
 void AttributionView::setFontScale(double scale) {

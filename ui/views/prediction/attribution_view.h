@@ -2,9 +2,12 @@
 // Direct logit attribution (issue 16; DESIGN.md, Round two): for the predicted token at the position
 // (the first pinned token, else the last), each head's and each MLP's direct contribution to its logit,
 // with the final norm frozen at the position's scale, as a layers × (heads + MLP) heatmap. The title
-// states the sum: heads + MLPs + embeddings + biases = the logit. Click a head to select it everywhere.
+// states the sum: heads + MLPs + embeddings + biases = the logit. Click a head to select it everywhere;
+// Ctrl+click switches it off (ablation, params.prediction.ablate; crossed out on the map). The target can be
+// any token (default: the prediction), and a second one makes it logit(target) − logit(versus).
 // Models with Gemma 2/3 sandwich norms, and models that cannot patch heads, get a message.
 #include <QLabel>
+#include <QLineEdit>
 
 #include "core/predict/attribution.h"
 #include "ui/views/common/background_job.h"
@@ -28,6 +31,10 @@ class AttributionView : public TraceView {
   void draw(const ResultPtr& result, const Attribution& a);
   void showMessage(const QString& text);
 
+  void editTokens();
+
+  QLineEdit* target_;
+  QLineEdit* versus_;
   MatrixPlot* plot_;
   QLabel* sum_;
   QLabel* message_;

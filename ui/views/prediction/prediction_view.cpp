@@ -199,6 +199,10 @@ void PredictionView::generate(int steps) {
   q.options.topP = s.topP;
   q.options.seed = s.seed;
   q.ablation = ablationOf(s);
+  if (q.pieceStyle.empty())
+    for (std::size_t i = 0; i < r->run->text.ids.size() && i < r->run->text.tokens.size(); ++i)
+      if (r->run->text.tokens[i].byteEnd > r->run->text.tokens[i].byteBegin)
+        q.promptWords[r->run->text.ids[i]] = r->run->text.tokens[i].text;
   generationBase_ = r->params.sentence;
   status_->setText(s.ablate.empty() ? tr("Generating %1 token(s)…").arg(steps)
                                     : tr("Generating %1 token(s) with the ablated model (no key/value cache: "

@@ -26,7 +26,8 @@ void TokenGenerator::start(const Request& request) {
   job_->run<int>(
       [this, r, run](const RunControl& control) {
         const auto onToken = [this, r, run](const GeneratedToken& t) {
-          const std::string bytes = appendedBytes(t.piece, r.pieceStyle);
+          const auto word = r.promptWords.find(t.id);
+          const std::string bytes = appendedBytes(word != r.promptWords.end() ? word->second : t.piece, r.pieceStyle);
           QMetaObject::invokeMethod(
               this,
               [this, run, t, bytes] {
@@ -36,7 +37,8 @@ void TokenGenerator::start(const Request& request) {
               },
               Qt::QueuedConnection);
         };
-        return static_cast<int>(generate(*r.model, r.promptIds, r.steps, r.options, control, onToken, r.ablation).size());
+        return static_cast<int>(
+            generate(*r.model, r.promptIds, r.steps, r.options, control, onToken, r.ablation).size());
       },
       [this](const int& made) { emit finished(made); }, [this](const QString& e) { emit failed(e); });
 }

@@ -5,6 +5,7 @@
 // append is decoded statefully: a character split over two byte-level tokens waits for its second half.
 #include <QObject>
 #include <QStringDecoder>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +26,9 @@ class TokenGenerator : public QObject {
     int steps = 1;
     SamplingOptions options;
     Intervention ablation;
+    /// Word-level vocabularies (the trained tiny models, whose symbols are given to the words of each
+    /// sentence): the words of the prompt by id, so a copied symbol appends its word, not "#37".
+    std::map<int, std::string> promptWords;
   };
 
   explicit TokenGenerator(QObject* parent = nullptr);

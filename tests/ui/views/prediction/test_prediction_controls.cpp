@@ -8,9 +8,13 @@
 #include <QtTest>
 
 #include "core/model/generate.h"
+#include "core/predict/attribution.h"
 #include "core/predict/patching.h"
 #include "core/predict/prediction.h"
+#include "ui/plots/matrix_plot.h"
 #include "ui/shell/live_controller.h"
+#include "ui/views/attention/model_grid_view.h"
+#include "ui/views/prediction/attribution_view.h"
 #include "ui/views/prediction/prediction_view.h"
 #include "ui/views/prediction/token_generator.h"
 
@@ -137,6 +141,71 @@ class TestPredictionControls : public QObject {
     QCOMPARE(spy.count(), 0);
     for (QPushButton* b : view.findChildren<QPushButton*>())
       if (b->text().contains("Generate")) QVERIFY(!b->isEnabled());
+  }
+
+  void attributionOfAChosenTargetVersusAnother() {
+    Params p = gpt2Params();
+    p.prediction.target = " cat";  // text that is one token
+    p.prediction.versus = "Ġon";   // a piece
+    const ResultPtr r = LiveController::compute(p, nullptr, {});
+    AttributionView view;
+    view.showResult(r);
+    view.waitForAnalyses();
+    const ViewNumbers n = view.numbers(*r);
+    QCOMPARE(n.matrices.size(), std::size_t(1));
+    const Model& m = *r->run->model;
+    const int last = r->trace().tokenCount() - 1;
+    const Attribution a = directLogitAttribution(m, r->trace(), headContributions(m, r->run->text, r->trace(), last),
+                                                 resolveToken(m, "Ġcat"), resolveToken(m, "Ġon"));
+    QCOMPARE(a.versus, resolveToken(m, "Ġon"));
+    for (Eigen::Index l = 0; l < a.heads.rows(); ++l)
+      for (Eigen::Index h = 0; h < a.heads.cols(); ++h)
+        QVERIFY(std::abs(n.matrices[0].values(l, h) - a.heads(l, h)) < 1e-9);
+    QVERIFY(QString::fromStdString(n.title).contains("−"));
+    // An unknown token: resolveToken's message, no numbers.
+    p.prediction.target = "Ġnosuchpiecezz";
+    const ResultPtr bad = LiveController::compute(p, nullptr, {});
+    view.showResult(bad);
+    view.waitForAnalyses();
+    QVERIFY(view.numbers(*bad).matrices.empty());
+  }
+
+  void ctrlClickSwitchesAHeadOff() {
+    Params p = gpt2Params();
+    p.prediction.ablate = {{1, 0}};
+    const ResultPtr r = LiveController::compute(p, nullptr, {});
+    AttributionView view;
+    view.showResult(r);
+    view.waitForAnalyses();
+    auto* plot = view.findChild<MatrixPlot*>();
+    QVERIFY(plot);
+    QVERIFY((plot->crossedCells() == std::vector<std::pair<int, int>>{{1, 0}}));
+    QSignalSpy params(&view, &TraceView::paramsRequested), select(&view, &TraceView::selectionRequested);
+    emit plot->cellClicked(0, 1, Qt::ControlModifier);
+    QCOMPARE(params.count(), 1);
+    QVERIFY((params.at(0).at(0).value<Params>().prediction.ablate == std::vector<HeadRef>{{0, 1}, {1, 0}}));
+    emit plot->cellClicked(1, 0, Qt::ControlModifier);  // on again
+    QVERIFY(params.at(1).at(0).value<Params>().prediction.ablate.empty());
+    emit plot->cellClicked(0, 1, Qt::NoModifier);  // a plain click selects
+    QCOMPARE(select.count(), 1);
+    QCOMPARE(params.count(), 2);
+    // The model view: Ctrl+click on a thumbnail toggles the same list.
+    ModelGridView grid;
+    grid.resize(600, 400);
+    grid.showResult(r);
+    QSignalSpy gridParams(&grid, &TraceView::paramsRequested);
+    int layer = -1, head = -1;
+    QPoint at;
+    for (int y = 0; y < 400 && layer != 0; y += 4)
+      for (int x = 0; x < 600; x += 4)
+        if (grid.headAt({x, y}, &layer, &head) && layer == 0 && head == 1) {
+          at = {x, y};
+          break;
+        }
+    QCOMPARE(layer, 0);
+    QTest::mouseClick(&grid, Qt::LeftButton, Qt::ControlModifier, at);
+    QCOMPARE(gridParams.count(), 1);
+    QVERIFY((gridParams.at(0).at(0).value<Params>().prediction.ablate == std::vector<HeadRef>{{0, 1}, {1, 0}}));
   }
 
   void wordVocabulariesGetSpaces() {
