@@ -37,7 +37,8 @@ int chooseToken(const Vec& logits, const SamplingOptions& o, Rng& rng, double* p
 /// Generates `steps` tokens after `promptIds`, reusing the cache each step. `onToken` (optional) sees each
 /// token as it is made. With an intervention (ablated heads), each step runs the whole sequence through
 /// forward() with it instead (as do models without a cache): O(n) times slower per token, but the ablated
-/// model is the one that writes. Throws InputError (steps ≤ 0, an empty prompt, a model without an unembedding, the prompt plus the steps longer than the model's positions) and Cancelled (between steps).
+/// model is the one that writes. Throws InputError (steps ≤ 0, an empty prompt, a model without an unembedding, the
+/// prompt plus the steps longer than the model's positions) and Cancelled (between steps).
 std::vector<GeneratedToken> generate(const Model& model, const std::vector<int>& promptIds, int steps,
                                      const SamplingOptions& options, const RunControl& control = {},
                                      const std::function<void(const GeneratedToken&)>& onToken = {},

@@ -54,7 +54,7 @@ class PredictionView : public TraceView {
   struct Outcome {
     int position = 0;
     std::vector<TokenScore> top;
-    std::vector<bool> kept;  ///< per top token: kept by top-k / top-p sampling
+    std::vector<bool> kept;     ///< per top token: kept by top-k / top-p sampling
     std::vector<LensRow> lens;  ///< at the position, top 1 per layer
     LensGrid grid;
     std::optional<RunComparison> ablation;  ///< with heads switched off: the plain model against the ablated
