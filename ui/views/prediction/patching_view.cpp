@@ -49,6 +49,10 @@ PatchingView::PatchingView(QWidget* parent) : TraceView(parent) {
   controls_ = new PatchingControls;
   controls_->setProperty(kScreenOnlyProperty, true);
   layout->addWidget(controls_);
+  message_ = new QLabel;
+  message_->setWordWrap(true);
+  message_->hide();
+  layout->addWidget(message_);
   headline_ = new QLabel;
   headline_->setWordWrap(true);
   headline_->setAlignment(Qt::AlignCenter);
@@ -59,7 +63,10 @@ PatchingView::PatchingView(QWidget* parent) : TraceView(parent) {
   auto* plots = new QHBoxLayout;
   heads_ = new MatrixPlot;
   resid_ = new MatrixPlot;
-  for (MatrixPlot* plot : {heads_, resid_}) plot->setColorMap(ColorMap::Diverging);
+  for (MatrixPlot* plot : {heads_, resid_}) {
+    plot->setColorMap(ColorMap::Diverging);
+    plot->setVisible(false);  // until the first map arrives: an empty plot would be one blank square
+  }
   heads_->setAxisTitles(tr("layer"), tr("head"));
   resid_->setAxisTitles(tr("residual stream"), tr("position (corrupted text)"));
   plots->addWidget(heads_, 2);
@@ -68,10 +75,7 @@ PatchingView::PatchingView(QWidget* parent) : TraceView(parent) {
   summary_ = new QLabel;
   summary_->setWordWrap(true);
   layout->addWidget(summary_);
-  message_ = new QLabel;
-  message_->setWordWrap(true);
-  message_->hide();
-  layout->addWidget(message_);
+  layout->addStretch(0);  // takes the room while the plots are hidden (before a map, or no vocabulary)
   job_ = new BackgroundJob(this);
 
   connect(job_, &BackgroundJob::busyChanged, controls_, &PatchingControls::setBusy);
