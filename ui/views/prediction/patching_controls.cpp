@@ -34,7 +34,7 @@ PatchingControls::PatchingControls(QWidget* parent) : QWidget(parent) {
   run_->setToolTip(tr("Compute the map for these inputs (Enter in a field does the same)."));
   cancel_ = new QPushButton(tr("Cancel"));
   cancel_->setToolTip(tr("Stop the computation; the previous map stays on screen."));
-  cancel_->setEnabled(false);
+  cancel_->setVisible(false);  // only while a map is computed, beside its progress bar
   progress_ = new QProgressBar;
   progress_->setRange(0, 1000);
   progress_->setTextVisible(false);
@@ -57,12 +57,15 @@ PatchingControls::PatchingControls(QWidget* parent) : QWidget(parent) {
   grid->addWidget(corrupt_, 1, 1, 1, 3);
   grid->addWidget(new QLabel(tr("versus")), 1, 4);
   grid->addWidget(versus_, 1, 5);
-  grid->addWidget(cancel_, 1, 6);
   grid->setColumnStretch(1, 1);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 0);
   layout->addLayout(grid);
-  layout->addWidget(progress_);
+  auto* running = new QHBoxLayout;
+  running->setContentsMargins(0, 0, 0, 0);
+  running->addWidget(progress_, 1);
+  running->addWidget(cancel_);
+  layout->addLayout(running);
   layout->addWidget(status_);
   layout->addWidget(hint_);
 
@@ -101,7 +104,7 @@ QString PatchingControls::status() const { return status_->text(); }
 void PatchingControls::setHint(const QString& text) { hint_->setText(text); }
 
 void PatchingControls::setBusy(bool busy) {
-  cancel_->setEnabled(busy);
+  cancel_->setVisible(busy);
   progress_->setVisible(busy);
   if (busy) progress_->setValue(0);
 }

@@ -36,7 +36,7 @@ class PatchingControls : public QWidget {
   QString status() const;
   bool statusIsError() const { return error_; }
   void setHint(const QString& text);
-  /// A map is being computed: the progress bar and Cancel are live.
+  /// A map is being computed: the progress bar and Cancel are shown.
   void setBusy(bool busy);
   void setProgress(double fraction);
   void setFontScale(double scale);

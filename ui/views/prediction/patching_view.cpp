@@ -135,7 +135,7 @@ bool PatchingView::canPatch() const { return result_ && result_->run->model && r
 void PatchingView::showMessage(const QString& text) {
   message_->setText(text);
   message_->show();
-  controls_->setEnabled(false);
+  controls_->setVisible(false);  // a hidden field, not a dead one: nothing here can run on this model
   headline_->clear();
   heads_->setVisible(false);
   resid_->setVisible(false);
@@ -156,7 +156,7 @@ void PatchingView::showResult(const ResultPtr& result) {
     return;
   }
   message_->hide();
-  controls_->setEnabled(true);
+  controls_->setVisible(true);
   const int layers = result->trace().layerCount(), heads = result->trace().headCount();
   const int n = std::max(0, textTokens(result->run->model->tokenize(in.corrupt)));
   controls_->setHint(tr("Costs %1 forward passes of the corrupted text: layers·heads (%2) + (layers + 1)·n (%3). "

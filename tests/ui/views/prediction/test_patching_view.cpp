@@ -60,8 +60,13 @@ class TestPatchingView : public QObject {
     QVERIFY2(r->ok(), qPrintable(r->error));
     PatchingView view;
     view.showResult(r);
+    // Busy until the map arrives on the GUI thread: the progress bar and Cancel show meanwhile.
+    QVERIFY(!view.isReady());
+    QVERIFY(view.controls()->progressBar()->isVisibleTo(view.controls()));
+    QVERIFY(view.controls()->cancelButton()->isVisibleTo(view.controls()));
     view.waitForAnalyses();
     QVERIFY(view.isReady());
+    QVERIFY(!view.controls()->cancelButton()->isVisibleTo(view.controls()));
     QVERIFY(!view.controls()->statusIsError());
     const Model& m = *r->run->model;
     const PatchingResult expected = activationPatching(m, m.tokenize(kClean), m.tokenize(kCorrupt),
@@ -195,7 +200,7 @@ class TestPatchingView : public QObject {
     view.showResult(r);
     view.waitForAnalyses();
     QVERIFY(view.message().contains("has no vocabulary"));
-    QVERIFY(!view.controls()->isEnabled());
+    QVERIFY(!view.controls()->isVisible());
     QCOMPARE(view.runsStarted(), 0);
     QVERIFY(view.numbers(*r).matrices.empty());
   }
