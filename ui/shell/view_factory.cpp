@@ -7,6 +7,7 @@
 #include "ui/views/depth/paths_view.h"
 #include "ui/views/inside_head/matrix_grid_view.h"
 #include "ui/views/prediction/attribution_view.h"
+#include "ui/views/prediction/patching_view.h"
 #include "ui/views/prediction/prediction_view.h"
 #include "ui/views/spectra/rank_demo_view.h"
 #include "ui/views/spectra/rank_table_view.h"
@@ -19,8 +20,9 @@
 namespace attnlab::ui {
 
 QStringList viewNames() {
-  return {"heatmap",   "model",        "outputs",   "qkv",      "variants", "complexity", "spectrum",   "rank-table",
-          "rank-demo", "feature-maps", "head-size", "collapse", "paths",    "headview",   "prediction", "attribution"};
+  return {"heatmap",  "model",      "outputs",    "qkv",          "variants",  "complexity",
+          "spectrum", "rank-table", "rank-demo",  "feature-maps", "head-size", "collapse",
+          "paths",    "headview",   "prediction", "attribution",  "patching"};
 }
 
 TraceView* createView(const QString& name, QWidget* parent) {
@@ -40,6 +42,7 @@ TraceView* createView(const QString& name, QWidget* parent) {
   if (name == "headview") return new HeadView(parent);
   if (name == "prediction") return new PredictionView(parent);
   if (name == "attribution") return new AttributionView(parent);
+  if (name == "patching") return new PatchingView(parent);
   return nullptr;
 }
 

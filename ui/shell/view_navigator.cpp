@@ -30,7 +30,7 @@ const std::vector<ViewNavigator::Chapter>& ViewNavigator::chapters() {
       {QT_TR_NOOP("Variants"), {{"variants"}, {"complexity"}, {"feature-maps"}, {"head-size"}}},
       {QT_TR_NOOP("Rank and spectra"), {{"spectrum"}, {"rank-table"}, {"rank-demo"}}},
       {QT_TR_NOOP("Depth"), {{"collapse"}, {"paths"}}},
-      {QT_TR_NOOP("Prediction"), {{"prediction"}, {"attribution"}}},
+      {QT_TR_NOOP("Prediction"), {{"prediction"}, {"attribution"}, {"patching"}}},
       {QT_TR_NOOP("Training"), {{kTrainingPage}}},
   };
   return table;

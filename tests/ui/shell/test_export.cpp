@@ -262,7 +262,7 @@ class TestExport : public QObject {
     r.size.height = 480;
     r.matrix = view == "qkv" ? "scores_L0_H0" : view == "outputs" ? "attention_out_L0" : "";
     // The built-in model has no vocabulary: the Prediction views draw a message and have no numbers.
-    const bool needsVocabulary = view == "prediction" || view == "attribution";
+    const bool needsVocabulary = view == "prediction" || view == "attribution" || view == "patching";
     if (needsVocabulary && format != "png" && format != "svg" && format != "pdf") {
       QVERIFY(exportView(result_, r).contains("has no numbers to export"));
       return;

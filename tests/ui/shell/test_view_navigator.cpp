@@ -24,7 +24,7 @@ namespace {
 /// Depth, Prediction, Training.
 const QStringList kOrder = {"heatmap",    "model",        "headview",   "qkv",         "outputs",    "variants",
                             "complexity", "feature-maps", "head-size",  "spectrum",    "rank-table", "rank-demo",
-                            "collapse",   "paths",        "prediction", "attribution", "training"};
+                            "collapse",   "paths",        "prediction", "attribution", "patching",   "training"};
 const QStringList kChapterStarts = {"heatmap", "qkv", "variants", "spectrum", "collapse", "prediction", "training"};
 
 }  // namespace

@@ -1,0 +1,287 @@
+#include "ui/views/prediction/patching_view.h"
+
+#include <QHBoxLayout>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include "core/base/errors.h"
+#include "ui/plots/colormaps.h"
+#include "ui/plots/matrix_plot.h"
+
+namespace attnlab::ui {
+namespace {
+
+QStringList layerRows(int layers) {
+  QStringList rows;
+  for (int l = 0; l < layers; ++l) rows << QString("L%1").arg(l);
+  return rows;
+}
+
+QStringList headColumns(int heads) {
+  QStringList cols;
+  for (int h = 0; h < heads; ++h) cols << QString("H%1").arg(h);
+  return cols;
+}
+
+/// Row l of the residual map patches the stream entering layer l; the last row the final stream.
+QString streamRow(int row, int layers) {
+  if (row == layers) return QStringLiteral("final");
+  return row == 0 ? QStringLiteral("emb→L0") : QStringLiteral("L%1→L%2").arg(row - 1).arg(row);
+}
+
+QStringList streamRows(int layers) {
+  QStringList rows;
+  for (int l = 0; l <= layers; ++l) rows << streamRow(l, layers);
+  return rows;
+}
+
+bool sameModel(const std::weak_ptr<const Model>& a, const std::shared_ptr<const Model>& b) {
+  return b && a.lock().get() == b.get();
+}
+
+int textTokens(const TokenizedText& t) { return static_cast<int>(t.tokens.size()); }
+
+}  // namespace
+
+PatchingView::PatchingView(QWidget* parent) : TraceView(parent) {
+  auto* layout = new QVBoxLayout(this);
+  controls_ = new PatchingControls;
+  controls_->setProperty(kScreenOnlyProperty, true);
+  layout->addWidget(controls_);
+  message_ = new QLabel;
+  message_->setWordWrap(true);
+  message_->hide();
+  layout->addWidget(message_);
+  headline_ = new QLabel;
+  headline_->setWordWrap(true);
+  headline_->setAlignment(Qt::AlignCenter);
+  QFont bold = headline_->font();
+  bold.setBold(true);
+  headline_->setFont(bold);
+  layout->addWidget(headline_);
+  auto* plots = new QHBoxLayout;
+  heads_ = new MatrixPlot;
+  resid_ = new MatrixPlot;
+  for (MatrixPlot* plot : {heads_, resid_}) {
+    plot->setColorMap(ColorMap::Diverging);
+    plot->setVisible(false);  // until the first map arrives: an empty plot would be one blank square
+  }
+  heads_->setAxisTitles(tr("layer"), tr("head"));
+  resid_->setAxisTitles(tr("residual stream"), tr("position (corrupted text)"));
+  plots->addWidget(heads_, 2);
+  plots->addWidget(resid_, 3);
+  layout->addLayout(plots, 1);
+  summary_ = new QLabel;
+  summary_->setWordWrap(true);
+  layout->addWidget(summary_);
+  layout->addStretch(0);  // takes the room while the plots are hidden (before a map, or no vocabulary)
+  job_ = new BackgroundJob(this);
+
+  connect(job_, &BackgroundJob::busyChanged, controls_, &PatchingControls::setBusy);
+  connect(job_, &BackgroundJob::progress, controls_, &PatchingControls::setProgress);
+  connect(controls_, &PatchingControls::runRequested, this, &PatchingView::runRequested);
+  connect(controls_, &PatchingControls::inputsTyped, this, &PatchingView::recheck);
+  connect(controls_, &PatchingControls::cancelRequested, this, [this] {
+    job_->cancel();  // the inputs stay requested: a sentence edit does not restart them, Run does
+    controls_->setStatus(tr("Cancelled: the map shows the previous inputs; press Run patching to compute these."),
+                         false);
+  });
+  connect(heads_, &MatrixPlot::cellClicked, this, [this](int row, int col, Qt::KeyboardModifiers) {
+    if (row >= 0 && col >= 0 && row < shown_.map.heads.rows() && col < shown_.map.heads.cols())
+      emit selectionRequested(row, col);
+  });
+  connect(heads_, &MatrixPlot::cellHovered, this, [this](int row, int col, double value) {
+    if (row < 0 || row >= shown_.map.heads.rows() || col >= shown_.map.heads.cols()) return;
+    heads_->setToolTip(tr("layer %1, head %2: effect %3 (its output copied from the clean run; click to select it)")
+                           .arg(row)
+                           .arg(col)
+                           .arg(value, 0, 'f', 3));
+  });
+  connect(resid_, &MatrixPlot::cellHovered, this, [this](int row, int col, double value) {
+    if (row < 0 || row >= shown_.map.resid.rows() || col >= shown_.map.resid.cols()) return;
+    resid_->setToolTip(tr("stream %1 at position %2 (“%3”): effect %4")
+                           .arg(streamRow(row, static_cast<int>(shown_.map.resid.rows()) - 1))
+                           .arg(col)
+                           .arg(shown_.tokens.value(col))
+                           .arg(value, 0, 'f', 3));
+  });
+}
+
+PatchingInputs PatchingView::inputsOf(const Params& p) {
+  return {p.prediction.clean, p.prediction.corrupt, p.prediction.patchTarget, p.prediction.patchVersus};
+}
+
+PatchingView::Checked PatchingView::check(const Model& model, const PatchingInputs& in) {
+  Checked c;
+  c.clean = model.tokenize(in.clean);
+  c.corrupt = model.tokenize(in.corrupt);
+  const int n = textTokens(c.clean), m = textTokens(c.corrupt);
+  if (n == 0 || m == 0) throw InputError(tr("the clean and the corrupted text must not be empty").toStdString());
+  if (n != m)
+    throw InputError(
+        tr("clean has %1 tokens, corrupt has %2 — patching needs the same length").arg(n).arg(m).toStdString());
+  if (in.clean == in.corrupt)
+    throw InputError(tr("clean and corrupt are the same text: there is no difference to restore").toStdString());
+  c.target = resolveToken(model, in.target);
+  c.versus = resolveToken(model, in.versus);
+  if (c.target == c.versus)
+    throw InputError(tr("target and versus are the same token: their logit difference is always 0").toStdString());
+  return c;
+}
+
+bool PatchingView::canPatch() const { return result_ && result_->run->model && result_->run->model->unembedding(); }
+
+void PatchingView::showMessage(const QString& text) {
+  message_->setText(text);
+  message_->show();
+  controls_->setVisible(false);  // a hidden field, not a dead one: nothing here can run on this model
+  headline_->clear();
+  heads_->setVisible(false);
+  resid_->setVisible(false);
+  summary_->clear();
+}
+
+void PatchingView::showResult(const ResultPtr& result) {
+  if (!result || !result->ok()) return;
+  result_ = result;
+  const PatchingInputs in = inputsOf(result->params);
+  controls_->setInputs(in);
+  if (!canPatch()) {
+    job_->cancel();
+    hasRequested_ = false;
+    showMessage(tr("%1 has no vocabulary: there is no logit difference to patch. Open GPT-2, a Llama / Qwen / "
+                   "Mistral / Gemma checkpoint, or a model trained in the Training view.")
+                    .arg(QString::fromStdString(result->run->info.name)));
+    return;
+  }
+  message_->hide();
+  controls_->setVisible(true);
+  const int layers = result->trace().layerCount(), heads = result->trace().headCount();
+  const int n = std::max(0, textTokens(result->run->model->tokenize(in.corrupt)));
+  controls_->setHint(tr("Costs %1 forward passes of the corrupted text: layers·heads (%2) + (layers + 1)·n (%3). "
+                        "The map does not follow the sentence above: it is recomputed when the model or these "
+                        "fields change, or on Run.")
+                         .arg(layers * heads + (layers + 1) * n)
+                         .arg(layers * heads)
+                         .arg((layers + 1) * n));
+  if (hasRequested_ && sameModel(requestedModel_, result->run->model) && requested_ == in) return;
+  start(in);
+}
+
+void PatchingView::start(const PatchingInputs& in) {
+  const std::shared_ptr<const Model> model = result_->run->model;
+  requested_ = in;
+  requestedModel_ = model;
+  hasRequested_ = true;
+  Checked c;
+  try {
+    c = check(*model, in);
+  } catch (const std::exception& e) {
+    job_->cancel();
+    controls_->setStatus(QString::fromUtf8(e.what()), true);
+    return;
+  }
+  controls_->setStatus(tr("clean and corrupt: %1 tokens each · computing…").arg(textTokens(c.clean)), false);
+  ++runsStarted_;
+  const std::string style = result_->run->info.pieceStyle;
+  job_->run<Computed>(
+      [model, c, in, style](const RunControl& control) {
+        Computed out;
+        out.map = activationPatching(*model, c.clean, c.corrupt, c.target, c.versus, control, true);
+        out.in = in;
+        out.model = model;
+        for (std::size_t i = 0; i < c.corrupt.tokens.size(); ++i) {
+          const std::string piece = i < c.corrupt.ids.size() ? model->vocabularyPiece(c.corrupt.ids[i]) : "";
+          const std::string raw = piece.empty() ? c.corrupt.tokens[i].text : piece;
+          out.tokens << pieceLabel(raw, style);
+          out.rawTokens << QString::fromStdString(raw);
+        }
+        out.target = pieceLabel(model->vocabularyPiece(c.target), style);
+        out.versus = pieceLabel(model->vocabularyPiece(c.versus), style);
+        return out;
+      },
+      [this](const Computed& out) { draw(out); },
+      [this](const QString& e) { controls_->setStatus(tr("Cannot patch this model: %1").arg(e), true); });
+}
+
+void PatchingView::draw(const Computed& c) {
+  shown_ = c;
+  heads_->setVisible(true);
+  resid_->setVisible(true);
+  const int layers = static_cast<int>(c.map.heads.rows());
+  // One scale for both maps, symmetric about 0 and never narrower than ±1 (full restoration).
+  const double reach = std::max({1.0, c.map.heads.cwiseAbs().maxCoeff(), c.map.resid.cwiseAbs().maxCoeff()});
+  for (MatrixPlot* plot : {heads_, resid_}) plot->setFixedRange(-reach, reach);
+  heads_->setTitle(tr("Heads: each head's output patched"));
+  heads_->setMatrix(c.map.heads.cast<float>(), layerRows(layers), headColumns(static_cast<int>(c.map.heads.cols())));
+  resid_->setTitle(tr("Residual stream: one position patched"));
+  resid_->setMatrix(c.map.resid.cast<float>(), streamRows(layers), c.tokens);
+  headline_->setText(
+      tr("Patching “%1” into “%2”: logit(“%3”) − logit(“%4”) at the last token")
+          .arg(QString::fromStdString(c.in.clean), QString::fromStdString(c.in.corrupt), c.target, c.versus));
+  summary_->setText(tr("clean_diff %1, corrupt_diff %2; effect = (patched − corrupt) / (clean − corrupt) of "
+                       "logit(target) − logit(versus): 1 restores the clean run, 0 changes nothing.")
+                        .arg(c.map.cleanDiff, 0, 'f', 3)
+                        .arg(c.map.corruptDiff, 0, 'f', 3));
+  controls_->setStatus(tr("clean and corrupt: %1 tokens each").arg(c.tokens.size()), false);
+}
+
+void PatchingView::recheck() {
+  if (!canPatch()) return;
+  try {
+    const Checked c = check(*result_->run->model, controls_->inputs());
+    controls_->setStatus(tr("clean and corrupt: %1 tokens each").arg(textTokens(c.clean)), false);
+  } catch (const std::exception& e) {
+    controls_->setStatus(QString::fromUtf8(e.what()), true);
+  }
+}
+
+void PatchingView::runRequested() {
+  if (!canPatch()) return;
+  const PatchingInputs in = controls_->inputs();
+  try {
+    check(*result_->run->model, in);
+  } catch (const std::exception& e) {
+    controls_->setStatus(QString::fromUtf8(e.what()), true);  // refused: the parameters stay as they are
+    return;
+  }
+  if (in == inputsOf(result_->params)) {
+    start(in);  // the same inputs again: Run recomputes them
+    return;
+  }
+  Params p = result_->params;
+  p.prediction.clean = in.clean;
+  p.prediction.corrupt = in.corrupt;
+  p.prediction.patchTarget = in.target;
+  p.prediction.patchVersus = in.versus;
+  emit paramsRequested(p);
+}
+
+void PatchingView::setFontScale(double scale) {
+  heads_->setFontScale(scale);
+  resid_->setFontScale(scale);
+  controls_->setFontScale(scale);
+  for (QLabel* l : {headline_, summary_, message_}) {
+    QFont f = l->font();
+    f.setPointSizeF(9 * scale);
+    l->setFont(f);
+  }
+}
+
+ViewNumbers PatchingView::numbers(const ComputeResult& result) const {
+  ViewNumbers n = numbersFrame(result, headline_->text().isEmpty() ? displayName() : headline_->text());
+  // The map belongs to the result when it was computed for the result's model and patching inputs (the
+  // sentence does not matter); otherwise, or before any map, there are no numbers.
+  if (!result.ok() || shown_.map.heads.size() == 0 || !sameModel(shown_.model, result.run->model) ||
+      shown_.in != inputsOf(result.params))
+    return n;
+  const int layers = static_cast<int>(shown_.map.heads.rows());
+  n.matrices.push_back(labelled("patching_heads", tr("Activation patching: effect per head"), shown_.map.heads,
+                                layerRows(layers), headColumns(static_cast<int>(shown_.map.heads.cols()))));
+  n.matrices.push_back(labelled("patching_resid", tr("Activation patching: effect per residual stream and position"),
+                                shown_.map.resid, streamRows(layers), shown_.rawTokens));
+  return n;
+}
+
+}  // namespace attnlab::ui
