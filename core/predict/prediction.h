@@ -19,6 +19,12 @@ struct TokenScore {
 
 /// The model's unembedding; throws InputError naming the model when it has none.
 const Unembedding& requireUnembedding(const Model& model);
+/// Whether the model predicts a masked token ([MASK] for BERT with its MLM head) rather than the next token: its
+/// prediction at a position is the distribution of the token hidden there.
+bool predictsMaskedToken(const Model& model);
+/// The position a prediction looks at when none is chosen: the first [MASK] of a masked language model's text,
+/// else the last token (the next-token prediction); −1 for an empty trace.
+int defaultPosition(const Model& model, const Trace& trace);
 /// Throws InputError when `position` is outside a text of `tokens` tokens; −1 means the last token.
 int resolvePosition(int position, int tokens);
 /// A token argument: a decimal id or a vocabulary piece; throws InputError when the model has neither.
