@@ -79,7 +79,7 @@ class TestCliGenerate : public QObject {
                           << "unembedding";
     QTest::newRow("bert with its masked-LM head")
         << QStringList{"generate", "--model", data("fixtures/lm-buddy/bert_tiniest"), "--steps", "3"}
-        << "no key/value-cached decoding";
+        << "masked language model";
   }
 
   void badInputGetsAMessage() {
