@@ -1,7 +1,8 @@
 // BERT's masked-token prediction through its MLM head (cls.predictions) against the independent float64 PyTorch
 // computation of tests/reference/make_mlm_reference.py on the real checkpoint fixtures/lm-buddy/bert_tiniest:
 // [MASK] stays one token, the default position is the first [MASK], logits and probabilities there ≤ 1e-5, the
-// top tokens, head (0, 0) zero-ablated, the logit lens through the same head; patching's logit difference goes
+// top tokens, head (0, 0) zero-ablated, the logit lens through the same head; a DistilBERT whose head has its own
+// (untied) projector; patching's logit difference goes
 // through the whole head; direct logit attribution is refused (not linear through dense + GELU); a BERT without
 // the head keeps no unembedding.
 #include <QtTest>
@@ -87,6 +88,25 @@ class TestPredictMlm : public QObject {
       for (size_t i = 0; i < 5; ++i) QCOMPARE(lens.front().top[i].id, c["lens_top"][i].get<int>());
       QCOMPARE(lens.back().top[0].id, top[0].id);
     }
+  }
+
+  void distilBertsUntiedHeadMatchesReference() {
+    const nlohmann::json c = reference()["distilbert"];
+    const auto model = loadCheckpoint(std::string(ATTNLAB_TEST_DATA) + "/" + c["model"].get<std::string>());
+    QVERIFY(model->unembedding() && model->unembedding()->hasTransform());
+    const TokenizedText text = model->tokenize(c["text"].get<std::string>());
+    QCOMPARE(text.ids, c["token_ids"].get<std::vector<int>>());
+    const Trace t = model->forward(text);
+    const int mask = defaultPosition(*model, t);
+    QCOMPARE(mask, c["mask"].get<int>());
+    const Vec logits = rowLogits(*model->unembedding(), t.layers.back().residualOut.row(mask).transpose());
+    QCOMPARE(logits.size(), Eigen::Index(c["logits"].size()));
+    double worst = 0.0;
+    for (Eigen::Index i = 0; i < logits.size(); ++i)
+      worst = std::max(worst, std::abs(logits(i) - c["logits"][size_t(i)].get<double>()));
+    QVERIFY2(worst <= 1e-4, qPrintable(QString::number(worst)));  // d = 32, logits up to ~8: float rounding
+    const std::vector<TokenScore> top = predict(*model, t, mask, 5);
+    for (size_t i = 0; i < top.size(); ++i) QCOMPARE(top[i].id, c["top"][i].get<int>());
   }
 
   void ablationGoesThroughTheHead() {
