@@ -37,7 +37,7 @@ class Model {
                         const Intervention& iv = {}) const = 0;
 
   /// The final norm and unembedding (unembedding.h), for predictions, the logit lens and attribution;
-  /// nullptr for a model without one (the built-in model has no vocabulary).
+  /// nullptr for a model without one (the built-in model has no vocabulary; a BERT checkpoint without its MLM head).
   virtual const Unembedding* unembedding() const { return nullptr; }
   /// The id of the token a masked language model predicts at ([MASK] for BERT with its MLM head); −1 for a model
   /// that predicts the next token (or nothing).

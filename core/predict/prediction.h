@@ -1,8 +1,10 @@
 #pragma once
 // The next-token distribution at a position and the logit lens (DESIGN.md, Round two):
-//   logits = softcap(norm(x)·W_Uᵀ + b) of the residual row x [d] → [vocab]
+//   logits = softcap(norm(x')·W_Uᵀ + b) of the residual row x [d] → [vocab];  x' = x, or for BERT's MLM head
+//            x' = gelu(x·W_Tᵀ + b_T) (unembedding.h)
 //   probs  = softmax(logits / T) over the whole vocabulary, in double
-// The logit lens decodes every layer's residual stream through the same final norm and unembedding.
+// The logit lens decodes every layer's residual stream through the same final norm and unembedding. A masked LM
+// (BERT with its MLM head) predicts the token hidden at a [MASK]: its default position is the first one.
 // Cost: vocab·d multiply-adds per decoded row (GPT-2 small: 39 M).
 #include <string>
 #include <vector>
