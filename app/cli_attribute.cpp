@@ -22,7 +22,7 @@ int runAttribute(const Args& args) {
   const Params p = paramsWithoutPosition(args);
   const PipelineResult r = runPipeline(p);
   requireUnembedding(*r.model);
-  const int position = positionArg(args, r.trace.tokenCount());
+  const int position = positionArg(args, *r.model, r.trace);
   const int target = args.has("target") ? resolveToken(*r.model, args.value("target"))
                                         : predict(*r.model, r.trace, position, 1).front().id;
   const int versus = args.has("versus") ? resolveToken(*r.model, args.value("versus")) : -1;

@@ -12,7 +12,7 @@ int runPredict(const Args& args) {
   const Params p = paramsWithoutPosition(args);
   PipelineResult r = runPipeline(p);
   requireUnembedding(*r.model);
-  const int position = positionArg(args, r.trace.tokenCount());
+  const int position = positionArg(args, *r.model, r.trace);
   const int k = args.intValue("top", 10, 1, 1000);
   const double temperature = args.doubleValue("temperature", 1.0, 1e-3, 1e3);
   if (args.has("ablate")) {

@@ -13,8 +13,9 @@ Params paramsWithoutPosition(const Args& args) {
   return paramsFromArgs(rest);
 }
 
-int positionArg(const Args& args, int tokens) {
-  return resolvePosition(args.intValue("position", -1, -1, 1 << 30), tokens);
+int positionArg(const Args& args, const Model& model, const Trace& trace) {
+  if (!args.has("position")) return defaultPosition(model, trace);
+  return resolvePosition(args.intValue("position", -1, -1, 1 << 30), trace.tokenCount());
 }
 
 nlohmann::json tokenJson(const Model& model, int id) { return {{"id", id}, {"token", model.vocabularyPiece(id)}}; }

@@ -13,8 +13,9 @@ namespace attnlab::cli {
 /// The parameters of a subcommand whose --position is a token index, not the positional-encoding kind of
 /// the built-in model (which has no vocabulary to predict with anyway).
 Params paramsWithoutPosition(const Args& args);
-/// --position I (default: the last token; checked against the text).
-int positionArg(const Args& args, int tokens);
+/// --position I, checked against the traced text; without it the model's default (core/predict/prediction.h
+/// defaultPosition: a masked LM's first [MASK], else the last token).
+int positionArg(const Args& args, const Model& model, const Trace& trace);
 /// {"id", "token"} of a vocabulary id.
 nlohmann::json tokenJson(const Model& model, int id);
 /// [{"id", "token", "logit", "prob"}…]; without logits when `withLogit` is false (the logit lens).

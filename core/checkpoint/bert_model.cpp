@@ -17,12 +17,52 @@ BertModel::BertModel(HfConfig config, std::unique_ptr<TextTokenizer> tokenizer, 
     WeightSource w(file, {"distilbert.", ""}, "embeddings.word_embeddings.weight", "DistilBERT");
     loadDistilBert(w, control);
     w.finish();
+    loadMlmHead({"vocab_transform.", "vocab_layer_norm.", "vocab_projector.weight", "vocab_projector.bias"});
   } else {
     WeightSource w(file, {"bert.", ""}, "embeddings.word_embeddings.weight", "BERT");
     loadBert(w, control);
     w.finish();
+    loadMlmHead({"cls.predictions.transform.dense.", "cls.predictions.transform.LayerNorm.",
+                 "cls.predictions.decoder.weight", "cls.predictions.bias"});
   }
 }
+
+void BertModel::loadMlmHead(const std::vector<std::string>& names) {
+  const std::string &dense = names[0], &norm = names[1], &decoder = names[2], &bias = names[3];
+  if (!file_->find(bias)) return;  // a bare encoder (BertModel) or another head: no vocabulary to predict
+  const Eigen::Index d = config_.dModel, vocab = config_.vocabSize;
+  WeightSource w(file_, {""}, bias, "masked-LM head");
+  Unembedding u;
+  u.transformWeight = w.matrix(dense + "weight", d, d).matrix();
+  u.transformBias = w.vector(dense + "bias", d).vector();
+  switch (config_.activation) {
+    case HfActivation::GeluErf:
+      u.transformActivation = Unembedding::Activation::GeluErf;
+      break;
+    case HfActivation::GeluTanh:
+      u.transformActivation = Unembedding::Activation::GeluTanh;
+      break;
+    case HfActivation::Relu:
+      u.transformActivation = Unembedding::Activation::Relu;
+      break;
+  }
+  u.norm = Unembedding::Norm::Layer;
+  u.eps = config_.layerNormEps;
+  u.gamma = w.vector(norm + "weight", norm + "gamma", d).vector();
+  u.beta = w.vector(norm + "bias", norm + "beta", d).vector();
+  u.bias = w.vector(bias, vocab).vector();
+  // The decoder is tied to the word embeddings; a file that stores it separately (untied) is read as is.
+  const WeightView e = w.has(decoder) ? w.matrix(decoder, vocab, d) : word_;
+  w.finish();
+  u.data = e.data;
+  u.vocab = vocab;
+  u.d = d;
+  u.rowStride = d;
+  u.colStride = 1;
+  unembedding_ = std::move(u);
+}
+
+int BertModel::maskTokenId() const { return unembedding_.data ? vocabularyId("[MASK]") : -1; }
 
 void BertModel::loadBert(WeightSource& w, const RunControl& control) {
   const HfConfig& c = config_;

@@ -4,8 +4,10 @@
 //   h⁰ = LN_emb(word[ids] + pos[0..n) + type[0])                  [n, d]
 //   a  = attn(h)·W_oᵀ + b_o,          h ← LN₁(h + a)
 //   m  = gelu(h·W_iᵀ + b_i)·W_o2ᵀ + b_o2,  h ← LN₂(h + m)
-// nn.Linear stores W [out, in]; the product weights are repacked at load (core/compute/packed_matrix.h). Pooler and MLM
-// head are not run.
+// nn.Linear stores W [out, in]; the product weights are repacked at load (core/compute/packed_matrix.h). The pooler is
+// not run. The masked-LM head, when the checkpoint has one (BertForMaskedLM's cls.predictions.*, DistilBERT's
+// vocab_*), is the model's Unembedding: logits = LN(act(h·W_Tᵀ + b_T))·Eᵀ + b, E the word embeddings (tied)
+// unless the file has its own decoder weight.
 #include <vector>
 
 #include "core/checkpoint/hf_model.h"
@@ -31,10 +33,15 @@ class BertModel : public HfModel {
             std::string name, const RunControl& control = {});
 
   Trace forward(const TokenizedText& text, const RunControl& control = {}, const Intervention& iv = {}) const override;
+  /// [MASK]'s id when the checkpoint has a masked-LM head and the tokenizer a [MASK] token, else −1.
+  int maskTokenId() const override;
 
  private:
   void loadBert(WeightSource& w, const RunControl& control);
   void loadDistilBert(WeightSource& w, const RunControl& control);
+  /// Fills unembedding_ from the MLM head's tensors under `names` (transform dense, LayerNorm, decoder
+  /// weight, decoder bias); leaves it empty when the file lacks the head's bias.
+  void loadMlmHead(const std::vector<std::string>& names);
   LayerTrace runLayer(int layer, const Mat& x, const Intervention& iv) const;
 
   WeightView word_, pos_, type_;  ///< [vocab, d], [positions, d], [types, d] (type_ empty for DistilBERT)

@@ -70,6 +70,8 @@ std::vector<GeneratedToken> generate(const Model& model, const std::vector<int>&
   checkOptions(options);
   const std::string name = model.info().name;
   if (!model.unembedding()) throw InputError(name + " has no unembedding: it cannot predict the next token");
+  if (model.maskTokenId() >= 0)
+    throw InputError(name + " is a masked language model: it predicts the token at a [MASK], not the next one");
   if (promptIds.empty()) throw InputError("generation needs a prompt of at least one token");
   const int limit = model.info().maxTokens;
   if (limit > 0 && static_cast<long long>(promptIds.size()) + steps > limit)

@@ -37,8 +37,11 @@ class Model {
                         const Intervention& iv = {}) const = 0;
 
   /// The final norm and unembedding (unembedding.h), for predictions, the logit lens and attribution;
-  /// nullptr for a model without one (the built-in model has no vocabulary).
+  /// nullptr for a model without one (the built-in model has no vocabulary; a BERT checkpoint without its MLM head).
   virtual const Unembedding* unembedding() const { return nullptr; }
+  /// The id of the token a masked language model predicts at ([MASK] for BERT with its MLM head); −1 for a model
+  /// that predicts the next token (or nothing).
+  virtual int maskTokenId() const { return -1; }
   /// The vocabulary string of an id ("Ġcat"), "" when out of range or without a vocabulary.
   virtual std::string vocabularyPiece(int /*id*/) const { return {}; }
   /// The id of a vocabulary string, −1 when unknown.

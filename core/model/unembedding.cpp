@@ -3,7 +3,27 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/model/blocks.h"
+
 namespace attnlab {
+
+Mat Unembedding::transformed(const Mat& x) const {
+  if (!hasTransform()) return x;
+  Mat y = x * transformWeight.transpose();  // [n, d]·[d, d]: W_T is [out, in]
+  y.rowwise() += transformBias.transpose();
+  switch (transformActivation) {
+    case Activation::GeluErf:
+      geluErfInPlace(y);
+      break;
+    case Activation::GeluTanh:
+      geluTanhInPlace(y);
+      break;
+    case Activation::Relu:
+      reluInPlace(y);
+      break;
+  }
+  return y;
+}
 
 Vec Unembedding::scales(const Mat& x) const {
   if (norm == Norm::None) return Vec::Ones(x.rows());
@@ -25,8 +45,8 @@ Mat Unembedding::normalise(const Mat& x) const {
 }
 
 Mat Unembedding::logits(const Mat& x) const {
-  const Mat normed = normalise(x);  // [n, d]
-  Mat out(x.rows(), vocab);         // [n, vocab]
+  const Mat normed = normalise(transformed(x));  // [n, d]
+  Mat out(x.rows(), vocab);                      // [n, vocab]
   // Blocks of the vocabulary side by side on the OpenMP threads (Eigen's own threading is off in this
   // build): the product is bound by reading W_U (154 MB for GPT-2 small), and a second core halves it.
   // With rows of W_U contiguous (every model here) a row-major view vectorises; the general strided view

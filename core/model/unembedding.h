@@ -1,11 +1,13 @@
 #pragma once
 // What turns the residual stream after the last layer into next-token logits, kept as its parts so the
 // analyses can take it apart (DESIGN.md, Round two, direct logit attribution):
-//   logits = softcap( norm(x) · W_Uᵀ + b ),   norm(x) = γ ⊙ (x − mean(x)) / σ + β   (LayerNorm)
-//                                              norm(x) = γ ⊙ x / σ                    (RMSNorm; Gemma's γ = 1 + w)
+//   logits = softcap( norm(T(x)) · W_Uᵀ + b ),  norm(x) = γ ⊙ (x − mean(x)) / σ + β   (LayerNorm)
+//                                                norm(x) = γ ⊙ x / σ                    (RMSNorm; Gemma's γ = 1 + w)
+//   T(x) = act(x · W_Tᵀ + b_T) for BERT's MLM head (cls.predictions.transform), T(x) = x for every other model.
 // With σ (and the mean) frozen at their value for a position, the logit of token t is linear in the
 // stream's components c (embeddings, each head's output through its rows of W_O, each MLP, biases):
 //   logit_t = Σ_c [γ ⊙ (c − mean(c)) / σ] · u_t + β · u_t + b_t
+// (only without T: the dense layer and its GELU make the logit non-linear in the stream).
 // W_U is viewed in the model's own storage (no copy): u_t is row t of a [vocab, d] strided view.
 #include <Eigen/Dense>
 
@@ -17,6 +19,11 @@ using UnembeddingView = Eigen::Map<const Mat, 0, Eigen::Stride<Eigen::Dynamic, E
 
 struct Unembedding {
   enum class Norm { Layer, Rms, None };
+  enum class Activation { GeluErf, GeluTanh, Relu };
+  /// The optional step T before the norm (a masked LM's head transform); empty transformWeight = none.
+  Mat transformWeight;  ///< W_T [d, d] as nn.Linear stores it, [out, in] (a copy: d² floats)
+  Vec transformBias;    ///< b_T [d]
+  Activation transformActivation = Activation::GeluErf;
   Norm norm = Norm::Layer;
   Vec gamma;  ///< [d], the effective scale (Gemma's 1 + w already added)
   Vec beta;   ///< [d], LayerNorm only (empty for RMSNorm)
@@ -31,11 +38,14 @@ struct Unembedding {
   UnembeddingView weights() const {
     return UnembeddingView(data, vocab, d, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(colStride, rowStride));
   }
+  bool hasTransform() const { return transformWeight.size() > 0; }
+  /// T(x) of x [n, d] → [n, d]: act(x·W_Tᵀ + b_T), or x itself without a transform.
+  Mat transformed(const Mat& x) const;
   /// σ of each row of x [n, d]: √(var + eps) for LayerNorm, √(mean(x²) + eps) for RMSNorm, 1 without a norm.
   Vec scales(const Mat& x) const;
   /// The final norm of x [n, d] → [n, d].
   Mat normalise(const Mat& x) const;
-  /// Logits of x [n, d] (the stream after the last layer) → [n, vocab], soft-capped.
+  /// Logits of x [n, d] (the stream after the last layer) → [n, vocab], through T, soft-capped.
   Mat logits(const Mat& x) const;
 };
 

@@ -9,11 +9,19 @@
 namespace attnlab {
 namespace {
 
-void refuseSandwichNorms(const Model& model) {
+/// Refuses the models whose logit is not a sum of per-component shares: Gemma 2/3's sandwich norms, and a head
+/// with a transform before its final norm (BERT's masked-LM head).
+void refuseNonLinear(const Model& model) {
   const std::string kind = model.info().kind;
   if (kind == "gemma2" || kind == "gemma3")
     throw InputError("direct logit attribution per head is not defined for " + kind +
                      ": its post-attention norm makes a layer's attention output non-linear in its heads");
+  const Unembedding* u = model.unembedding();
+  if (u && u->hasTransform())
+    throw InputError("direct logit attribution is not defined for " + kind +
+                     ": its masked-LM head applies a dense layer and GELU before the final norm, so the logit is "
+                     "not linear in the residual stream's parts (prediction, logit lens, ablation and patching "
+                     "work through the whole head)");
 }
 
 /// u_t [− u_v] as a [d] vector in double.
@@ -35,7 +43,7 @@ VecD frozenForm(const Unembedding& u, const VecD& w, double sigma) {
 }  // namespace
 
 HeadContributions headContributions(const Model& model, const TokenizedText& text, const Trace& trace, int position) {
-  refuseSandwichNorms(model);
+  refuseNonLinear(model);
   requireUnembedding(model);
   position = resolvePosition(position, trace.tokenCount());
   const int layers = trace.layerCount(), heads = trace.headCount();
@@ -103,7 +111,7 @@ Trace probeAll(const Model& model, const TokenizedText& text, const Mat& concat,
 
 OutputProjections readOutputProjections(const Model& model, const TokenizedText& text, int chunk,
                                         const RunControl& control) {
-  refuseSandwichNorms(model);
+  refuseNonLinear(model);
   const ModelInfo info = model.info();
   const int width = info.heads * info.dHead;  // rows of W_O, then one zero row for b_O
   chunk = std::max(2, std::min(chunk, info.maxTokens > 0 ? info.maxTokens : chunk));
@@ -147,6 +155,7 @@ HeadContributions headContributions(const OutputProjections& projections, const 
 Attribution directLogitAttribution(const Model& model, const Trace& trace, const HeadContributions& parts, int target,
                                    int versus) {
   const Unembedding& u = requireUnembedding(model);
+  refuseNonLinear(model);
   for (int id : {target, versus})
     if (id >= u.vocab) throw InputError("token id " + std::to_string(id) + " is outside the vocabulary");
   const int p = parts.position, layers = trace.layerCount();
@@ -177,7 +186,7 @@ Attribution directLogitAttribution(const Model& model, const Trace& trace, const
 }
 
 double logitDifference(const Unembedding& u, const Vec& x, int target, int versus) {
-  const Vec normed = u.normalise(x.transpose()).row(0).transpose();
+  const Vec normed = u.normalise(u.transformed(x.transpose())).row(0).transpose();
   auto logit = [&](int t) {
     double s = normed.dot(u.weights().row(t).transpose());
     if (u.bias.size() > 0) s += u.bias(t);

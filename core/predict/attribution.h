@@ -9,7 +9,8 @@
 //   embeddings  the stream entering layer 0
 //   bias        Σ_l b_O,l through the frozen norm, plus β · u_t + b_t
 // Models with Gemma 2/3 sandwich norms are refused: their post-attention norm makes a layer's attention
-// output non-linear in its heads, so no per-head share adds up.
+// output non-linear in its heads, so no per-head share adds up. So are models whose unembedding has a transform
+// before the norm (BERT's masked-LM head: dense + GELU), for which the logit is not linear in the stream.
 #include <vector>
 
 #include "core/model/model.h"
@@ -25,7 +26,7 @@ struct HeadContributions {
   std::vector<Mat> heads;  ///< per layer [heads, d]
   Mat outputBias;          ///< [layers, d]: b_O of each layer
 };
-/// Throws InputError for a sandwich-norm model or a position outside the text.
+/// Throws InputError for a sandwich-norm model, one with a non-linear head, or a position outside the text.
 HeadContributions headContributions(const Model& model, const TokenizedText& text, const Trace& trace, int position);
 
 /// W_O and b_O of every layer, read once per model for repeated attribution (the GUI: every edit), by the same
@@ -35,7 +36,8 @@ struct OutputProjections {
   std::vector<Mat> weights;  ///< per layer [H·d_head, d]
   Mat bias;                  ///< [layers, d]
 };
-/// Throws InputError for a sandwich-norm model; Cancelled through `control` between passes.
+/// Throws InputError for a sandwich-norm model or one with a non-linear head; Cancelled through `control` between
+/// passes.
 OutputProjections readOutputProjections(const Model& model, const TokenizedText& text, int chunk = 128,
                                         const RunControl& control = {});
 /// The same shares as headContributions(model, …) from the read projections: H·d_head·d multiply-adds per
@@ -52,10 +54,12 @@ struct Attribution {
   /// heads + mlp + embeddings + bias: equals `logit` to float precision.
   double total() const { return heads.sum() + mlp.sum() + embeddings + bias; }
 };
+/// Throws InputError for a sandwich-norm model, one with a non-linear head, or a token outside the vocabulary.
 Attribution directLogitAttribution(const Model& model, const Trace& trace, const HeadContributions& parts, int target,
                                    int versus = -1);
 
-/// logit(target) [− logit(versus) when versus ≥ 0] of one residual row x [d], after the soft-cap.
+/// logit(target) [− logit(versus) when versus ≥ 0] of one residual row x [d], through the whole head (transform,
+/// norm, W_U, bias, soft-cap).
 double logitDifference(const Unembedding& u, const Vec& x, int target, int versus = -1);
 
 }  // namespace attnlab

@@ -24,8 +24,18 @@ const Unembedding& requireUnembedding(const Model& model) {
   const Unembedding* u = model.unembedding();
   if (!u)
     throw InputError("the model \"" + model.info().name +
-                     "\" has no unembedding (no vocabulary to predict): open a GPT-2 or decoder checkpoint");
+                     "\" has no unembedding (no vocabulary to predict): open a GPT-2 or decoder checkpoint, or a BERT "
+                     "checkpoint with its masked-LM head (cls.predictions)");
   return *u;
+}
+
+bool predictsMaskedToken(const Model& model) { return model.unembedding() && model.maskTokenId() >= 0; }
+
+int defaultPosition(const Model& model, const Trace& trace) {
+  const int mask = predictsMaskedToken(model) ? model.maskTokenId() : -1;
+  for (std::size_t i = 0; i < trace.tokenIds.size() && mask >= 0; ++i)
+    if (trace.tokenIds[i] == mask) return static_cast<int>(i);
+  return trace.tokenCount() - 1;
 }
 
 int resolvePosition(int position, int tokens) {

@@ -1,8 +1,10 @@
 #pragma once
 // The next-token distribution at a position and the logit lens (DESIGN.md, Round two):
-//   logits = softcap(norm(x)·W_Uᵀ + b) of the residual row x [d] → [vocab]
+//   logits = softcap(norm(x')·W_Uᵀ + b) of the residual row x [d] → [vocab];  x' = x, or for BERT's MLM head
+//            x' = gelu(x·W_Tᵀ + b_T) (unembedding.h)
 //   probs  = softmax(logits / T) over the whole vocabulary, in double
-// The logit lens decodes every layer's residual stream through the same final norm and unembedding.
+// The logit lens decodes every layer's residual stream through the same final norm and unembedding. A masked LM
+// (BERT with its MLM head) predicts the token hidden at a [MASK]: its default position is the first one.
 // Cost: vocab·d multiply-adds per decoded row (GPT-2 small: 39 M).
 #include <string>
 #include <vector>
@@ -19,6 +21,12 @@ struct TokenScore {
 
 /// The model's unembedding; throws InputError naming the model when it has none.
 const Unembedding& requireUnembedding(const Model& model);
+/// Whether the model predicts a masked token ([MASK] for BERT with its MLM head) rather than the next token: its
+/// prediction at a position is the distribution of the token hidden there.
+bool predictsMaskedToken(const Model& model);
+/// The position a prediction looks at when none is chosen: the first [MASK] of a masked language model's text,
+/// else the last token (the next-token prediction); −1 for an empty trace.
+int defaultPosition(const Model& model, const Trace& trace);
 /// Throws InputError when `position` is outside a text of `tokens` tokens; −1 means the last token.
 int resolvePosition(int position, int tokens);
 /// A token argument: a decimal id or a vocabulary piece; throws InputError when the model has neither.

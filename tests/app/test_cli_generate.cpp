@@ -75,8 +75,11 @@ class TestCliGenerate : public QObject {
         << QStringList{"generate", "--model", gpt2, "--steps", "3", "--greedy", "--temperature", "1"}
         << "does not combine";
     QTest::newRow("built-in model") << QStringList{"generate", "--steps", "3"} << "no unembedding";
-    QTest::newRow("bert") << QStringList{"generate", "--model", data("fixtures/lm-buddy/bert_tiniest"), "--steps", "3"}
+    QTest::newRow("bert") << QStringList{"generate", "--model", data("reference/models/bert_tiny"), "--steps", "3"}
                           << "unembedding";
+    QTest::newRow("bert with its masked-LM head")
+        << QStringList{"generate", "--model", data("fixtures/lm-buddy/bert_tiniest"), "--steps", "3"}
+        << "masked language model";
   }
 
   void badInputGetsAMessage() {

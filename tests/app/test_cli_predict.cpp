@@ -11,6 +11,7 @@
 namespace {
 
 const QString kModel = QString(ATTNLAB_TEST_DATA) + "/reference/models/gpt2_tiny";
+const QString kBert = QString(ATTNLAB_TEST_DATA) + "/fixtures/lm-buddy/bert_tiniest";
 const QString kClean = "The cat sat on the mat and the cat gave a";
 const QString kCorrupt = "The cat sat on the mat and a cat gave a";
 
@@ -49,6 +50,22 @@ class TestCliPredict : public QObject {
     QCOMPARE(lens.size(), 3);
     QCOMPARE(lens[0].toObject()["layer"].toInt(), -1);
     QCOMPARE(lens[2].toObject()["top"].toArray()[0].toObject()["id"].toInt(), 261);
+  }
+
+  void bertPredictsTheMaskedToken() {
+    const QJsonObject j = runJson({"predict", "--model", kBert, "--sentence", "the [MASK] sat", "--top", "3"});
+    QCOMPARE(j["position"].toInt(), 2);  // [CLS] the [MASK] sat [SEP]: the mask, not the last token
+    QCOMPARE(j["token_ids"].toArray()[2].toInt(), 103);
+    const QJsonArray top = j["top"].toArray();
+    QCOMPARE(top.size(), 3);
+    // make_mlm_reference.py's top tokens at the mask of "the [MASK] sat on the mat" are ##sea, abbess, 1965; with
+    // the shorter sentence the one-layer model ranks the same three, the last two swapped.
+    QCOMPARE(top[0].toObject()["token"].toString(), QString("##sea"));
+    QCOMPARE(top[0].toObject()["id"].toInt(), 17310);
+    QCOMPARE(top[1].toObject()["token"].toString(), QString("abbess"));
+    QCOMPARE(top[2].toObject()["token"].toString(), QString("1965"));
+    const QJsonObject last = runJson({"predict", "--model", kBert, "--sentence", "the cat sat", "--top", "1"});
+    QCOMPARE(last["position"].toInt(), 4);  // no [MASK]: the last token
   }
 
   void ablationChangesThePrediction() {
@@ -104,6 +121,11 @@ class TestCliPredict : public QObject {
     QTest::newRow("gemma2") << QStringList{"attribute", "--model",
                                            QString(ATTNLAB_TEST_DATA) + "/reference/decoders/gemma2-softcap"}
                             << "non-linear";
+    QTest::newRow("bert attribution") << QStringList{"attribute", "--model", kBert, "--sentence", "the [MASK] sat"}
+                                      << "not linear in the residual stream";
+    QTest::newRow("bert without its head")
+        << QStringList{"predict", "--model", QString(ATTNLAB_TEST_DATA) + "/reference/models/bert_tiny"}
+        << "masked-LM head";
   }
   void badInputIsRefused() {
     QFETCH(QStringList, args);
