@@ -91,6 +91,15 @@ QStringList ComputeResult::tokenLabels() const {
   return labels;
 }
 
+QString ComputeResult::idLabel(int id) const {
+  if (!run || !run->model) return QString::number(id);
+  if (run->info.pieceStyle.empty())
+    for (std::size_t i = 0; i < run->text.ids.size() && i < run->text.tokens.size(); ++i)
+      if (run->text.ids[i] == id && run->text.tokens[i].byteEnd > run->text.tokens[i].byteBegin)
+        return QString::fromStdString(run->text.tokens[i].text);
+  return pieceLabel(run->model->vocabularyPiece(id), run->info.pieceStyle);
+}
+
 QStringList ComputeResult::rawTokenLabels() const {
   if (!run) return {};
   return labelsOf(run->trace.tokens);

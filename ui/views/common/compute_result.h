@@ -31,6 +31,10 @@ struct ComputeResult {
   /// Replaces, in every matrix of `n`, row or column labels that are the whole displayed token list by
   /// the raw tokens (views label their numbers with tokenLabels(); files keep the vocabulary's spelling).
   void useRawTokens(ViewNumbers& n) const;
+  /// A vocabulary id as a reader sees it: pieceLabel of the model's piece; for word-level vocabularies
+  /// (no piece style: the trained tiny models give each sentence's words their own symbols, "#37") the
+  /// word of the sentence that holds the id, when one does.
+  QString idLabel(int id) const;
   /// The selected layer/head clamped into the trace's range.
   int layer() const;
   int head() const;

@@ -140,7 +140,7 @@ void AttributionView::draw(const ResultPtr& r, const Attribution& a) {
   shown_ = a;
   message_->hide();
   plot_->setVisible(true);
-  const auto label = [&](int id) { return pieceLabel(r->run->model->vocabularyPiece(id), r->run->info.pieceStyle); };
+  const auto label = [&](int id) { return r->idLabel(id); };
   title_ = a.versus < 0 ? tr("Direct logit attribution to “%1” at position %2").arg(label(a.target)).arg(a.position)
                         : tr("Direct logit attribution to logit(“%1”) − logit(“%2”) at position %3")
                               .arg(label(a.target), label(a.versus))

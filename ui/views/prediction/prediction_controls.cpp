@@ -105,10 +105,9 @@ void PredictionControls::setGenerating(bool on) {
 }
 
 void PredictionControls::setGenerateEnabled(bool on, const QString& why) {
-  next_->setEnabled(on);
-  generate_->setEnabled(on);
-  next_->setToolTip(on ? tr("Append the next token to the sentence (Ctrl+G)") : why);
-  generate_->setToolTip(on ? tr("Append this many tokens; every view follows each step") : why);
+  // Hidden, not disabled: a disabled button swallows the right click that opens the view's export menu.
+  for (QWidget* w : std::initializer_list<QWidget*>{next_, generate_, steps_, sample_, seed_}) w->setVisible(on);
+  setToolTip(on ? QString() : why);
 }
 
 }  // namespace attnlab::ui

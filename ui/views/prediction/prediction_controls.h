@@ -21,7 +21,8 @@ class PredictionControls : public QWidget {
   void setSettings(const PredictionSettings& s);
   /// While a generation runs, Generate turns into Stop.
   void setGenerating(bool on);
-  /// Generation needs a model with an unembedding; `why` says what is missing.
+  /// Generation needs a model that writes the next token; without one the Generate controls hide and
+  /// `why` becomes the tooltip.
   void setGenerateEnabled(bool on, const QString& why = {});
 
  signals:

@@ -134,14 +134,9 @@ PredictionView::PredictionView(QWidget* parent) : TraceView(parent) {
     if (link == "mean") p.prediction.ablationMode = AblationMode::Mean;
     emit paramsRequested(p);
   });
-  connect(lens_, &MatrixPlot::cellHovered, this, [this](int row, int col, double value) {
+  connect(lens_, &MatrixPlot::cellHovered, this, [this](int row, int col, double) {
     if (row < 0 || !shown_ || row >= outcome_.grid.topId.rows() || col >= outcome_.grid.topId.cols()) return;
-    const std::string piece = shown_->run->model->vocabularyPiece(outcome_.grid.topId(row, col));
-    lens_->setToolTip(tr("%1 at position %2: %3 (p %4)")
-                          .arg(layerLabel(row))
-                          .arg(outcome_.grid.positions[static_cast<std::size_t>(col)])
-                          .arg(pieceLabel(piece, shown_->run->info.pieceStyle))
-                          .arg(value, 0, 'f', 3));
+    lens_->setToolTip(lensTooltip(row, col));
   });
 }
 
@@ -171,7 +166,12 @@ void PredictionView::showResult(const ResultPtr& result) {
     showMessage(why);
     return;
   }
-  controls_->setGenerateEnabled(true);
+  if (predictsMaskedToken(*result->run->model))
+    controls_->setGenerateEnabled(false, tr("%1 is a masked language model: it fills in a [MASK], it does not "
+                                            "write the next token")
+                                             .arg(QString::fromStdString(result->run->info.name)));
+  else
+    controls_->setGenerateEnabled(true);
   const ResultPtr r = result;
   const int position = predictionPosition(*r);
   job_->run<Outcome>([r, position](const RunControl& control) { return computeOutcome(r, position, control); },
@@ -222,7 +222,21 @@ void PredictionView::onTokenMade(int step, const QString& piece, double prob, co
   emit paramsRequested(p);
 }
 
-void PredictionView::drawBars(const Outcome& o, const std::string& style) {
+QString PredictionView::lensTooltip(int row, int col) const {
+  // The top 5 of one stream, decoded on hover: one row of vocab·d multiply-adds (≈ 1 ms for GPT-2 small).
+  const Trace& t = shown_->trace();
+  const int position = outcome_.grid.positions[static_cast<std::size_t>(col)];
+  const Mat& stream = row == 0 ? t.layers.front().residualIn : t.layers[static_cast<std::size_t>(row - 1)].residualOut;
+  const Model& m = *shown_->run->model;
+  const Vec logits = rowLogits(*m.unembedding(), stream.row(position).transpose());
+  QString text =
+      tr("%1 at position %2 (%3):").arg(layerLabel(row)).arg(position).arg(shown_->tokenLabels().value(position));
+  for (const TokenScore& s : topTokens(m, logits, 5, shown_->params.prediction.temperature))
+    text += QString("\n  %1  %2").arg(shown_->idLabel(s.id)).arg(s.prob, 0, 'f', 3);
+  return text;
+}
+
+void PredictionView::drawBars(const ResultPtr& r, const Outcome& o) {
   QVector<double> keptKeys, keptValues, droppedKeys, droppedValues;
   auto ticker = qSharedPointerDynamicCast<QCPAxisTickerText>(bars_->yAxis->ticker());
   ticker->clear();
@@ -231,7 +245,7 @@ void PredictionView::drawBars(const Outcome& o, const std::string& style) {
     (kept ? keptKeys : droppedKeys) << static_cast<double>(i);
     (kept ? keptValues : droppedValues) << o.top[i].prob;
     ticker->addTick(static_cast<double>(i), QString("%1  %2 (logit %3)")
-                                                .arg(pieceLabel(o.top[i].token, style))
+                                                .arg(r->idLabel(o.top[i].id))
                                                 .arg(o.top[i].prob, 0, 'f', 3)
                                                 .arg(o.top[i].logit, 0, 'f', 2));
   }
@@ -248,7 +262,7 @@ QString PredictionView::ablationLine(const ResultPtr& r, const Outcome& o) const
   QStringList heads;
   for (const std::string& h : formatHeadList(s.ablate)) heads << QString::fromStdString(h);
   const RunComparison& c = *o.ablation;
-  const QString token = pieceLabel(r->run->model->vocabularyPiece(c.target), r->run->info.pieceStyle).toHtmlEscaped();
+  const QString token = r->idLabel(c.target).toHtmlEscaped();
   const bool mean = s.ablationMode == AblationMode::Mean;
   return tr("<b>Ablated</b> (%1): head %2. p(“%3”) %4 → <b>%5</b>, KL(plain ‖ ablated) %6 nats. "
             "<a href='%7'>%8</a> · <a href='clear'>switch all heads back on</a>")
@@ -268,22 +282,24 @@ void PredictionView::draw(const ResultPtr& r, const Outcome& o) {
   message_->hide();
   bars_->setVisible(true);
   lens_->setVisible(true);
-  const std::string& style = r->run->info.pieceStyle;
   const QStringList tokens = r->tokenLabels();
   const double t = r->params.prediction.temperature;
-  title_->setText(tr("Next token after “%1” (position %2)%3")
-                      .arg(tokens.value(o.position))
-                      .arg(o.position)
-                      .arg(t == 1.0 ? QString() : tr(", temperature %1").arg(t)));
+  const QString temperature = t == 1.0 ? QString() : tr(", temperature %1").arg(t);
+  if (predictsMaskedToken(*r->run->model))
+    title_->setText(
+        tr("Masked token “%1” (position %2)%3").arg(tokens.value(o.position)).arg(o.position).arg(temperature));
+  else
+    title_->setText(
+        tr("Next token after “%1” (position %2)%3").arg(tokens.value(o.position)).arg(o.position).arg(temperature));
   ablation_->setText(ablationLine(r, o));
   ablation_->setVisible(o.ablation.has_value());
-  drawBars(o, style);
+  drawBars(r, o);
   QString list = tr("<b>Logit lens at position %1</b><br>").arg(o.position);
   for (const LensRow& row : o.lens)
     if (!row.top.empty())
       list += QString("%1: %2 <span style='color:gray'>%3</span><br>")
                   .arg(layerLabel(row.layer + 1))
-                  .arg(pieceLabel(row.top.front().token, style).toHtmlEscaped())
+                  .arg(r->idLabel(row.top.front().id).toHtmlEscaped())
                   .arg(row.top.front().prob, 0, 'f', 3);
   lensList_->setText(list);
   QStringList rows, cols;

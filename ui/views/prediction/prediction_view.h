@@ -3,7 +3,7 @@
 //   top    the k most probable next tokens at the position (the first pinned token, else the last) as
 //          horizontal bars of probability, each labelled with its piece, probability and logit;
 //   lens   a layers × positions grid: the probability of the top token when each layer's residual stream
-//          is decoded through the final norm and the unembedding (hover a cell for its token); the row of
+//          is decoded through the final norm and the unembedding (hover a cell for its top 5); the row of
 //          the position is listed beside the bars.
 //   controls  temperature, top-k and top-p: bars of tokens sampling would drop are grey; Next token /
 //          Generate N append the model's tokens to the sentence (token_generator.h);
@@ -63,7 +63,8 @@ class PredictionView : public TraceView {
  private:
   void draw(const ResultPtr& result, const Outcome& o);
   void showMessage(const QString& text);
-  void drawBars(const Outcome& o, const std::string& style);
+  void drawBars(const ResultPtr& r, const Outcome& o);
+  QString lensTooltip(int row, int col) const;
   QString ablationLine(const ResultPtr& r, const Outcome& o) const;
   void onTokenMade(int step, const QString& piece, double prob, const QString& appended);
 
