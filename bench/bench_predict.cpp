@@ -5,8 +5,9 @@
 //   the full head-patching map (144 heads, no residual map)                      ≤ 3 s
 // The patching map is timed on the 64-token text and on the classic IOI pair (14 tokens), each also through
 // one full forward pass per head (Model's default lastRowsWith, the path before the resumed runs) for reference.
-// Other shapes: --dir /tmp/attnlab-bench-smollm2-135m-f32 (written by bench_decoder --shape smollm2-135m).
-// Also the residual patching map ((layers + 1) × 64 forward passes) and a 13 × 64 logit-lens grid, untargeted.
+// --reference 0 skips those. Other shapes: --dir /tmp/attnlab-bench-smollm2-135m-f32 (written by bench_decoder --shape
+// smollm2-135m). Also the residual patching map ((layers + 1) × 64 forward passes) and a 13 × 64 logit-lens grid,
+// untargeted.
 #include <omp.h>
 
 #include <Eigen/Core>
@@ -54,8 +55,11 @@ TokenizedText repeatTo(const TokenizedText& sentence, int tokens) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::map<std::string, std::string> opt = {
-      {"--dir", "/tmp/attnlab-bench-gpt2-small"}, {"--tokens", "64"}, {"--threads", "2"}, {"--resid", "0"}};
+  std::map<std::string, std::string> opt = {{"--dir", "/tmp/attnlab-bench-gpt2-small"},
+                                            {"--tokens", "64"},
+                                            {"--threads", "2"},
+                                            {"--resid", "0"},
+                                            {"--reference", "1"}};
   for (int i = 1; i + 1 < argc; i += 2) opt[argv[i]] = argv[i + 1];
   const std::string dir = opt["--dir"];
   const int tokens = std::stoi(opt["--tokens"]), threads = std::stoi(opt["--threads"]);
@@ -110,13 +114,15 @@ int main(int argc, char** argv) {
     return medianOfRuns(1, [&] { activationPatching(m, a, b, t, v, {}, false); });
   };
   report("head patching map (144 heads), 64 tokens", patchMap(*model, text, corrupt, target, versus), 3000.0);
-  report("  the same, a full forward pass per head", patchMap(full, text, corrupt, target, versus), 1e9);
+  const bool reference = opt["--reference"] != "0";  // the full-forward maps take ~10 s each
+  if (reference) report("  the same, a full forward pass per head", patchMap(full, text, corrupt, target, versus), 1e9);
   const TokenizedText ioiClean = model->tokenize("When Mary and John went to the store, John gave a drink to");
   const TokenizedText ioiCorrupt = model->tokenize("When Mary and John went to the store, Mary gave a drink to");
   const int mary = model->vocabularyId("ĠMary"), john = model->vocabularyId("ĠJohn");
   const std::string ioi = "head patching map (144 heads), IOI pair, " + std::to_string(ioiClean.ids.size()) + " tokens";
   report(ioi.c_str(), patchMap(*model, ioiClean, ioiCorrupt, mary, john), 3000.0);
-  report("  the same, a full forward pass per head", patchMap(full, ioiClean, ioiCorrupt, mary, john), 1e9);
+  if (reference)
+    report("  the same, a full forward pass per head", patchMap(full, ioiClean, ioiCorrupt, mary, john), 1e9);
   if (opt["--resid"] != "0")
     report("head + residual patching map (144 + 13 x 64 passes)",
            medianOfRuns(1, [&] { activationPatching(*model, text, corrupt, target, versus, {}, true); }), 1e9);
