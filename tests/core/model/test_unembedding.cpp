@@ -1,6 +1,6 @@
 // Unembedding::logits against the plain product normalise(x)·W_Uᵀ + b on a random W_U whose rows are padded
 // (row stride > d) and whose vocabulary is not a whole number of kernel panels: one row (the row-major path)
-// and several rows (the packed kernel over blocks of W_U) agree with it and with each other.
+// and several rows (the tiled kernel over blocks of W_U) agree with it and with each other.
 #include <QtTest>
 
 #include <vector>
@@ -29,7 +29,7 @@ class TestUnembedding : public QObject {
     u.bias = Vec::Random(vocab);
     const Mat x = Mat::Random(13, d) * 3.0f;
     const Mat expected = (u.normalise(x) * w.leftCols(d).transpose()).rowwise() + u.bias.transpose();
-    const Mat got = u.logits(x);  // 13 ≥ kPackedMinRows rows: the packed kernel
+    const Mat got = u.logits(x);  // 13 ≥ kTiledMinRows rows: the tiled kernel
     QCOMPARE(got.rows(), x.rows());
     QCOMPARE(got.cols(), vocab);
     QVERIFY((got - expected).cwiseAbs().maxCoeff() <= 1e-4f * expected.cwiseAbs().maxCoeff());
