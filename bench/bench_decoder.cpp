@@ -1,6 +1,6 @@
 // Decoder forward passes at the shapes of three real checkpoints, every attention map kept, random weights:
 //   bench_decoder --shape smollm2-135m|qwen2.5-0.5b|llama-3.2-1b [--dir DIR] [--tokens 64] [--threads 2]
-//                 [--runs 20] [--dtype f32|bf16] [--breakdown 1]
+//                 [--runs 20] [--dtype f32|bf16] [--breakdown 1] [--patch 1]
 // Writes DIR (default /tmp/attnlab-bench-SHAPE-DTYPE) once, reused when present: config.json as Hugging Face
 // writes it for that model, and the weights in the exact HF layout (names under "model.", nn.Linear
 // [out, in], tied embeddings), uniform with std 0.02, norms 1; Llama-3.2-1B's 2.5 GB of BF16 go into two
@@ -8,6 +8,8 @@
 // products packed), times forward() and prints the open time, resident memory (VmRSS, peak VmHWM), the
 // fp32 size of the weights, the median and min with GFLOP/s. --breakdown times the layer's four products
 // alone at the same shapes, so the rest (attention, RoPE, norms, trace copies) is the difference.
+// --patch times issue 16's head-patching map (all heads, ≤ 3 s) on the text with token 3 changed, and on its
+// first 14 tokens with token 9 changed (the IOI pair's shape), each also through one full forward pass per head.
 // bench/pytorch_decoder.py runs the same files in PyTorch; bench/compare_decoder.sh runs both.
 #include <omp.h>
 
@@ -31,6 +33,7 @@
 #include "core/checkpoint/decoder_model.h"
 #include "core/checkpoint/hf_config.h"
 #include "core/compute/packed_gemm.h"
+#include "core/predict/patching.h"
 
 using namespace attnlab;
 
@@ -339,9 +342,45 @@ void printBreakdown(const Shape& s, int n, int runs) {
 
 }  // namespace
 
+/// The model with Model's default lastRowsWith: one full traced forward pass per patched run.
+class FullForward : public Model {
+ public:
+  explicit FullForward(const Model& m) : m_(m) {}
+  ModelInfo info() const override { return m_.info(); }
+  TokenizedText tokenize(const std::string& text) const override { return m_.tokenize(text); }
+  Trace forward(const TokenizedText& text, const RunControl& control, const Intervention& iv) const override {
+    return m_.forward(text, control, iv);
+  }
+  const Unembedding* unembedding() const override { return m_.unembedding(); }
+
+ private:
+  const Model& m_;
+};
+
+void timePatching(const Model& model, const TokenizedText& text) {
+  TokenizedText ioi;
+  for (std::size_t i = 0; i < 14 && i < text.ids.size(); ++i) {
+    ioi.ids.push_back(text.ids[i]);
+    ioi.tokens.push_back(text.tokens[i]);
+  }
+  for (auto [clean, changed] : {std::pair{text, std::size_t{3}}, std::pair{ioi, std::size_t{9}}}) {
+    TokenizedText corrupt = clean;
+    corrupt.ids[changed] = (corrupt.ids[changed] + 1) % static_cast<int>(model.unembedding()->vocab);
+    auto time = [&](const Model& m) {
+      return bench::medianOfRuns(1, [&] { activationPatching(m, clean, corrupt, 1, 2, {}, false); });
+    };
+    const double fast = time(model), full = time(FullForward(model));
+    std::printf(
+        "attnlab  head patching map, %zu tokens (token %zu changed): %.0f ms resumed, %.0f ms with a full "
+        "forward pass per head (target 3000 ms: %s)\n",
+        clean.ids.size(), changed, fast, full, fast <= 3000.0 ? "ok" : "MISSED");
+  }
+}
+
 int main(int argc, char** argv) {
-  std::map<std::string, std::string> opt = {
-      {"--shape", "smollm2-135m"}, {"--tokens", "64"}, {"--threads", "2"}, {"--runs", "20"}, {"--breakdown", "0"}};
+  std::map<std::string, std::string> opt = {{"--shape", "smollm2-135m"}, {"--tokens", "64"},
+                                            {"--threads", "2"},          {"--runs", "20"},
+                                            {"--breakdown", "0"},        {"--patch", "0"}};
   for (int i = 1; i + 1 < argc; i += 2) opt[argv[i]] = argv[i + 1];
   try {
     const Shape s = shapeNamed(opt["--shape"]);
@@ -393,6 +432,7 @@ int main(int argc, char** argv) {
         s.name.c_str(), openMs, s.shards > 1 ? "shards" : "file", before.first, opened.first, after.first,
         opened.second, after.second, (productParams(s) + double(s.vocab) * s.d) * 4 / 1e6, productParams(s) * 4 / 1e6);
     if (opt["--breakdown"] != "0") printBreakdown(s, tokens, runs);
+    if (opt["--patch"] != "0") timePatching(model, text);
   } catch (const InputError& e) {
     std::cerr << "bench_decoder: " << e.what() << "\n";
     return 1;

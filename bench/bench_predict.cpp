@@ -3,7 +3,11 @@
 //   prediction + logit lens (last position) + attribution after a forward pass   ≤ 20 ms on top of the forward
 //   one head's ablation → prediction (a forward pass with the intervention)      ≤ 100 ms
 //   the full head-patching map (144 heads, no residual map)                      ≤ 3 s
-// Also the residual patching map ((layers + 1) × 64 forward passes) and a 13 × 64 logit-lens grid, untargeted.
+// The patching map is timed on the 64-token text and on the classic IOI pair (14 tokens), each also through
+// one full forward pass per head (Model's default lastRowsWith, the path before the resumed runs) for reference.
+// --reference 0 skips those. Other shapes: --dir /tmp/attnlab-bench-smollm2-135m-f32 (written by bench_decoder --shape
+// smollm2-135m). Also the residual patching map ((layers + 1) × 64 forward passes) and a 13 × 64 logit-lens grid,
+// untargeted.
 #include <omp.h>
 
 #include <Eigen/Core>
@@ -24,6 +28,21 @@ using namespace attnlab::bench;
 
 namespace {
 
+/// The model with Model's default lastRowsWith: one full traced forward pass per patched run.
+class FullForward : public Model {
+ public:
+  explicit FullForward(const Model& m) : m_(m) {}
+  ModelInfo info() const override { return m_.info(); }
+  TokenizedText tokenize(const std::string& text) const override { return m_.tokenize(text); }
+  Trace forward(const TokenizedText& text, const RunControl& control, const Intervention& iv) const override {
+    return m_.forward(text, control, iv);
+  }
+  const Unembedding* unembedding() const override { return m_.unembedding(); }
+
+ private:
+  const Model& m_;
+};
+
 TokenizedText repeatTo(const TokenizedText& sentence, int tokens) {
   TokenizedText text;
   for (int i = 0; i < tokens; ++i) {
@@ -36,8 +55,11 @@ TokenizedText repeatTo(const TokenizedText& sentence, int tokens) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::map<std::string, std::string> opt = {
-      {"--dir", "/tmp/attnlab-bench-gpt2-small"}, {"--tokens", "64"}, {"--threads", "2"}, {"--resid", "0"}};
+  std::map<std::string, std::string> opt = {{"--dir", "/tmp/attnlab-bench-gpt2-small"},
+                                            {"--tokens", "64"},
+                                            {"--threads", "2"},
+                                            {"--resid", "0"},
+                                            {"--reference", "1"}};
   for (int i = 1; i + 1 < argc; i += 2) opt[argv[i]] = argv[i + 1];
   const std::string dir = opt["--dir"];
   const int tokens = std::stoi(opt["--tokens"]), threads = std::stoi(opt["--threads"]);
@@ -52,7 +74,7 @@ int main(int argc, char** argv) {
       repeatTo(model->tokenize("The quick brown fox jumps over the lazy dog while the cat watches. "), tokens);
   const TokenizedText corrupt =
       repeatTo(model->tokenize("The quick brown cat jumps over the lazy dog while the fox watches. "), tokens);
-  std::printf("GPT-2 small shape, %d tokens, %d threads\n", tokens, threads);
+  std::printf("%s, %d tokens, %d threads\n", model->info().name.c_str(), tokens, threads);
 
   Trace trace;
   const double forwardMs = medianMs([&] { trace = model->forward(text); }, 1.0, 10);
@@ -87,8 +109,20 @@ int main(int argc, char** argv) {
   report("one head ablated -> forward + prediction + KL", ablationMs, 100.0);
 
   const int target = model->vocabularyId("Ġfox"), versus = model->vocabularyId("Ġcat");
-  const double patchMs = medianOfRuns(1, [&] { activationPatching(*model, text, corrupt, target, versus, {}, false); });
-  report("head patching map (144 heads)", patchMs, 3000.0);
+  const FullForward full(*model);
+  auto patchMap = [&](const Model& m, const TokenizedText& a, const TokenizedText& b, int t, int v) {
+    return medianOfRuns(1, [&] { activationPatching(m, a, b, t, v, {}, false); });
+  };
+  report("head patching map (144 heads), 64 tokens", patchMap(*model, text, corrupt, target, versus), 3000.0);
+  const bool reference = opt["--reference"] != "0";  // the full-forward maps take ~10 s each
+  if (reference) report("  the same, a full forward pass per head", patchMap(full, text, corrupt, target, versus), 1e9);
+  const TokenizedText ioiClean = model->tokenize("When Mary and John went to the store, John gave a drink to");
+  const TokenizedText ioiCorrupt = model->tokenize("When Mary and John went to the store, Mary gave a drink to");
+  const int mary = model->vocabularyId("ĠMary"), john = model->vocabularyId("ĠJohn");
+  const std::string ioi = "head patching map (144 heads), IOI pair, " + std::to_string(ioiClean.ids.size()) + " tokens";
+  report(ioi.c_str(), patchMap(*model, ioiClean, ioiCorrupt, mary, john), 3000.0);
+  if (reference)
+    report("  the same, a full forward pass per head", patchMap(full, ioiClean, ioiCorrupt, mary, john), 1e9);
   if (opt["--resid"] != "0")
     report("head + residual patching map (144 + 13 x 64 passes)",
            medianOfRuns(1, [&] { activationPatching(*model, text, corrupt, target, versus, {}, true); }), 1e9);

@@ -8,6 +8,7 @@
 #include "core/compute/heap_policy.h"
 #include "core/model/attention_head.h"
 #include "core/model/blocks.h"
+#include "core/model/resumed_runs.h"
 
 namespace attnlab {
 namespace {
@@ -207,6 +208,65 @@ Mat DecoderModel::mlp(const Mat& x, const DecoderLayerWeights& w) const {
   applyGate(gate, config_.decoder.activation);
   const Mat hidden = (gate.array() * gu.rightCols(inner).array()).matrix();  // [n, inner]
   return w.downW.affine(hidden, w.downB);
+}
+
+/// DecoderModel::runLayer split at attention for resumed runs; RoPE tables of the whole text made once.
+class DecoderResumedLayers : public ResumableLayers {
+ public:
+  DecoderResumedLayers(const DecoderModel& m, int tokens) : m_(m), d_(m.config_.decoder), dh_(m.config_.dHead()) {
+    global_ = ropeTables(d_.rope, dh_, tokens);
+    for (bool b : d_.usesLocalRope)
+      if (b && local_.cos.size() == 0) local_ = ropeTables(d_.localRope, dh_, tokens);
+  }
+  Mat queryKeyValue(int layer, const Mat& x) const override {
+    const DecoderLayerWeights& w = m_.layers_[layer];
+    Mat qkv = w.qkvW.affine(m_.norm(x, w.inNorm), w.qkvB);  // [m, (H + 2·H_kv)·d_head]
+    if (d_.qkNorm) {
+      const Eigen::Index qw = static_cast<Eigen::Index>(m_.config_.heads) * dh_, kvw = d_.kvHeads * dh_;
+      Mat q = qkv.leftCols(qw), k = qkv.middleCols(qw, kvw);
+      normEachHead(q, m_.config_.heads, dh_, w.qNorm, d_.rmsEps, d_.normAddsOne);
+      normEachHead(k, d_.kvHeads, dh_, w.kNorm, d_.rmsEps, d_.normAddsOne);
+      qkv.leftCols(qw) = q;
+      qkv.middleCols(qw, kvw) = k;
+    }
+    return qkv;
+  }
+  void placeRows(int layer, int first, int /*tokens*/, Mat& q, Mat& k) const override {
+    const RopeTables& t = d_.usesLocalRope[layer] ? local_ : global_;
+    const RopeTables rows{t.cos.middleRows(first, q.rows()), t.sin.middleRows(first, q.rows())};
+    applyRope(q, m_.config_.heads, dh_, rows);
+    applyRope(k, d_.kvHeads, dh_, rows);
+  }
+  HeadOptions headOptions(int layer) const override {
+    HeadOptions o;
+    o.scale = static_cast<float>(d_.attnScale);
+    o.window = d_.window[layer];
+    o.softcap = static_cast<float>(d_.attnSoftcap);
+    return o;
+  }
+  Mat finishLayer(int layer, const Mat& x, const Mat& concat) const override {
+    const DecoderLayerWeights& w = m_.layers_[layer];
+    Mat attn = w.oW.affine(concat, w.oB);
+    if (d_.sandwichNorms) attn = m_.norm(attn, w.postAttnNorm);
+    const Mat h = x + attn;
+    Mat mlp = m_.mlp(m_.norm(h, d_.sandwichNorms ? w.preFfnNorm : w.postAttnNorm), w);
+    if (d_.sandwichNorms) mlp = m_.norm(mlp, w.postFfnNorm);
+    return h + mlp;
+  }
+
+ private:
+  const DecoderModel& m_;
+  const DecoderSpec& d_;
+  int dh_;
+  RopeTables global_, local_;
+};
+
+std::vector<Vec> DecoderModel::lastRowsWith(const TokenizedText& text, const Trace& base,
+                                            const std::vector<Intervention>& ivs) const {
+  checkInput(text);
+  for (const Intervention& iv : ivs)
+    if (!iv.ablate.empty()) return Model::lastRowsWith(text, base, ivs);  // mean ablation needs every row
+  return resumedLastRows(DecoderResumedLayers(*this, static_cast<int>(text.ids.size())), base, ivs);
 }
 
 Mat DecoderModel::finalNorm(const Mat& residual) const { return unembedding_.normalise(residual); }

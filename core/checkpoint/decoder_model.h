@@ -40,6 +40,9 @@ class DecoderModel : public HfModel {
 
   ModelInfo info() const override;
   Trace forward(const TokenizedText& text, const RunControl& control = {}, const Intervention& iv = {}) const override;
+  /// Patched runs resumed from `base` (core/model/resumed_runs.h); with ablations, full forward passes.
+  std::vector<Vec> lastRowsWith(const TokenizedText& text, const Trace& base,
+                                const std::vector<Intervention>& ivs) const override;
   /// Defined in decoder_decode.cpp.
   std::unique_ptr<DecodeSession> startDecoding(const std::vector<int>& promptIds,
                                                const RunControl& control = {}) const override;
@@ -53,6 +56,7 @@ class DecoderModel : public HfModel {
 
  private:
   friend class DecoderDecodeSession;
+  friend class DecoderResumedLayers;
   void loadLayer(WeightSource& w, int layer);
   LayerTrace runLayer(int layer, const Mat& x, const RopeTables& rope, const Intervention& iv) const;
   Mat norm(const Mat& x, const WeightView& w) const;

@@ -76,29 +76,57 @@ Trace Gpt2Model::forward(const TokenizedText& text, const RunControl& control, c
 }
 
 LayerTrace Gpt2Model::runLayer(int layer, const Mat& x, const Intervention& iv) const {
-  const Gpt2LayerWeights& w = layers_[layer];
   const int d = config_.dModel, dh = config_.dHead();
   LayerTrace t;
   t.residualIn = x;
-
   // qkv = LN₁(x)·W_attn + b   [n, 3d]; columns [0, d) are Q, [d, 2d) K, [2d, 3d) V, head h at h·d_head.
-  const Mat a = layerNorm(x, w.ln1Gamma.vector(), w.ln1Beta.vector(), config_.layerNormEps);
-  const Mat qkv = w.attnW.affine(a, w.attnB.vector());
-  float scale = config_.scaleAttention ? 1.0f / std::sqrt(static_cast<float>(dh)) : 1.0f;
-  if (config_.scaleByInverseLayer) scale /= static_cast<float>(layer + 1);
-  t.heads = attendHeads(qkv.middleCols(0, d), qkv.middleCols(d, d), qkv.middleCols(2 * d, d), config_.heads, dh, scale,
-                        /*causal=*/true, t.concat);
+  const Mat qkv = queryKeyValue(layer, x);
+  t.heads = attendHeads(qkv.middleCols(0, d), qkv.middleCols(d, d), qkv.middleCols(2 * d, d), config_.heads, dh,
+                        attentionScale(layer), /*causal=*/true, t.concat);
   interveneOnHeads(iv, layer, dh, t.concat, t.heads);
-  t.attentionOut = w.projW.affine(t.concat, w.projB.vector());  // [n, d]
+  t.attentionOut = layers_[layer].projW.affine(t.concat, layers_[layer].projB.vector());  // [n, d]
   const Mat h = x + t.attentionOut;
+  t.mlpOut = mlp(layer, h);
+  t.residualOut = h + t.mlpOut;
+  return t;
+}
 
-  // MLP: act(LN₂(h)·W_fc + b_fc)·W_mproj + b_mproj   [n, inner] → [n, d]
+Mat Gpt2Model::mlp(int layer, const Mat& h) const {
+  const Gpt2LayerWeights& w = layers_[layer];
   Mat hidden =
       w.fcW.affine(layerNorm(h, w.ln2Gamma.vector(), w.ln2Beta.vector(), config_.layerNormEps), w.fcB.vector());
   applyActivation(hidden, config_.activation);
-  t.mlpOut = w.mprojW.affine(hidden, w.mprojB.vector());
-  t.residualOut = h + t.mlpOut;
-  return t;
+  return w.mprojW.affine(hidden, w.mprojB.vector());
+}
+
+float Gpt2Model::attentionScale(int layer) const {
+  float scale = config_.scaleAttention ? 1.0f / std::sqrt(static_cast<float>(config_.dHead())) : 1.0f;
+  if (config_.scaleByInverseLayer) scale /= static_cast<float>(layer + 1);
+  return scale;
+}
+
+Mat Gpt2Model::queryKeyValue(int layer, const Mat& x) const {
+  const Gpt2LayerWeights& w = layers_[layer];
+  return w.attnW.affine(layerNorm(x, w.ln1Gamma.vector(), w.ln1Beta.vector(), config_.layerNormEps), w.attnB.vector());
+}
+
+HeadOptions Gpt2Model::headOptions(int layer) const {
+  HeadOptions o;
+  o.scale = attentionScale(layer);
+  return o;
+}
+
+Mat Gpt2Model::finishLayer(int layer, const Mat& x, const Mat& concat) const {
+  const Mat h = x + layers_[layer].projW.affine(concat, layers_[layer].projB.vector());
+  return h + mlp(layer, h);
+}
+
+std::vector<Vec> Gpt2Model::lastRowsWith(const TokenizedText& text, const Trace& base,
+                                         const std::vector<Intervention>& ivs) const {
+  checkInput(text);
+  for (const Intervention& iv : ivs)
+    if (!iv.ablate.empty()) return Model::lastRowsWith(text, base, ivs);  // mean ablation needs every row
+  return resumedLastRows(*this, base, ivs);
 }
 
 }  // namespace attnlab

@@ -10,6 +10,7 @@
 
 #include "core/checkpoint/hf_model.h"
 #include "core/checkpoint/hf_weights.h"
+#include "core/model/resumed_runs.h"
 
 namespace attnlab {
 
@@ -25,7 +26,7 @@ struct Gpt2LayerWeights {
   WeightView mprojB;                                ///< [d]
 };
 
-class Gpt2Model : public HfModel {
+class Gpt2Model : public HfModel, private ResumableLayers {
  public:
   /// Maps the weights (names with or without "transformer.") and repacks the product weights, reporting
   /// progress and honouring cancel per layer through `control`; throws InputError naming missing tensors
@@ -34,6 +35,8 @@ class Gpt2Model : public HfModel {
             std::string name, const RunControl& control = {});
 
   Trace forward(const TokenizedText& text, const RunControl& control = {}, const Intervention& iv = {}) const override;
+  std::vector<Vec> lastRowsWith(const TokenizedText& text, const Trace& base,
+                                const std::vector<Intervention>& ivs) const override;
   /// Defined in gpt2_decode.cpp.
   std::unique_ptr<DecodeSession> startDecoding(const std::vector<int>& promptIds,
                                                const RunControl& control = {}) const override;
@@ -41,6 +44,12 @@ class Gpt2Model : public HfModel {
  private:
   friend class Gpt2DecodeSession;
   LayerTrace runLayer(int layer, const Mat& x, const Intervention& iv) const;
+  /// act(LN₂(h)·W_fc + b_fc)·W_mproj + b_mproj   [n, d] → [n, d]
+  Mat mlp(int layer, const Mat& h) const;
+  float attentionScale(int layer) const;
+  Mat queryKeyValue(int layer, const Mat& x) const override;
+  HeadOptions headOptions(int layer) const override;
+  Mat finishLayer(int layer, const Mat& x, const Mat& concat) const override;
 
   WeightView wte_, wpe_;  ///< [vocab, d], [positions, d]
   std::vector<Gpt2LayerWeights> layers_;

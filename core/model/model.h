@@ -35,6 +35,17 @@ class Model {
   /// or that names a head it lacks) and Cancelled (between layers, when the control's flag is raised).
   virtual Trace forward(const TokenizedText& text, const RunControl& control = {},
                         const Intervention& iv = {}) const = 0;
+  /// The stream after the last layer at the last position [d] of `text` run with each of `ivs`, where `base`
+  /// is the plain traced run of `text`: all that activation patching reads. GPT-2 and the decoders resume
+  /// patches from base (resumed_runs.h); the default runs one full forward pass each. Equal either way up
+  /// to float rounding.
+  virtual std::vector<Vec> lastRowsWith(const TokenizedText& text, const Trace& /*base*/,
+                                        const std::vector<Intervention>& ivs) const {
+    std::vector<Vec> rows;
+    for (const Intervention& iv : ivs)
+      rows.push_back(forward(text, {}, iv).layers.back().residualOut.bottomRows(1).transpose());
+    return rows;
+  }
 
   /// The final norm and unembedding (unembedding.h), for predictions, the logit lens and attribution;
   /// nullptr for a model without one (the built-in model has no vocabulary; a BERT checkpoint without its MLM head).

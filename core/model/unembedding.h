@@ -15,6 +15,9 @@
 
 namespace attnlab {
 
+/// Rows of x from which Unembedding::logits takes its tiled dot-product kernel (AVX-512 builds).
+inline constexpr Eigen::Index kTiledMinRows = 2;
+
 using UnembeddingView = Eigen::Map<const Mat, 0, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
 
 struct Unembedding {
@@ -45,7 +48,8 @@ struct Unembedding {
   Vec scales(const Mat& x) const;
   /// The final norm of x [n, d] → [n, d].
   Mat normalise(const Mat& x) const;
-  /// Logits of x [n, d] (the stream after the last layer) → [n, vocab], through T, soft-capped.
+  /// Logits of x [n, d] (the stream after the last layer) → [n, vocab], through T, soft-capped. From
+  /// kTiledMinRows rows on, one pass over W_U from memory whatever n.
   Mat logits(const Mat& x) const;
 };
 

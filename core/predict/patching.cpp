@@ -42,29 +42,35 @@ PatchingResult activationPatching(const Model& model, const TokenizedText& clean
   const double span = r.cleanDiff - r.corruptDiff;
   const double total = layers * heads + (residual ? (layers + 1.0) * n : 0.0);
   double done = 0.0;
-  auto patched = [&](const Intervention& iv) {
+  // One batch per layer: the model resumes every run from the corrupted one (Model::lastRowsWith), so the
+  // batch costs what its patches change; progress and cancel come between batches.
+  auto effects = [&](const std::vector<Intervention>& ivs) {
     control.checkpoint(done / total);
-    done += 1.0;
-    return (diffOf(model.forward(corrupt, {}, iv)) - r.corruptDiff) / span;
+    done += static_cast<double>(ivs.size());
+    VecD e(static_cast<Eigen::Index>(ivs.size()));
+    const std::vector<Vec> rows = model.lastRowsWith(corrupt, corruptRun, ivs);
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      e(static_cast<Eigen::Index>(i)) = (logitDifference(u, rows[i], target, versus) - r.corruptDiff) / span;
+    return e;
   };
+  Intervention patch;
+  patch.source = &cleanRun;
   r.heads.resize(layers, heads);
-  for (int l = 0; l < layers; ++l)
-    for (int h = 0; h < heads; ++h) {
-      Intervention iv;
-      iv.source = &cleanRun;
-      iv.patchHeads = {{l, h}};
-      r.heads(l, h) = patched(iv);
-    }
+  for (int l = 0; l < layers; ++l) {
+    std::vector<Intervention> ivs(static_cast<std::size_t>(heads), patch);
+    for (int h = 0; h < heads; ++h) ivs[h].patchHeads = {{l, h}};
+    r.heads.row(l) = effects(ivs).transpose();
+  }
   if (residual) {
     r.resid.resize(layers + 1, n);
-    for (int l = 0; l <= layers; ++l)
+    for (int l = 0; l <= layers; ++l) {
+      std::vector<Intervention> ivs(static_cast<std::size_t>(n), patch);
       for (int i = 0; i < n; ++i) {
-        Intervention iv;
-        iv.source = &cleanRun;
-        iv.residualLayer = l;
-        iv.residualPosition = i;
-        r.resid(l, i) = patched(iv);
+        ivs[i].residualLayer = l;
+        ivs[i].residualPosition = i;
       }
+      r.resid.row(l) = effects(ivs).transpose();
+    }
   }
   control.checkpoint(1.0);
   return r;

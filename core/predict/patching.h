@@ -30,7 +30,8 @@ struct PatchingResult {
   MatD resid;  ///< [(layers + 1), n]: row l patches the stream entering layer l, the last row the final stream
   double cleanDiff = 0.0, corruptDiff = 0.0;
 };
-/// layers·heads (+ (layers + 1)·n with `residual`) forward passes of the corrupted text, reporting progress
+/// layers·heads (+ (layers + 1)·n with `residual`) patched runs of the corrupted text (Model::lastRowsWith, one
+/// batch per layer), reporting progress
 /// and honouring cancel through `control`. Throws InputError (different token lengths, no unembedding)
 /// and Cancelled.
 PatchingResult activationPatching(const Model& model, const TokenizedText& clean, const TokenizedText& corrupt,

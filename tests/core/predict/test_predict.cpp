@@ -1,7 +1,8 @@
 // core/predict against the independent float64 PyTorch computation of tests/reference/make_predict_reference.py
 // (gpt2_tiny, llama-gqa, qwen2-bias): last-position logits and probabilities, head (0, 1) zero- and
 // mean-ablated, one head's patching effect, all ≤ 1e-4; direct logit attribution adds up to the logit; the
-// residual patching map is 1 where it must be; the logit lens ends at the prediction; bad input is refused.
+// residual patching map is 1 where it must be; the resumed patched runs (core/model/resumed_runs.h) equal full
+// forward passes on GPT-2 and the decoder fixtures; the logit lens ends at the prediction; bad input is refused.
 #include <QtTest>
 
 #include <memory>
@@ -48,6 +49,42 @@ double worst(const Vec& got, const nlohmann::json& expected) {
 
 Vec lastLogits(const Model& m, const Trace& t) {
   return rowLogits(*m.unembedding(), t.layers.back().residualOut.row(t.tokenCount() - 1).transpose());
+}
+
+/// The model with Model's default lastRowsWith: one full traced forward pass per patched run.
+class FullForward : public Model {
+ public:
+  explicit FullForward(const Model& m) : m_(m) {}
+  ModelInfo info() const override { return m_.info(); }
+  TokenizedText tokenize(const std::string& text) const override { return m_.tokenize(text); }
+  Trace forward(const TokenizedText& text, const RunControl& control, const Intervention& iv) const override {
+    return m_.forward(text, control, iv);
+  }
+  const Unembedding* unembedding() const override { return m_.unembedding(); }
+
+ private:
+  const Model& m_;
+};
+
+/// Every head patch and every residual patch, each alone, from clean into corrupt.
+std::vector<Intervention> everyPatch(const Trace& clean) {
+  std::vector<Intervention> ivs;
+  Intervention patch;
+  patch.source = &clean;
+  for (int l = 0; l < clean.layerCount(); ++l)
+    for (int h = 0; h < clean.headCount(); ++h) {
+      ivs.push_back(patch);
+      ivs.back().patchHeads = {{l, h}};
+    }
+  for (int l = 0; l <= clean.layerCount(); ++l)
+    for (int i = 0; i < clean.tokenCount(); ++i) {
+      ivs.push_back(patch);
+      ivs.back().residualLayer = l;
+      ivs.back().residualPosition = i;
+    }
+  ivs.push_back(patch);  // two heads of different layers at once
+  ivs.back().patchHeads = {{clean.layerCount() - 1, 0}, {0, clean.headCount() - 1}};
+  return ivs;
 }
 
 }  // namespace
@@ -143,6 +180,46 @@ class TestPredict : public QObject {
     for (int i = 0; i < n; ++i)
       if (i != 11) QVERIFY(std::abs(r.resid(0, i)) <= 1e-4);  // the same token in both runs: no effect
     QVERIFY(!progress.empty() && progress.back() == 1.0);
+  }
+
+  void resumedRunsEqualFullForwardPasses() {
+    for (const char* name : {"models/gpt2_tiny", "decoders/llama-gqa", "decoders/qwen2-bias", "decoders/gemma2-softcap",
+                             "decoders/gemma3-pattern", "decoders/mistral-window", "decoders/qwen3-norms",
+                             "decoders/llama-dynamic", "decoders/gemma-mqa"}) {
+      const auto model = loadCheckpoint(std::string(ATTNLAB_TEST_DATA) + "/reference/" + name);
+      TokenizedText clean = model->tokenize("The cat sat on the mat because it was warm and soft");
+      TokenizedText corrupt = clean;
+      const std::size_t changed = clean.ids.size() - 2;  // inside a sliding window of the last position
+      corrupt.ids[changed] = (corrupt.ids[changed] + 7) % static_cast<int>(model->unembedding()->vocab);
+      const Trace cleanRun = model->forward(clean), corruptRun = model->forward(corrupt);
+      const std::vector<Intervention> ivs = everyPatch(cleanRun);
+      const std::vector<Vec> fast = model->lastRowsWith(corrupt, corruptRun, ivs);
+      const std::vector<Vec> slow = model->Model::lastRowsWith(corrupt, corruptRun, ivs);
+      QCOMPARE(fast.size(), ivs.size());
+      const Vec plain = corruptRun.layers.back().residualOut.bottomRows(1).transpose();
+      double w = 0.0;
+      int changedRuns = 0;
+      for (std::size_t i = 0; i < ivs.size(); ++i) {
+        w = std::max<double>(w,
+                             (fast[i] - slow[i]).cwiseAbs().maxCoeff() / std::max(1.0f, slow[i].cwiseAbs().maxCoeff()));
+        changedRuns += slow[i] != plain;  // a patch that copies equal values gives the same row bit for bit
+      }
+      QVERIFY2(w <= 1e-5, name);
+      QVERIFY2(changedRuns >= cleanRun.layerCount(), name);  // the patches do change the stream
+    }
+  }
+
+  void fastPatchingMapEqualsTheFullForwardMap() {
+    const nlohmann::json c = reference()["cases"][0];
+    const nlohmann::json& p = c["patching"];
+    const auto model = open(c);
+    const TokenizedText clean = model->tokenize(p["clean"].get<std::string>());
+    const TokenizedText corrupt = model->tokenize(p["corrupt"].get<std::string>());
+    const PatchingResult fast = activationPatching(*model, clean, corrupt, p["target"], p["versus"]);
+    const PatchingResult slow = activationPatching(FullForward(*model), clean, corrupt, p["target"], p["versus"]);
+    QVERIFY((fast.heads - slow.heads).cwiseAbs().maxCoeff() <= 1e-4);
+    QVERIFY((fast.resid - slow.resid).cwiseAbs().maxCoeff() <= 1e-4);
+    QVERIFY(slow.heads.cwiseAbs().maxCoeff() > 1e-3);  // the map is not trivially zero
   }
 
   void logitLensEndsAtThePrediction() {
