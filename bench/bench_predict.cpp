@@ -81,6 +81,8 @@ int main(int argc, char** argv) {
   report("forward pass (for reference)", forwardMs, 1e9);
   const double predictMs = medianMs([&] { predict(*model, trace, -1, 10); });
   const double lensMs = medianMs([&] { logitLens(*model, trace, -1, 5); });
+  // What the Prediction view runs: the prediction taken from the lens's last row, one product.
+  const double readoutMs = medianMs([&] { readPosition(*model, trace, -1, 10, 1.0, 1); });
   const double attributionMs = medianMs([&] {
     const HeadContributions parts = headContributions(*model, text, trace, -1);
     directLogitAttribution(*model, trace, parts, predict(*model, trace, -1, 1)[0].id);
@@ -95,7 +97,8 @@ int main(int argc, char** argv) {
   report("attribution (probe forward pass + 144 heads)", attributionMs, 20.0);
   report("attribution from W_O read once per model", cachedMs, 20.0);
   report("  reading W_O once per model (7 probe passes)", readMs, 1e9);
-  report("prediction + logit lens + attribution, on top of forward", predictMs + lensMs + cachedMs, 20.0);
+  report("prediction and logit lens in one product (readPosition)", readoutMs, 20.0);
+  report("prediction + logit lens + attribution, on top of forward", readoutMs + cachedMs, 20.0);
   report("logit-lens grid (13 layers x 64 positions)", medianOfRuns(3, [&] { logitLensGrid(*model, trace); }), 1e9);
 
   Intervention iv;

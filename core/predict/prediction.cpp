@@ -112,16 +112,40 @@ std::vector<TokenScore> predict(const Model& model, const Trace& trace, int posi
   return topTokens(model, rowLogits(u, trace.layers.back().residualOut.row(position).transpose()), k, temperature);
 }
 
-std::vector<LensRow> logitLens(const Model& model, const Trace& trace, int position, int k) {
-  const Unembedding& u = requireUnembedding(model);
-  position = resolvePosition(position, trace.tokenCount());
+namespace {
+
+/// The residual rows at one position decoded [layers + 1, vocab]: row 0 the embeddings, row l + 1 the stream
+/// after layer l (the last row is the prediction's). One product over W_U for all of them.
+Mat lensLogits(const Unembedding& u, const Trace& trace, int position) {
   Mat rows(trace.layerCount() + 1, trace.embeddings.cols());  // [layers + 1, d]
   rows.row(0) = trace.embeddings.row(position);
   for (int l = 0; l < trace.layerCount(); ++l) rows.row(l + 1) = trace.layers[l].residualOut.row(position);
-  const Mat logits = u.logits(rows);
+  return u.logits(rows);
+}
+
+std::vector<LensRow> lensRows(const Model& model, const Mat& logits, int k) {
   std::vector<LensRow> out;
-  for (int r = 0; r < rows.rows(); ++r) out.push_back({r - 1, topTokens(model, logits.row(r).transpose(), k)});
+  for (int r = 0; r < logits.rows(); ++r) out.push_back({r - 1, topTokens(model, logits.row(r).transpose(), k)});
   return out;
+}
+
+}  // namespace
+
+std::vector<LensRow> logitLens(const Model& model, const Trace& trace, int position, int k) {
+  const Unembedding& u = requireUnembedding(model);
+  return lensRows(model, lensLogits(u, trace, resolvePosition(position, trace.tokenCount())), k);
+}
+
+PositionReadout readPosition(const Model& model, const Trace& trace, int position, int k, double temperature,
+                             int lensK) {
+  const Unembedding& u = requireUnembedding(model);
+  if (!(temperature > 0.0)) throw InputError("the temperature must be positive");
+  const Mat logits = lensLogits(u, trace, resolvePosition(position, trace.tokenCount()));
+  PositionReadout r;
+  r.logits = logits.bottomRows(1).transpose();
+  r.top = topTokens(model, r.logits, k, temperature);
+  r.lens = lensRows(model, logits, lensK);
+  return r;
 }
 
 LensGrid logitLensGrid(const Model& model, const Trace& trace, const std::vector<int>& positions) {

@@ -52,6 +52,16 @@ struct LensRow {
 /// The logit lens at one position: the embeddings (layer −1), then each layer's residualOut.
 std::vector<LensRow> logitLens(const Model& model, const Trace& trace, int position, int k);
 
+/// The prediction and the logit lens at one position from one product of (layers + 1) rows by W_U (the
+/// lens's last row is the prediction's): what the Prediction view shows after each edit.
+struct PositionReadout {
+  Vec logits;                   ///< [vocab] the prediction's logits at the position
+  std::vector<TokenScore> top;  ///< the k most probable at `temperature`
+  std::vector<LensRow> lens;    ///< the lens, top lensK per row at T = 1
+};
+PositionReadout readPosition(const Model& model, const Trace& trace, int position, int k, double temperature,
+                             int lensK);
+
 struct LensGrid {
   std::vector<int> positions;
   /// [(layers + 1) × positions]: row 0 the embeddings, row l + 1 the stream after layer l.

@@ -241,6 +241,17 @@ class TestPredict : public QObject {
     double sum = 0.0;
     for (const TokenScore& k : kept) sum += k.prob;
     QVERIFY(std::abs(sum - 1.0) < 1e-9);
+    // readPosition: the same prediction (at a temperature) and lens from one product.
+    const PositionReadout r = readPosition(*model, t, -1, 5, 0.7, 5);
+    const std::vector<TokenScore> hot = predict(*model, t, -1, 5, 0.7);
+    QCOMPARE(r.top.size(), hot.size());
+    for (std::size_t i = 0; i < hot.size(); ++i) {
+      QCOMPARE(r.top[i].id, hot[i].id);
+      QVERIFY(std::abs(r.top[i].prob - hot[i].prob) < 1e-5);
+    }
+    QCOMPARE(r.lens.size(), lens.size());
+    for (std::size_t l = 0; l < lens.size(); ++l) QCOMPARE(r.lens[l].top[0].id, lens[l].top[0].id);
+    QVERIFY((r.logits - lastLogits(*model, t)).cwiseAbs().maxCoeff() < 1e-4f);
   }
 
   void badInputIsRefused() {

@@ -122,18 +122,31 @@ void AttributionView::showResult(const ResultPtr& result) {
   }
   const ResultPtr r = result;
   const int position = predictionPosition(*r);
-  job_->run<Attribution>(
-      [r, position](const RunControl&) {
+  // W_O is read once per model (GPT-2 small: 7 probe passes, ~0.7 s) and kept; each edit then costs
+  // H·d_head·d multiply-adds per layer instead of a probe forward pass.
+  std::shared_ptr<const OutputProjections> cached = projectionsModel_.lock() == r->run->model ? projections_ : nullptr;
+  job_->run<Outcome>(
+      [r, position, cached](const RunControl& control) {
         const Model& m = *r->run->model;
         const PredictionSettings& s = r->params.prediction;
         // Unknown tokens fail here, before any work, with resolveToken's message.
         const int target =
             s.target.empty() ? predict(m, r->trace(), position, 1).front().id : resolveToken(m, s.target);
         const int versus = s.versus.empty() ? -1 : resolveToken(m, s.versus);
-        const HeadContributions parts = headContributions(m, r->run->text, r->trace(), position);
-        return directLogitAttribution(m, r->trace(), parts, target, versus);
+        Outcome o;
+        o.projections = cached ? cached
+                               : std::make_shared<const OutputProjections>(
+                                     readOutputProjections(m, r->run->text, 128, control.part(0.0, 0.9)));
+        o.attribution = directLogitAttribution(m, r->trace(), headContributions(*o.projections, r->trace(), position),
+                                               target, versus);
+        return o;
       },
-      [this, r](const Attribution& a) { draw(r, a); }, [this](const QString& e) { showMessage(e); });
+      [this, r](const Outcome& o) {
+        projections_ = o.projections;
+        projectionsModel_ = r->run->model;
+        draw(r, o.attribution);
+      },
+      [this](const QString& e) { showMessage(e); });
 }
 
 void AttributionView::draw(const ResultPtr& r, const Attribution& a) {

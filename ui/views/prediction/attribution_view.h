@@ -8,6 +8,7 @@
 // Models with Gemma 2/3 sandwich norms, and models that cannot patch heads, get a message.
 #include <QLabel>
 #include <QLineEdit>
+#include <memory>
 
 #include "core/predict/attribution.h"
 #include "ui/views/common/background_job.h"
@@ -28,6 +29,10 @@ class AttributionView : public TraceView {
   ViewNumbers numbers(const ComputeResult& result) const override;
 
  private:
+  struct Outcome {
+    Attribution attribution;
+    std::shared_ptr<const OutputProjections> projections;
+  };
   void draw(const ResultPtr& result, const Attribution& a);
   void showMessage(const QString& text);
 
@@ -42,6 +47,8 @@ class AttributionView : public TraceView {
   Attribution shown_;
   ResultPtr shownResult_;
   QString title_;
+  std::shared_ptr<const OutputProjections> projections_;  ///< W_O of projectionsModel_, read once
+  std::weak_ptr<const Model> projectionsModel_;           ///< weak: a model the window dropped is not kept alive
 };
 
 }  // namespace attnlab::ui

@@ -42,9 +42,10 @@ PredictionView::Outcome computeOutcome(const ResultPtr& r, int position, const R
   o.position = position;
   const Model& m = *r->run->model;
   const PredictionSettings& s = r->params.prediction;
-  o.top = predict(m, r->trace(), position, PredictionView::kTop, s.temperature);
-  const Vec logits = rowLogits(*m.unembedding(), r->trace().layers.back().residualOut.row(position).transpose());
-  const std::vector<TokenScore> keeps = samplingKeeps(m, logits, s.temperature, s.topK, s.topP);
+  PositionReadout readout = readPosition(m, r->trace(), position, PredictionView::kTop, s.temperature, 1);
+  o.top = std::move(readout.top);
+  o.lens = std::move(readout.lens);
+  const std::vector<TokenScore> keeps = samplingKeeps(m, readout.logits, s.temperature, s.topK, s.topP);
   for (const TokenScore& t : o.top)
     o.kept.push_back(std::any_of(keeps.begin(), keeps.end(), [&](const TokenScore& k) { return k.id == t.id; }));
   control.checkpoint(0.2);
@@ -52,9 +53,6 @@ PredictionView::Outcome computeOutcome(const ResultPtr& r, int position, const R
     const Trace plain = m.forward(r->run->text, control.part(0.2, 0.5));
     o.ablation = compareRuns(*m.unembedding(), plain, r->trace(), position, targetOf(m, s), s.temperature);
   }
-  o.lens = logitLens(m, r->trace(), position, 1);
-  control.checkpoint(0.6);
-  o.grid = logitLensGrid(m, r->trace(), lensPositions(r->trace().tokenCount(), position));
   return o;
 }
 
@@ -111,6 +109,7 @@ PredictionView::PredictionView(QWidget* parent) : TraceView(parent) {
   message_->hide();
   layout->addWidget(message_);
   job_ = new BackgroundJob(this);
+  gridJob_ = new BackgroundJob(this);
   generator_ = new TokenGenerator(this);
   connect(controls_, &PredictionControls::settingsEdited, this, [this](const PredictionSettings& s) {
     if (!latest_) return;
@@ -174,8 +173,19 @@ void PredictionView::showResult(const ResultPtr& result) {
     controls_->setGenerateEnabled(true);
   const ResultPtr r = result;
   const int position = predictionPosition(*r);
-  job_->run<Outcome>([r, position](const RunControl& control) { return computeOutcome(r, position, control); },
-                     [this, r](const Outcome& o) { draw(r, o); }, [this](const QString& e) { showMessage(e); });
+  gridJob_->cancel();
+  // The bars and the lens column first (one product of layers + 1 rows), then the grid: (layers + 1) × 48
+  // rows, most of a second on GPT-2 small, drawn when it is ready.
+  job_->run<Outcome>(
+      [r, position](const RunControl& control) { return computeOutcome(r, position, control); },
+      [this, r](const Outcome& o) {
+        draw(r, o);
+        const std::vector<int> positions = lensPositions(r->trace().tokenCount(), o.position);
+        gridJob_->run<LensGrid>(
+            [r, positions](const RunControl&) { return logitLensGrid(*r->run->model, r->trace(), positions); },
+            [this, r](const LensGrid& g) { drawGrid(r, g); }, [this](const QString& e) { showMessage(e); });
+      },
+      [this](const QString& e) { showMessage(e); });
 }
 
 bool PredictionView::generating() const { return generator_->running(); }
@@ -302,11 +312,17 @@ void PredictionView::draw(const ResultPtr& r, const Outcome& o) {
                   .arg(r->idLabel(row.top.front().id).toHtmlEscaped())
                   .arg(row.top.front().prob, 0, 'f', 3);
   lensList_->setText(list);
+}
+
+void PredictionView::drawGrid(const ResultPtr& r, const LensGrid& g) {
+  if (shown_ != r) return;  // the bars of a newer result are on screen
+  outcome_.grid = g;
+  const QStringList tokens = r->tokenLabels();
   QStringList rows, cols;
-  for (int i = 0; i < o.grid.topProb.rows(); ++i) rows << layerLabel(i);
-  for (int p : o.grid.positions) cols << tokens.value(p);
+  for (int i = 0; i < g.topProb.rows(); ++i) rows << layerLabel(i);
+  for (int p : g.positions) cols << tokens.value(p);
   lens_->setTitle(tr("Logit lens: probability of each stream's top token"));
-  lens_->setMatrix(o.grid.topProb.cast<float>(), rows, cols);
+  lens_->setMatrix(g.topProb.cast<float>(), rows, cols);
 }
 
 void PredictionView::setFontScale(double scale) {

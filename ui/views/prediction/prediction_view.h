@@ -54,9 +54,9 @@ class PredictionView : public TraceView {
   struct Outcome {
     int position = 0;
     std::vector<TokenScore> top;
-    std::vector<bool> kept;     ///< per top token: kept by top-k / top-p sampling
-    std::vector<LensRow> lens;  ///< at the position, top 1 per layer
-    LensGrid grid;
+    std::vector<bool> kept;                 ///< per top token: kept by top-k / top-p sampling
+    std::vector<LensRow> lens;              ///< at the position, top 1 per layer
+    LensGrid grid;                          ///< filled by the second job
     std::optional<RunComparison> ablation;  ///< with heads switched off: the plain model against the ablated
   };
 
@@ -64,6 +64,7 @@ class PredictionView : public TraceView {
   void draw(const ResultPtr& result, const Outcome& o);
   void showMessage(const QString& text);
   void drawBars(const ResultPtr& r, const Outcome& o);
+  void drawGrid(const ResultPtr& r, const LensGrid& g);
   QString lensTooltip(int row, int col) const;
   QString ablationLine(const ResultPtr& r, const Outcome& o) const;
   void onTokenMade(int step, const QString& piece, double prob, const QString& appended);
@@ -79,6 +80,7 @@ class PredictionView : public TraceView {
   MatrixPlot* lens_;
   QLabel* message_;
   BackgroundJob* job_;
+  BackgroundJob* gridJob_;  ///< the lens grid, after the bars
   ResultPtr shown_;
   ResultPtr latest_;  ///< the newest result given, whose parameters edits start from
   Outcome outcome_;
