@@ -37,6 +37,7 @@
 #include "ui/shell/view_navigator.h"
 #include "ui/shell/view_pages.h"
 #include "ui/views/common/token_selection.h"
+#include "ui/views/prediction/prediction_view.h"
 #include "ui/views/training/training_view.h"
 
 namespace attnlab::ui {
@@ -359,6 +360,15 @@ void MainWindow::buildMenus() {
   editMenu->addSeparator();
   QAction* copy = editMenu->addAction(tr("&Copy view as image"), this, [this] { actions_->copyImage(currentView()); });
   copy->setShortcut(QKeySequence(tr("Ctrl+Shift+C")));
+  // Ctrl+G from anywhere, the sentence editor included: the Prediction view appends the model's next token.
+  QAction* nextToken = editMenu->addAction(tr("Append the &next token"), this, [this] {
+    showView("prediction");
+    for (TraceView* v : views_)
+      if (auto* p = qobject_cast<PredictionView*>(v)) p->generate(1);
+  });
+  nextToken->setShortcut(QKeySequence(tr("Ctrl+G")));
+  nextToken->setShortcutContext(Qt::ApplicationShortcut);
+  ViewActions::keepShortcutsIn(sentence_, nextToken);
   buildViewMenu();
 
   QMenu* lesson = menuBar()->addMenu(tr("&Lesson"));

@@ -51,6 +51,7 @@ void ModelOpener::open(const QString& dir) {
   Params p = beforeOpen_;
   p.modelDir = dir.toStdString();
   p.selection.layer = p.selection.head = 0;
+  p.prediction.ablate.clear();  // the heads switched off belong to the model that is closed
   pending_ = dir;
   waiting_ = !dir.isEmpty();
   apply_(p);

@@ -12,6 +12,8 @@
 #include <map>
 
 #include "core/base/errors.h"
+#include "core/predict/attribution.h"
+#include "core/predict/prediction.h"
 #include "core/run/pipeline.h"
 #include "core/session/params_json.h"
 #include "ui/shell/lesson_library.h"
@@ -81,7 +83,37 @@ class TestLessons : public QObject {
  private slots:
   void initTestCase() { QCoreApplication::setOrganizationName("AttentionLabTests"); }
 
-  void nineLessonsShip() { QCOMPARE(builtinLessonFiles().size(), 9); }
+  void tenLessonsShip() { QCOMPARE(builtinLessonFiles().size(), 10); }
+
+  void whichHeadLessonTellsTheTruth() {
+    // What lesson 10's text says of the shipped induction model: it predicts "dogs"; head 1.0 gives the
+    // largest share of that logit; switching 1.0 off lowers p(dogs) but keeps the prediction, 1.0 with 1.3
+    // or the previous-token head 0.0 change it.
+    QString file;
+    for (const QString& f : builtinLessonFiles())
+      if (f.contains("10_which_head")) file = f;
+    const Lesson l = loadLessonFile(file);
+    const auto top = [&](std::size_t step) {
+      const PipelineResult r = runPipeline(l.steps[step].params);
+      return predict(*r.model, r.trace, -1, 1).front();
+    };
+    const TokenScore plain = top(0);
+    const PipelineResult r = runPipeline(l.steps[0].params);
+    QCOMPARE(r.text.tokens[6].text, std::string("dogs"));
+    QCOMPARE(plain.id, r.text.ids[6]);
+    const int last = r.trace.tokenCount() - 1;
+    const Attribution a =
+        directLogitAttribution(*r.model, r.trace, headContributions(*r.model, r.text, r.trace, last), plain.id);
+    Eigen::Index bestL = 0, bestH = 0;
+    a.heads.maxCoeff(&bestL, &bestH);
+    QCOMPARE(int(bestL), 1);
+    QCOMPARE(int(bestH), 0);
+    const TokenScore oneOff = top(3), bothOff = top(4), previousOff = top(5);
+    QCOMPARE(oneOff.id, plain.id);
+    QVERIFY(oneOff.prob < plain.prob - 0.05);
+    QVERIFY(bothOff.id != plain.id);
+    QVERIFY(previousOff.id != plain.id);
+  }
 
   void everyStepApplies_data() {
     QTest::addColumn<QString>("file");
@@ -330,7 +362,7 @@ class TestLessons : public QObject {
         R"({"title": "Mine", "steps": [{"title": "a", "text": "b", "sentence": "x y"},
                                        {"title": "c", "text": "d", "view": "no-such-view", "sentence": "p q r"}]})");
     QCOMPARE(panel->openFile(path, false), QString());
-    QCOMPARE(panel->lessonCount(), 10);
+    QCOMPARE(panel->lessonCount(), 11);
     QTRY_COMPARE(w.controller()->params().sentence, std::string("x y"));
     panel->goToStep(1);
     QVERIFY2(panel->note().contains("no-such-view"), qPrintable(panel->note()));
