@@ -4,6 +4,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "core/base/errors.h"
 #include "ui/plots/colormaps.h"
@@ -191,14 +192,25 @@ void PatchingView::start(const PatchingInputs& in) {
         out.map = activationPatching(*model, c.clean, c.corrupt, c.target, c.versus, control, true);
         out.in = in;
         out.model = model;
+        // Word-level vocabularies (the trained tiny models) give each sentence's words their own symbols
+        // ("#37"): they are labelled with the words.
+        const bool words = style.empty();
+        std::map<int, std::string> wordOf;
         for (std::size_t i = 0; i < c.corrupt.tokens.size(); ++i) {
           const std::string piece = i < c.corrupt.ids.size() ? model->vocabularyPiece(c.corrupt.ids[i]) : "";
-          const std::string raw = piece.empty() ? c.corrupt.tokens[i].text : piece;
+          const std::string raw = piece.empty() || words ? c.corrupt.tokens[i].text : piece;
           out.tokens << pieceLabel(raw, style);
           out.rawTokens << QString::fromStdString(raw);
+          if (words && i < c.corrupt.ids.size()) wordOf[c.corrupt.ids[i]] = raw;
         }
-        out.target = pieceLabel(model->vocabularyPiece(c.target), style);
-        out.versus = pieceLabel(model->vocabularyPiece(c.versus), style);
+        for (std::size_t i = 0; words && i < c.clean.tokens.size() && i < c.clean.ids.size(); ++i)
+          wordOf[c.clean.ids[i]] = c.clean.tokens[i].text;
+        const auto label = [&](int id) {
+          const auto w = wordOf.find(id);
+          return w != wordOf.end() ? QString::fromStdString(w->second) : pieceLabel(model->vocabularyPiece(id), style);
+        };
+        out.target = label(c.target);
+        out.versus = label(c.versus);
         return out;
       },
       [this](const Computed& out) { draw(out); },
