@@ -16,9 +16,15 @@ double logSumExp(const VecD& z) { return z.maxCoeff() + std::log((z.array() - z.
 
 RunComparison compareRuns(const Unembedding& u, const Trace& plain, const Trace& changed, int position, int target,
                           double temperature) {
+  return compareRuns(u, plain.layers.back().residualOut, changed.layers.back().residualOut, position, target,
+                     temperature);
+}
+
+RunComparison compareRuns(const Unembedding& u, const Mat& plainFinal, const Mat& changedFinal, int position,
+                          int target, double temperature) {
   RunComparison c;
-  const Vec plainLogits = rowLogits(u, plain.layers.back().residualOut.row(position).transpose());
-  c.changedLogits = rowLogits(u, changed.layers.back().residualOut.row(position).transpose());
+  const Vec plainLogits = rowLogits(u, plainFinal.row(position).transpose());
+  c.changedLogits = rowLogits(u, changedFinal.row(position).transpose());
   const VecD p = softmaxAt(plainLogits, temperature), q = softmaxAt(c.changedLogits, temperature);
   Eigen::Index best = 0;
   p.maxCoeff(&best);

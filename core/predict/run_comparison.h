@@ -18,5 +18,9 @@ struct RunComparison {
 /// target −1: the plain run's most probable token. Throws InputError for a target outside the vocabulary.
 RunComparison compareRuns(const Unembedding& u, const Trace& plain, const Trace& changed, int position, int target,
                           double temperature = 1.0);
+/// The same from the two runs' final streams [n, d] (the GUI keeps the plain run's, so switching a head off
+/// costs no second forward pass).
+RunComparison compareRuns(const Unembedding& u, const Mat& plainFinal, const Mat& changedFinal, int position,
+                          int target, double temperature = 1.0);
 
 }  // namespace attnlab

@@ -37,7 +37,8 @@ int targetOf(const Model& m, const PredictionSettings& s) {
   }
 }
 
-PredictionView::Outcome computeOutcome(const ResultPtr& r, int position, const RunControl& control) {
+PredictionView::Outcome computeOutcome(const ResultPtr& r, int position, const PredictionView::PlainRun& cached,
+                                       const RunControl& control) {
   PredictionView::Outcome o;
   o.position = position;
   const Model& m = *r->run->model;
@@ -50,8 +51,12 @@ PredictionView::Outcome computeOutcome(const ResultPtr& r, int position, const R
     o.kept.push_back(std::any_of(keeps.begin(), keeps.end(), [&](const TokenScore& k) { return k.id == t.id; }));
   control.checkpoint(0.2);
   if (!s.ablate.empty()) {  // the trace is the ablated run: compare with the plain model's
-    const Trace plain = m.forward(r->run->text, control.part(0.2, 0.5));
-    o.ablation = compareRuns(*m.unembedding(), plain, r->trace(), position, targetOf(m, s), s.temperature);
+    o.plain = cached.model.lock() == r->run->model && cached.ids == r->run->text.ids
+                  ? cached
+                  : PredictionView::PlainRun{r->run->model, r->run->text.ids,
+                                             m.forward(r->run->text, control.part(0.2, 0.5)).layers.back().residualOut};
+    o.ablation = compareRuns(*m.unembedding(), o.plain.finalStream, r->trace().layers.back().residualOut, position,
+                             targetOf(m, s), s.temperature);
   }
   return o;
 }
@@ -171,14 +176,21 @@ void PredictionView::showResult(const ResultPtr& result) {
                                              .arg(QString::fromStdString(result->run->info.name)));
   else
     controls_->setGenerateEnabled(true);
+  // A plain run's final stream is what switching heads off is compared with: kept, so the first toggle on
+  // this sentence costs no second forward pass.
+  if (result->params.prediction.ablate.empty())
+    plain_ = {result->run->model, result->run->text.ids, result->trace().layers.back().residualOut};
   const ResultPtr r = result;
   const int position = predictionPosition(*r);
   gridJob_->cancel();
   // The bars and the lens column first (one product of layers + 1 rows), then the grid: (layers + 1) × 48
   // rows, most of a second on GPT-2 small, drawn when it is ready.
   job_->run<Outcome>(
-      [r, position](const RunControl& control) { return computeOutcome(r, position, control); },
+      [r, position, cached = plain_](const RunControl& control) {
+        return computeOutcome(r, position, cached, control);
+      },
       [this, r](const Outcome& o) {
+        if (o.ablation) plain_ = o.plain;
         draw(r, o);
         const std::vector<int> positions = lensPositions(r->trace().tokenCount(), o.position);
         gridJob_->run<LensGrid>(

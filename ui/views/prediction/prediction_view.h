@@ -51,6 +51,13 @@ class PredictionView : public TraceView {
   void stopGenerating();
   bool generating() const;
 
+  /// The final stream [n, d] of the model without ablation on a text (ids), to compare ablated runs with.
+  struct PlainRun {
+    std::weak_ptr<const Model> model;
+    std::vector<int> ids;
+    Mat finalStream;
+  };
+
   struct Outcome {
     int position = 0;
     std::vector<TokenScore> top;
@@ -58,6 +65,7 @@ class PredictionView : public TraceView {
     std::vector<LensRow> lens;              ///< at the position, top 1 per layer
     LensGrid grid;                          ///< filled by the second job
     std::optional<RunComparison> ablation;  ///< with heads switched off: the plain model against the ablated
+    PlainRun plain;                         ///< what `ablation` compared with
   };
 
  private:
@@ -85,6 +93,7 @@ class PredictionView : public TraceView {
   ResultPtr latest_;  ///< the newest result given, whose parameters edits start from
   Outcome outcome_;
   TokenGenerator* generator_;
+  PlainRun plain_;              ///< the newest plain run seen (weak on the model: a closed model is not kept alive)
   std::string generationBase_;  ///< the sentence Generate appends to
 };
 

@@ -54,7 +54,8 @@ class TestPredictionControls : public QObject {
     const ResultPtr r = LiveController::compute(p, nullptr, {});
     QVERIFY2(r->ok(), qPrintable(r->error));
     PredictionView view;
-    const LabelledMatrix* top = matrix(shown(view, r), "prediction");
+    const ViewNumbers numbers = shown(view, r);
+    const LabelledMatrix* top = matrix(numbers, "prediction");
     QVERIFY(top);
     const int last = r->trace().tokenCount() - 1;
     const auto expected = predict(*r->run->model, r->trace(), last, PredictionView::kTop, 0.5);
@@ -66,7 +67,8 @@ class TestPredictionControls : public QObject {
     p.prediction.topK = 0;
     p.prediction.topP = 0.3;
     const ResultPtr q = LiveController::compute(p, nullptr, {});
-    const LabelledMatrix* nucleus = matrix(shown(view, q), "prediction");
+    const ViewNumbers nucleusNumbers = shown(view, q);
+    const LabelledMatrix* nucleus = matrix(nucleusNumbers, "prediction");
     const Vec logits =
         rowLogits(*q->run->model->unembedding(), q->trace().layers.back().residualOut.row(last).transpose());
     const auto keeps = samplingKeeps(*q->run->model, logits, 0.5, 0, 0.3);
@@ -81,7 +83,8 @@ class TestPredictionControls : public QObject {
     const ResultPtr r = LiveController::compute(p, nullptr, {});
     QVERIFY2(r->ok(), qPrintable(r->error));
     PredictionView view;
-    const LabelledMatrix* a = matrix(shown(view, r), "ablation");
+    const ViewNumbers first = shown(view, r);
+    const LabelledMatrix* a = matrix(first, "ablation");
     QVERIFY(a);
     // The same numbers from core: the plain run, then the ablated one.
     const Model& m = *r->run->model;
@@ -95,7 +98,14 @@ class TestPredictionControls : public QObject {
     QVERIFY(std::abs(a->values(0, 3) - e.kl) < 1e-6);
     QVERIFY(e.kl > 0.0);
     // Without ablation there is no comparison.
-    QVERIFY(!matrix(shown(view, LiveController::compute(gpt2Params(), nullptr, {})), "ablation"));
+    QVERIFY(!matrix(shown(view, LiveController::compute(gpt2Params(), r->run->model, {})), "ablation"));
+    // The plain run just shown is kept: switching the heads off now compares with it (no second forward pass),
+    // with the same numbers.
+    const ResultPtr again = LiveController::compute(p, r->run->model, {});
+    const ViewNumbers second = shown(view, again);
+    const LabelledMatrix* b = matrix(second, "ablation");
+    QVERIFY(b);
+    for (Eigen::Index j = 0; j < 4; ++j) QVERIFY(std::abs(b->values(0, j) - a->values(0, j)) < 1e-6);
   }
 
   void editingAControlEmitsTheParameters() {
