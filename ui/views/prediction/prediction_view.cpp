@@ -286,10 +286,10 @@ QString PredictionView::ablationLine(const ResultPtr& r, const Outcome& o) const
   const RunComparison& c = *o.ablation;
   const QString token = r->idLabel(c.target).toHtmlEscaped();
   const bool mean = s.ablationMode == AblationMode::Mean;
-  return tr("<b>Ablated</b> (%1): head %2. p(“%3”) %4 → <b>%5</b>, KL(plain ‖ ablated) %6 nats. "
+  return tr("<b>Ablated</b> (%1): %2. p(“%3”) %4 → <b>%5</b>, KL(plain || ablated) %6 nats. "
             "<a href='%7'>%8</a> · <a href='clear'>switch all heads back on</a>")
       .arg(mean ? tr("output replaced by its mean over positions") : tr("output set to zero"))
-      .arg(heads.join(", "))
+      .arg((heads.size() == 1 ? tr("head ") : tr("heads ")) + heads.join(", "))
       .arg(token)
       .arg(c.plainProb, 0, 'f', 3)
       .arg(c.changedProb, 0, 'f', 3)
