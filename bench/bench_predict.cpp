@@ -11,6 +11,7 @@
 #include <omp.h>
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -52,6 +53,25 @@ TokenizedText repeatTo(const TokenizedText& sentence, int tokens) {
   return text;
 }
 
+/// The sentence's tokens, or — for the shape-only checkpoints bench_decoder writes, given some other model's
+/// tokenizer.json for the pieces — fixed ids standing for it, with `swap` exchanging two of them as the
+/// corrupted text does.
+TokenizedText sentenceOrIds(const Model& model, const std::string& sentence, bool swap) {
+  const int vocab = model.unembedding()->vocab;
+  try {
+    TokenizedText t = model.tokenize(sentence);
+    if (std::all_of(t.ids.begin(), t.ids.end(), [&](int id) { return id < vocab; })) return t;
+  } catch (const std::exception&) {
+  }
+  TokenizedText t;
+  for (int i = 0; i < 14; ++i) {
+    const int j = swap && (i == 3 || i == 12) ? 15 - i : i;  // positions 3 and 12 exchanged
+    t.ids.push_back((1000 + 7919 * j) % vocab);
+    t.tokens.push_back(Token{"#" + std::to_string(t.ids.back())});
+  }
+  return t;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -70,10 +90,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   const auto model = loadCheckpoint(dir);
-  const TokenizedText text =
-      repeatTo(model->tokenize("The quick brown fox jumps over the lazy dog while the cat watches. "), tokens);
-  const TokenizedText corrupt =
-      repeatTo(model->tokenize("The quick brown cat jumps over the lazy dog while the fox watches. "), tokens);
+  const TokenizedText text = repeatTo(
+      sentenceOrIds(*model, "The quick brown fox jumps over the lazy dog while the cat watches. ", false), tokens);
+  const TokenizedText corrupt = repeatTo(
+      sentenceOrIds(*model, "The quick brown cat jumps over the lazy dog while the fox watches. ", true), tokens);
   std::printf("%s, %d tokens, %d threads\n", model->info().name.c_str(), tokens, threads);
 
   Trace trace;
@@ -93,13 +113,16 @@ int main(int argc, char** argv) {
   const double cachedMs =
       medianMs([&] { directLogitAttribution(*model, trace, headContributions(projections, trace, -1), predicted); });
   report("prediction (top 10, last position)", predictMs, 20.0);
-  report("logit lens (13 rows, last position)", lensMs, 20.0);
-  report("attribution (probe forward pass + 144 heads)", attributionMs, 20.0);
+  const ModelInfo info = model->info();
+  const std::string rows = std::to_string(info.layers + 1), heads = std::to_string(info.layers * info.heads);
+  report(("logit lens (" + rows + " rows, last position)").c_str(), lensMs, 20.0);
+  report(("attribution (probe forward pass + " + heads + " heads)").c_str(), attributionMs, 20.0);
   report("attribution from W_O read once per model", cachedMs, 20.0);
-  report("  reading W_O once per model (7 probe passes)", readMs, 1e9);
+  report("  reading W_O once per model (probe passes of 128 rows)", readMs, 1e9);
   report("prediction and logit lens in one product (readPosition)", readoutMs, 20.0);
   report("prediction + logit lens + attribution, on top of forward", readoutMs + cachedMs, 20.0);
-  report("logit-lens grid (13 layers x 64 positions)", medianOfRuns(3, [&] { logitLensGrid(*model, trace); }), 1e9);
+  report(("logit-lens grid (" + rows + " streams x " + std::to_string(tokens) + " positions)").c_str(),
+         medianOfRuns(3, [&] { logitLensGrid(*model, trace); }), 1e9);
 
   Intervention iv;
   iv.ablate = {{5, 3}};
@@ -112,17 +135,24 @@ int main(int argc, char** argv) {
   report("one head ablated -> forward + prediction + KL", ablationMs, 100.0);
 
   const int target = model->vocabularyId("Ġfox"), versus = model->vocabularyId("Ġcat");
+  const int vocab = model->unembedding()->vocab;
+  if (target < 0 || versus < 0 || target >= vocab || versus >= vocab) {  // a shape-only checkpoint
+    std::printf("patching maps: no vocabulary here; bench_decoder --shape NAME --patch 1 times them\n");
+    return 0;
+  }
   const FullForward full(*model);
   auto patchMap = [&](const Model& m, const TokenizedText& a, const TokenizedText& b, int t, int v) {
     return medianOfRuns(1, [&] { activationPatching(m, a, b, t, v, {}, false); });
   };
-  report("head patching map (144 heads), 64 tokens", patchMap(*model, text, corrupt, target, versus), 3000.0);
+  report(("head patching map (" + heads + " heads), " + std::to_string(tokens) + " tokens").c_str(),
+         patchMap(*model, text, corrupt, target, versus), 3000.0);
   const bool reference = opt["--reference"] != "0";  // the full-forward maps take ~10 s each
   if (reference) report("  the same, a full forward pass per head", patchMap(full, text, corrupt, target, versus), 1e9);
   const TokenizedText ioiClean = model->tokenize("When Mary and John went to the store, John gave a drink to");
   const TokenizedText ioiCorrupt = model->tokenize("When Mary and John went to the store, Mary gave a drink to");
   const int mary = model->vocabularyId("ĠMary"), john = model->vocabularyId("ĠJohn");
-  const std::string ioi = "head patching map (144 heads), IOI pair, " + std::to_string(ioiClean.ids.size()) + " tokens";
+  const std::string ioi =
+      "head patching map (" + heads + " heads), IOI pair, " + std::to_string(ioiClean.ids.size()) + " tokens";
   report(ioi.c_str(), patchMap(*model, ioiClean, ioiCorrupt, mary, john), 3000.0);
   if (reference)
     report("  the same, a full forward pass per head", patchMap(full, ioiClean, ioiCorrupt, mary, john), 1e9);
