@@ -33,6 +33,7 @@
 #include "core/checkpoint/decoder_model.h"
 #include "core/checkpoint/hf_config.h"
 #include "core/compute/packed_gemm.h"
+#include "core/model/full_forward_model.h"
 #include "core/predict/patching.h"
 
 using namespace attnlab;
@@ -342,21 +343,6 @@ void printBreakdown(const Shape& s, int n, int runs) {
 
 }  // namespace
 
-/// The model with Model's default lastRowsWith: one full traced forward pass per patched run.
-class FullForward : public Model {
- public:
-  explicit FullForward(const Model& m) : m_(m) {}
-  ModelInfo info() const override { return m_.info(); }
-  TokenizedText tokenize(const std::string& text) const override { return m_.tokenize(text); }
-  Trace forward(const TokenizedText& text, const RunControl& control, const Intervention& iv) const override {
-    return m_.forward(text, control, iv);
-  }
-  const Unembedding* unembedding() const override { return m_.unembedding(); }
-
- private:
-  const Model& m_;
-};
-
 void timePatching(const Model& model, const TokenizedText& text) {
   TokenizedText ioi;
   for (std::size_t i = 0; i < 14 && i < text.ids.size(); ++i) {
@@ -369,7 +355,7 @@ void timePatching(const Model& model, const TokenizedText& text) {
     auto time = [&](const Model& m) {
       return bench::medianOfRuns(1, [&] { activationPatching(m, clean, corrupt, 1, 2, {}, false); });
     };
-    const double fast = time(model), full = time(FullForward(model));
+    const double fast = time(model), full = time(FullForwardModel(model));
     std::printf(
         "attnlab  head patching map, %zu tokens (token %zu changed): %.0f ms resumed, %.0f ms with a full "
         "forward pass per head (target 3000 ms: %s)\n",

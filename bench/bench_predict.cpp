@@ -20,6 +20,7 @@
 #include "bench/bench_util.h"
 #include "core/base/json_file.h"
 #include "core/checkpoint/checkpoint.h"
+#include "core/model/full_forward_model.h"
 #include "core/predict/attribution.h"
 #include "core/predict/patching.h"
 #include "core/predict/prediction.h"
@@ -28,21 +29,6 @@ using namespace attnlab;
 using namespace attnlab::bench;
 
 namespace {
-
-/// The model with Model's default lastRowsWith: one full traced forward pass per patched run.
-class FullForward : public Model {
- public:
-  explicit FullForward(const Model& m) : m_(m) {}
-  ModelInfo info() const override { return m_.info(); }
-  TokenizedText tokenize(const std::string& text) const override { return m_.tokenize(text); }
-  Trace forward(const TokenizedText& text, const RunControl& control, const Intervention& iv) const override {
-    return m_.forward(text, control, iv);
-  }
-  const Unembedding* unembedding() const override { return m_.unembedding(); }
-
- private:
-  const Model& m_;
-};
 
 TokenizedText repeatTo(const TokenizedText& sentence, int tokens) {
   TokenizedText text;
@@ -140,7 +126,7 @@ int main(int argc, char** argv) {
     std::printf("patching maps: no vocabulary here; bench_decoder --shape NAME --patch 1 times them\n");
     return 0;
   }
-  const FullForward full(*model);
+  const FullForwardModel full(*model);
   auto patchMap = [&](const Model& m, const TokenizedText& a, const TokenizedText& b, int t, int v) {
     return medianOfRuns(1, [&] { activationPatching(m, a, b, t, v, {}, false); });
   };

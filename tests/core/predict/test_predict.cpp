@@ -10,6 +10,7 @@
 #include "core/base/errors.h"
 #include "core/base/json_file.h"
 #include "core/checkpoint/checkpoint.h"
+#include "core/model/full_forward_model.h"
 #include "core/predict/attribution.h"
 #include "core/predict/patching.h"
 #include "core/predict/prediction.h"
@@ -50,21 +51,6 @@ double worst(const Vec& got, const nlohmann::json& expected) {
 Vec lastLogits(const Model& m, const Trace& t) {
   return rowLogits(*m.unembedding(), t.layers.back().residualOut.row(t.tokenCount() - 1).transpose());
 }
-
-/// The model with Model's default lastRowsWith: one full traced forward pass per patched run.
-class FullForward : public Model {
- public:
-  explicit FullForward(const Model& m) : m_(m) {}
-  ModelInfo info() const override { return m_.info(); }
-  TokenizedText tokenize(const std::string& text) const override { return m_.tokenize(text); }
-  Trace forward(const TokenizedText& text, const RunControl& control, const Intervention& iv) const override {
-    return m_.forward(text, control, iv);
-  }
-  const Unembedding* unembedding() const override { return m_.unembedding(); }
-
- private:
-  const Model& m_;
-};
 
 /// Every head patch and every residual patch, each alone, from clean into corrupt.
 std::vector<Intervention> everyPatch(const Trace& clean) {
@@ -216,7 +202,7 @@ class TestPredict : public QObject {
     const TokenizedText clean = model->tokenize(p["clean"].get<std::string>());
     const TokenizedText corrupt = model->tokenize(p["corrupt"].get<std::string>());
     const PatchingResult fast = activationPatching(*model, clean, corrupt, p["target"], p["versus"]);
-    const PatchingResult slow = activationPatching(FullForward(*model), clean, corrupt, p["target"], p["versus"]);
+    const PatchingResult slow = activationPatching(FullForwardModel(*model), clean, corrupt, p["target"], p["versus"]);
     QVERIFY((fast.heads - slow.heads).cwiseAbs().maxCoeff() <= 1e-4);
     QVERIFY((fast.resid - slow.resid).cwiseAbs().maxCoeff() <= 1e-4);
     QVERIFY(slow.heads.cwiseAbs().maxCoeff() > 1e-3);  // the map is not trivially zero
