@@ -15,39 +15,18 @@ std::unique_ptr<DecodeSession> DecoderModel::startDecoding(const std::vector<int
 
 DecoderDecodeSession::DecoderDecodeSession(const DecoderModel& model, const std::vector<int>& promptIds,
                                            const RunControl& control)
-    : model_(model), caches_(static_cast<std::size_t>(model.config_.layers)) {
-  if (promptIds.empty()) throw InputError("generation needs a prompt of at least one token");
-  check(promptIds);
+    : HfDecodeSession(model), model_(model) {
   const DecoderSpec& d = model_.config_.decoder;
   // Up to max_position_embeddings even dynamic NTK scaling keeps the base θ (rope.h): one table serves.
   globalInv_ = ropeInverseFrequencies(d.rope, model_.config_.dHead(), 1);
   localInv_ = ropeInverseFrequencies(d.localRope, model_.config_.dHead(), 1);
-  const Mat h = run(promptIds, control);
-  logits_ = nextTokenLogits(*model_.unembedding(), h.bottomRows(1));
+  start(promptIds, control);
 }
 
-void DecoderDecodeSession::checkRoom(int more) const {
-  const HfConfig& c = model_.config_;
-  const long long total = static_cast<long long>(tokenCount()) + more;
-  if (total > c.maxPositions) {
-    std::string why = "the sequence would be " + std::to_string(total) + " tokens; " + model_.name_ + " has " +
-                      std::to_string(c.maxPositions) + " positions";
-    if (c.decoder.rope.scaling == RopeScaling::Dynamic)
-      why += " (dynamic NTK RoPE rescales every cached key past them: run the whole sentence instead)";
-    throw InputError(why);
-  }
-}
-
-void DecoderDecodeSession::check(const std::vector<int>& ids) const {
-  checkRoom(static_cast<int>(ids.size()));
-  checkTokenIds(ids, model_.config_.vocabSize);
-}
-
-Vec DecoderDecodeSession::append(int id) {
-  check({id});
-  const Mat h = run({id}, {});
-  logits_ = nextTokenLogits(*model_.unembedding(), h);
-  return logits_;
+std::string DecoderDecodeSession::roomNote() const {
+  return model_.config_.decoder.rope.scaling == RopeScaling::Dynamic
+             ? " (dynamic NTK RoPE rescales every cached key past them: run the whole sentence instead)"
+             : "";
 }
 
 RopeTables DecoderDecodeSession::tables(const std::vector<double>& inv, int p0, int m) const {

@@ -8,31 +8,25 @@
 #include <vector>
 
 #include "core/checkpoint/decoder_model.h"
+#include "core/checkpoint/hf_decode_session.h"
 #include "core/model/decode_session.h"
 
 namespace attnlab {
 
-class DecoderDecodeSession : public DecodeSession {
+class DecoderDecodeSession : public HfDecodeSession {
  public:
   /// `model` must outlive the session. Reads `promptIds` (checked like append's ids) in one pass.
   DecoderDecodeSession(const DecoderModel& model, const std::vector<int>& promptIds, const RunControl& control);
 
-  Vec append(int id) override;
-  int tokenCount() const override { return static_cast<int>(caches_.front().rows); }
-  int maxTokens() const override { return model_.config_.maxPositions; }
-  void checkRoom(int more) const override;
-
  private:
-  void check(const std::vector<int>& ids) const;
+  Mat run(const std::vector<int>& ids, const RunControl& control) override;
+  std::string roomNote() const override;
   /// cos and sin at positions p₀ … p₀ + m − 1 [m, d_head/2], from inverse frequencies `inv`.
   RopeTables tables(const std::vector<double>& inv, int p0, int m) const;
-  /// Runs the rows of `ids` at the next positions through every layer; returns the last stream [m, d].
-  Mat run(const std::vector<int>& ids, const RunControl& control);
   Mat layerStep(int layer, const Mat& x, const RopeTables& rope);
 
   const DecoderModel& model_;
   std::vector<double> globalInv_, localInv_;  ///< RoPE inverse frequencies [d_head/2] (position-independent)
-  std::vector<KvCache> caches_;
 };
 
 }  // namespace attnlab

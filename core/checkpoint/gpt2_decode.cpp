@@ -16,30 +16,8 @@ std::unique_ptr<DecodeSession> Gpt2Model::startDecoding(const std::vector<int>& 
 
 Gpt2DecodeSession::Gpt2DecodeSession(const Gpt2Model& model, const std::vector<int>& promptIds,
                                      const RunControl& control)
-    : model_(model), caches_(static_cast<std::size_t>(model.config_.layers)) {
-  if (promptIds.empty()) throw InputError("generation needs a prompt of at least one token");
-  check(promptIds);
-  const Mat h = run(promptIds, control);
-  logits_ = nextTokenLogits(*model_.unembedding(), h.bottomRows(1));
-}
-
-void Gpt2DecodeSession::checkRoom(int more) const {
-  const long long total = static_cast<long long>(tokenCount()) + more;
-  if (total > model_.config_.maxPositions)
-    throw InputError("the sequence would be " + std::to_string(total) + " tokens; " + model_.name_ + " has " +
-                     std::to_string(model_.config_.maxPositions) + " positions");
-}
-
-void Gpt2DecodeSession::check(const std::vector<int>& ids) const {
-  checkRoom(static_cast<int>(ids.size()));
-  checkTokenIds(ids, model_.config_.vocabSize);
-}
-
-Vec Gpt2DecodeSession::append(int id) {
-  check({id});
-  const Mat h = run({id}, {});
-  logits_ = nextTokenLogits(*model_.unembedding(), h);
-  return logits_;
+    : HfDecodeSession(model), model_(model) {
+  start(promptIds, control);
 }
 
 Mat Gpt2DecodeSession::run(const std::vector<int>& ids, const RunControl& control) {

@@ -5,29 +5,20 @@
 #include <vector>
 
 #include "core/checkpoint/gpt2_model.h"
+#include "core/checkpoint/hf_decode_session.h"
 #include "core/model/decode_session.h"
 
 namespace attnlab {
 
-class Gpt2DecodeSession : public DecodeSession {
+class Gpt2DecodeSession : public HfDecodeSession {
  public:
   /// `model` must outlive the session. Reads `promptIds` (checked like append's ids) in one pass.
   Gpt2DecodeSession(const Gpt2Model& model, const std::vector<int>& promptIds, const RunControl& control);
 
-  Vec append(int id) override;
-  int tokenCount() const override { return static_cast<int>(caches_.front().rows); }
-  int maxTokens() const override { return model_.config_.maxPositions; }
-  void checkRoom(int more) const override;
-
  private:
-  /// Throws InputError unless every id is in the vocabulary and the cache has room for them all.
-  void check(const std::vector<int>& ids) const;
-  /// Runs the rows of `ids` at the next positions through every layer, filling the caches; returns the
-  /// stream after the last layer [m, d].
-  Mat run(const std::vector<int>& ids, const RunControl& control);
+  Mat run(const std::vector<int>& ids, const RunControl& control) override;
 
   const Gpt2Model& model_;
-  std::vector<KvCache> caches_;  ///< one per layer, [n, d] keys and values (all heads side by side)
 };
 
 }  // namespace attnlab

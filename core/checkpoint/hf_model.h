@@ -42,6 +42,8 @@ class HfModel : public Model {
 
   const HfConfig& config() const { return config_; }
   const TextTokenizer& tokenizer() const { return *tokenizer_; }
+  /// The checkpoint's name (its folder), as messages give it; info().name adds the architecture.
+  const std::string& name() const { return name_; }
 
  protected:
   /// Throws InputError for an empty input, one longer than the position table, or an id outside the
