@@ -26,6 +26,7 @@ const RoomTable kRooms = {
     {"core/spectra", {"core/model", "core/compute"}},
     {"core/checkpoint", {"core/model", "core/compute"}},
     {"core/predict", {"core/model"}},
+    {"core/atlas", {"core/predict"}},
     {"core/variants", {"core/spectra"}},
     {"core/collapse", {"core/spectra"}},
     {"core/train", {"core/checkpoint"}},

@@ -1,0 +1,33 @@
+#pragma once
+// The head atlas over the user's corpus (issue 17): text files read as a stream in windows of the model's
+// context, one forward pass a window, keeping only what the atlas needs — every head's strongest contexts (by
+// output norm and by its strongest non-BOS attention edge), its direct-logit-attribution magnitude on the next
+// token, the pattern scores refined over real text, the ablation effect on a bounded sample — never the maps.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/atlas/head_atlas.h"
+#include "core/base/run_control.h"
+#include "core/model/model.h"
+
+namespace attnlab {
+
+struct CorpusOptions {
+  std::vector<std::string> files;  ///< text files, or folders (their files, recursively, in name order)
+  int window = 256;                ///< tokens per forward pass (at most the model's context)
+  int top = 10;                    ///< strongest contexts kept per head and kind
+  int ablationTokens = 128;        ///< tokens of the corpus's first window the ablation effect is measured on
+};
+
+/// Called after each window with the atlas refined so far and the fraction of the corpus read (by bytes).
+using CorpusProgress = std::function<void(const HeadAtlas& atlas, double fraction)>;
+
+/// Scans the corpus into `atlas` (built by buildProbeAtlas for the same model): fills topExamples, the corpus
+/// metrics, corpusTokens, and a note for every file skipped (empty, binary, not UTF-8: with the file and byte
+/// offset). Throws InputError when no file holds any text, Cancelled through `control` (the atlas then holds what
+/// was scanned).
+void scanCorpus(const Model& model, const CorpusOptions& options, HeadAtlas& atlas, const CorpusProgress& progress = {},
+                const RunControl& control = {});
+
+}  // namespace attnlab

@@ -1,0 +1,7 @@
+#include "core/atlas/head_atlas.h"
+
+namespace attnlab {
+
+std::string headKey(int layer, int head) { return std::to_string(layer) + "." + std::to_string(head); }
+
+}  // namespace attnlab
