@@ -24,6 +24,7 @@
 #include "core/predict/attribution.h"
 #include "core/predict/patching.h"
 #include "core/predict/prediction.h"
+#include "core/predict/run_comparison.h"
 
 using namespace attnlab;
 using namespace attnlab::bench;
@@ -119,6 +120,27 @@ int main(int argc, char** argv) {
       },
       1.0, 10);
   report("one head ablated -> forward + prediction + KL", ablationMs, 100.0);
+  // What the window runs when a head is switched on or off: the ablated pass copying the layers before the
+  // head's from the last run (Intervention::reuse), the readout, the comparison with the plain run's final stream
+  // (kept by the Prediction view) and the attribution from the cached W_O.
+  const Mat plainFinal = trace.layers.back().residualOut;
+  for (const int layer : {0, info.layers / 2, info.layers - 1}) {
+    Intervention toggle;
+    toggle.ablate = {{layer, 0}};
+    toggle.reuse = &trace;
+    toggle.reuseLayers = firstDifferingLayer(Intervention{}, toggle, info.layers);
+    const double toggleMs = medianMs(
+        [&] {
+          const Trace ablated = model->forward(text, {}, toggle);
+          const PositionReadout readout = readPosition(*model, ablated, -1, 10, 1.0, 1);
+          compareRuns(*model->unembedding(), plainFinal, ablated.layers.back().residualOut, -1, readout.top[0].id);
+          directLogitAttribution(*model, ablated, headContributions(projections, ablated, -1), readout.top[0].id);
+        },
+        1.0, 10);
+    report(("toggling head " + std::to_string(layer) + ".0 -> forward from its layer + readout + KL + attribution")
+               .c_str(),
+           toggleMs, 100.0);
+  }
 
   const int target = model->vocabularyId("Ġfox"), versus = model->vocabularyId("Ġcat");
   const int vocab = model->unembedding()->vocab;

@@ -22,7 +22,7 @@ const RoomTable kRooms = {
     {"core/base", {}},
     {"core/compute", {"core/base"}},
     {"core/text", {"core/base"}},
-    {"core/model", {"core/text"}},
+    {"core/model", {"core/text", "core/compute"}},
     {"core/spectra", {"core/model", "core/compute"}},
     {"core/checkpoint", {"core/model", "core/compute"}},
     {"core/predict", {"core/model"}},

@@ -159,7 +159,7 @@ Trace DecoderModel::forward(const TokenizedText& text, const RunControl& control
   bool anyLocal = false;
   for (bool b : config_.decoder.usesLocalRope) anyLocal = anyLocal || b;
   if (anyLocal) local = ropeTables(config_.decoder.localRope, config_.dHead(), n);
-  for (int l = 0; l < config_.layers; ++l) {
+  for (int l = copyReusedLayers(iv, text.ids, trace, h); l < config_.layers; ++l) {
     control.checkpoint(static_cast<double>(l) / config_.layers);
     interveneOnResidual(iv, l, h);
     trace.layers.push_back(runLayer(l, h, config_.decoder.usesLocalRope[l] ? local : global, iv));

@@ -64,7 +64,7 @@ Trace Gpt2Model::forward(const TokenizedText& text, const RunControl& control, c
   Mat h(n, config_.dModel);
   for (int i = 0; i < n; ++i) h.row(i) = wte_.matrix().row(text.ids[i]) + wpe_.matrix().row(i);
   trace.embeddings = h;
-  for (int l = 0; l < config_.layers; ++l) {
+  for (int l = copyReusedLayers(iv, text.ids, trace, h); l < config_.layers; ++l) {
     control.checkpoint(static_cast<double>(l) / config_.layers);
     interveneOnResidual(iv, l, h);
     trace.layers.push_back(runLayer(l, h, iv));

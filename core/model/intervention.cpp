@@ -93,4 +93,25 @@ void interveneOnResidual(const Intervention& iv, int layer, Mat& stream) {
   stream.row(iv.residualPosition) = from.row(iv.residualPosition);
 }
 
+int firstDifferingLayer(const Intervention& a, const Intervention& b, int layers) {
+  if (!a.patchHeads.empty() || !b.patchHeads.empty() || a.residualLayer >= 0 || b.residualLayer >= 0) return 0;
+  int first = layers;
+  auto lowerTo = [&first](const std::vector<HeadRef>& heads, const std::vector<HeadRef>& other, bool all) {
+    for (const HeadRef& h : heads)
+      if (all || std::find(other.begin(), other.end(), h) == other.end()) first = std::min(first, h.layer);
+  };
+  const bool modes = a.mode != b.mode;  // every ablated head's output changes with the mode
+  lowerTo(a.ablate, b.ablate, modes);
+  lowerTo(b.ablate, a.ablate, modes);
+  return first;
+}
+
+int copyReusedLayers(const Intervention& iv, const std::vector<int>& ids, Trace& trace, Mat& stream) {
+  if (!iv.reuse || iv.reuseLayers <= 0 || iv.reuse->tokenIds != ids || iv.reuse->layerCount() < iv.reuseLayers)
+    return 0;
+  trace.layers.assign(iv.reuse->layers.begin(), iv.reuse->layers.begin() + iv.reuseLayers);
+  stream = trace.layers.back().residualOut;
+  return iv.reuseLayers;
+}
+
 }  // namespace attnlab

@@ -35,6 +35,12 @@ struct Intervention {
   /// Residual row copied from `source`: the stream entering layer `residualLayer` (= the layer count: the
   /// stream after the last layer) at position `residualPosition`; −1 = none.
   int residualLayer = -1, residualPosition = -1;
+  /// A traced run of the same token ids by the same model whose interventions agree with these in layers
+  /// [0, reuseLayers) (firstDifferingLayer): GPT-2 and the decoders copy those layers from it instead of computing
+  /// them — the window's ablation toggle then recomputes only the layers from the switched head on. Other models
+  /// run in full; the result is the same either way.
+  const Trace* reuse = nullptr;
+  int reuseLayers = 0;
 
   bool empty() const { return ablate.empty() && patchHeads.empty() && residualLayer < 0; }
 };
@@ -49,6 +55,15 @@ std::vector<int> interveneOnConcat(const Intervention& iv, int layer, int heads,
 /// Applies the ablations and head patches of `layer` to concat [n, heads·d_head] and to the heads' traced
 /// outputs (so the trace shows what the next block received).
 void interveneOnHeads(const Intervention& iv, int layer, int dHead, Mat& concat, std::vector<HeadTrace>& heads);
+
+/// The first layer in which two ablation-only interventions differ (a head in one list and not the other; either
+/// list's first layer when the modes differ); `layers` when they are the same, 0 when either patches anything.
+int firstDifferingLayer(const Intervention& a, const Intervention& b, int layers);
+
+/// The layers a forward pass of `ids` may copy from iv.reuse: iv.reuseLayers when the reused trace holds the same
+/// ids and at least that many layers, else 0. Copies them into `trace` (after its embeddings) and leaves `stream`
+/// at the last copied layer's output.
+int copyReusedLayers(const Intervention& iv, const std::vector<int>& ids, Trace& trace, Mat& stream);
 
 /// Applies the residual patch for the stream entering `layer` (layer = layer count: the final stream).
 void interveneOnResidual(const Intervention& iv, int layer, Mat& stream);

@@ -1,5 +1,6 @@
 #include "core/model/trace_json.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace attnlab {
@@ -25,7 +26,7 @@ nlohmann::json rowsOf(const M& m) {
 nlohmann::json matrixToJson(const Mat& m) { return rowsOf(m); }
 nlohmann::json matrixToJson(const MatD& m) { return rowsOf(m); }
 
-nlohmann::json traceToJson(const Trace& t, const nlohmann::json& config) {
+nlohmann::json traceToJson(const Trace& t, const nlohmann::json& config, const TraceJsonOptions& options) {
   nlohmann::json j;
   j["schema"] = kTraceSchema;
   j["tokens"] = t.tokens;
@@ -34,15 +35,19 @@ nlohmann::json traceToJson(const Trace& t, const nlohmann::json& config) {
   j["causal"] = t.causal;
   j["embeddings"] = matrixToJson(t.embeddings);
   nlohmann::json layers = nlohmann::json::array();
-  for (const LayerTrace& l : t.layers) {
+  for (int li = 0; li < t.layerCount(); ++li) {
+    const LayerTrace& l = t.layers[static_cast<size_t>(li)];
     nlohmann::json heads = nlohmann::json::array();
-    for (const HeadTrace& h : l.heads)
-      heads.push_back({{"q", rowsOf(h.q)},
-                       {"k", rowsOf(h.k)},
-                       {"v", rowsOf(h.v)},
-                       {"scores", rowsOf(h.scores)},
-                       {"attention", rowsOf(h.attention)},
-                       {"output", rowsOf(h.output)}});
+    for (int hi = 0; hi < static_cast<int>(l.heads.size()); ++hi) {
+      const HeadTrace& h = l.heads[static_cast<size_t>(hi)];
+      nlohmann::json hj = nlohmann::json::object();
+      if (options.qkv) hj.update({{"q", rowsOf(h.q)}, {"k", rowsOf(h.k)}, {"v", rowsOf(h.v)}});
+      const auto& only = options.mapsOf;
+      if (options.allMaps || std::find(only.begin(), only.end(), std::make_pair(li, hi)) != only.end())
+        hj.update({{"scores", rowsOf(h.scores)}, {"attention", rowsOf(h.attention)}});
+      hj["output"] = rowsOf(h.output);
+      heads.push_back(std::move(hj));
+    }
     nlohmann::json lj{{"heads", std::move(heads)},
                       {"residual_in", rowsOf(l.residualIn)},
                       {"concat", rowsOf(l.concat)},

@@ -82,14 +82,35 @@ void dotTiles(const float* w, Eigen::Index stride, Eigen::Index t0, Eigen::Index
 }
 #endif
 
+/// tanh soft-capping of logits (Gemma 2), none for softcap = 0.
+Mat softcapped(Mat logits, double softcap) {
+  if (softcap <= 0.0) return logits;
+  const float c = static_cast<float>(softcap);
+  return logits.unaryExpr([c](float s) { return std::tanh(s / c) * c; });
+}
+
 }  // namespace
+
+const PackedMatrix* Unembedding::packedTranspose() const {
+  const double bytes = static_cast<double>(vocab) * static_cast<double>(d) * sizeof(float);
+  if (colStride != 1 || bytes > kMaxPackedUnembeddingBytes || !packed) return nullptr;
+  std::call_once(packed->once, [&] {
+    std::vector<const void*> rows(static_cast<size_t>(vocab));  // nn.Linear rows: u_t at t·rowStride
+    for (Eigen::Index t = 0; t < vocab; ++t) rows[static_cast<size_t>(t)] = data + t * rowStride;
+    packed->wt = PackedMatrix::fromRows(rows, d, StoredFloat::F32);
+  });
+  return &packed->wt;
+}
 
 Mat Unembedding::logits(const Mat& x) const {
   const Mat normed = normalise(transformed(x));  // [n, d]
-  Mat out(x.rows(), vocab);                      // [n, vocab]
-  // The product is bound by reading W_U (154 MB for GPT-2 small): blocks of the vocabulary go side by side
-  // on the OpenMP threads (Eigen's own threading is off in this build). With rows of W_U contiguous (every
-  // model here), several rows (the logit lens: 13 for GPT-2 small) take dotTiles, which reads W_U once
+  const PackedMatrix* pw = x.rows() >= kTiledMinRows ? packedTranspose() : nullptr;
+  Mat out = pw ? pw->affine(normed, bias) : Mat(x.rows(), vocab);  // [n, vocab]
+  if (pw) return softcapped(std::move(out), softcap);
+  // Several rows go through the packed copy of W_U (PackedUnembedding) when there is one. Otherwise the product
+  // is bound by reading W_U (154 MB for GPT-2 small): blocks of the vocabulary go side by side on the OpenMP
+  // threads (Eigen's own threading is off in this build). With rows of W_U contiguous (every model here),
+  // several rows (a W_U too big to copy: Llama 3.2's 1 GB) take dotTiles, which reads W_U once
   // (Eigen's product re-reads it per 48-row panel of a 13-row left side: 21 ms); one row a row-major view that
   // vectorises (Eigen's general strided view does not: 130 ms for one GPT-2-small row against a few ms).
   using RowMajorView =
@@ -117,11 +138,7 @@ Mat Unembedding::logits(const Mat& x) const {
     }
   }
   if (bias.size() > 0) out.rowwise() += bias.transpose();
-  if (softcap > 0.0) {
-    const float c = static_cast<float>(softcap);
-    out = out.unaryExpr([c](float s) { return std::tanh(s / c) * c; });
-  }
-  return out;
+  return softcapped(std::move(out), softcap);
 }
 
 }  // namespace attnlab

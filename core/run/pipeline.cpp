@@ -5,12 +5,19 @@
 
 namespace attnlab {
 
-PipelineResult runPipeline(const Params& p, std::shared_ptr<const Model> model, const RunControl& control) {
+PipelineResult runPipeline(const Params& p, std::shared_ptr<const Model> model, const RunControl& control,
+                           std::shared_ptr<const PipelineResult> previous) {
   PipelineResult r;
   r.model = model ? std::move(model) : makeModel(p);
   r.info = r.model->info();
   r.text = r.model->tokenize(p.sentence);
-  r.trace = r.model->forward(r.text, control, ablationOf(p.prediction));
+  r.intervention = ablationOf(p.prediction);
+  Intervention iv = r.intervention;
+  if (previous && previous->model == r.model && previous->text.ids == r.text.ids) {
+    iv.reuse = &previous->trace;
+    iv.reuseLayers = firstDifferingLayer(previous->intervention, iv, r.info.layers);
+  }
+  r.trace = r.model->forward(r.text, control, iv);
   return r;
 }
 

@@ -12,13 +12,15 @@ struct PipelineResult {
   ModelInfo info;
   TokenizedText text;
   Trace trace;
+  Intervention intervention;  ///< the ablation the trace was run with
 };
 
 /// Runs the parameters' model on their sentence, with the heads of p.prediction.ablate switched off. `model` may be
 /// passed in to reuse an already built one (the GUI caches); when null it is made from the parameters. Throws
-/// InputError / Cancelled.
+/// InputError / Cancelled. `previous` (the GUI's last result) lends its trace's layers before the first one whose
+/// ablation changed when it ran the same model on the same tokens (Intervention::reuse).
 PipelineResult runPipeline(const Params& p, std::shared_ptr<const Model> model = nullptr,
-                           const RunControl& control = {});
+                           const RunControl& control = {}, std::shared_ptr<const PipelineResult> previous = nullptr);
 
 /// The heads the parameters switch off, as the intervention every forward pass of the pipeline applies (the
 /// Prediction chapter's ablation: every view then draws the ablated model).

@@ -80,12 +80,13 @@ std::shared_ptr<const Model> LiveController::cachedModel(const Params& p, const 
   return cache_;
 }
 
-ResultPtr LiveController::compute(const Params& p, std::shared_ptr<const Model> model, const RunControl& control) {
+ResultPtr LiveController::compute(const Params& p, std::shared_ptr<const Model> model, const RunControl& control,
+                                  std::shared_ptr<const PipelineResult> previous) {
   auto r = std::make_shared<ComputeResult>();
   r->params = p;
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    r->run = std::make_shared<const PipelineResult>(runPipeline(p, std::move(model), control));
+    r->run = std::make_shared<const PipelineResult>(runPipeline(p, std::move(model), control, std::move(previous)));
   } catch (const Cancelled&) {
     r->cancelled = true;
   } catch (const std::exception& e) {  // InputError, bad_alloc: shown, never fatal
@@ -101,8 +102,9 @@ void LiveController::start() {
   const quint64 gen = ++generation_;
   const Params p = params_;
   auto flag = cancel_;
+  std::shared_ptr<const PipelineResult> previous = last_ && last_->ok() ? last_->run : nullptr;
   if (running_++ == 0) emit busyChanged(true);
-  QtConcurrent::run(&pool_, [this, p, flag, gen]() -> ResultPtr {
+  QtConcurrent::run(&pool_, [this, p, flag, gen, previous]() -> ResultPtr {
     RunControl control;
     control.cancel = flag.get();
     control.progress = [this](double f) {
@@ -120,7 +122,7 @@ void LiveController::start() {
       r->generation = gen;
       return r;
     }
-    auto r = std::const_pointer_cast<ComputeResult>(compute(p, model, control));
+    auto r = std::const_pointer_cast<ComputeResult>(compute(p, model, control, previous));
     r->generation = gen;
     return r;
   }).then(this, [this](const ResultPtr& r) { finished(r); });

@@ -36,8 +36,10 @@ class LiveController : public QObject {
   void cancel();
 
   /// The synchronous computation the worker runs: cached model, tokens, trace. Public so the command
-  /// line and the benchmarks measure exactly what the GUI runs.
-  static ResultPtr compute(const Params& p, std::shared_ptr<const Model> model, const RunControl& control);
+  /// line and the benchmarks measure exactly what the GUI runs. `previous` lends the layers an ablation toggle leaves
+  /// unchanged (runPipeline).
+  static ResultPtr compute(const Params& p, std::shared_ptr<const Model> model, const RunControl& control,
+                           std::shared_ptr<const PipelineResult> previous = nullptr);
 
  signals:
   void resultReady(const attnlab::ui::ResultPtr& result);

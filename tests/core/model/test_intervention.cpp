@@ -46,6 +46,24 @@ class TestIntervention : public QObject {
     QCOMPARE(other, concat3x4());
   }
 
+  void firstDifferingLayerFindsWhereTwoAblationsPart() {
+    Intervention a, b;
+    QCOMPARE(firstDifferingLayer(a, b, 12), 12);  // the same: every layer may be reused
+    a.ablate = {{5, 1}, {9, 0}};
+    b.ablate = {{9, 0}, {5, 1}};
+    QCOMPARE(firstDifferingLayer(a, b, 12), 12);  // order does not matter
+    b.ablate.push_back({7, 3});
+    QCOMPARE(firstDifferingLayer(a, b, 12), 7);
+    QCOMPARE(firstDifferingLayer(b, a, 12), 7);
+    b.ablate = {{9, 0}, {5, 1}};
+    b.mode = AblationMode::Mean;  // every ablated head changes with the mode
+    QCOMPARE(firstDifferingLayer(a, b, 12), 5);
+    b.mode = AblationMode::Zero;
+    b.residualLayer = 3;
+    b.residualPosition = 0;
+    QCOMPARE(firstDifferingLayer(a, b, 12), 0);  // patches are never reused
+  }
+
   void meanAblationUsesTheMeanOverPositions() {
     Mat c = concat3x4();
     auto heads = headsOf(c);

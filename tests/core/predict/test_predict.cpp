@@ -195,6 +195,32 @@ class TestPredict : public QObject {
     }
   }
 
+  void reusedLayersGiveTheSameTrace() {
+    // The window's ablation toggle: the layers before the switched head come from the last run.
+    for (const char* name : {"models/gpt2_tiny", "decoders/llama-gqa"}) {
+      const auto model = loadCheckpoint(std::string(ATTNLAB_TEST_DATA) + "/reference/" + name);
+      const TokenizedText text = model->tokenize("The cat sat on the mat because it was warm");
+      const int layers = model->info().layers;
+      Intervention before;
+      before.ablate = {{0, 0}};
+      const Trace last = model->forward(text, {}, before);
+      Intervention now;
+      now.ablate = {{0, 0}, {layers - 1, 1}};
+      const Trace full = model->forward(text, {}, now);
+      now.reuse = &last;
+      now.reuseLayers = firstDifferingLayer(before, now, layers);
+      QCOMPARE(now.reuseLayers, layers - 1);
+      const Trace reused = model->forward(text, {}, now);
+      QCOMPARE(reused.layerCount(), layers);
+      QCOMPARE(reused.layers.back().residualOut, full.layers.back().residualOut);
+      QCOMPARE(reused.layers[0].heads[0].attention, full.layers[0].heads[0].attention);
+      TokenizedText other = text;  // another sentence: nothing may be copied
+      other.ids[1] = (other.ids[1] + 1) % static_cast<int>(model->unembedding()->vocab);
+      QCOMPARE(model->forward(other, {}, now).layers.back().residualOut,
+               model->forward(other, {}, Intervention{now.ablate}).layers.back().residualOut);
+    }
+  }
+
   void fastPatchingMapEqualsTheFullForwardMap() {
     const nlohmann::json c = reference()["cases"][0];
     const nlohmann::json& p = c["patching"];
