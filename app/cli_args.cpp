@@ -47,6 +47,7 @@ const std::vector<Option>& paramOptions() {
     std::vector<Option> o{
         {"params", true, "FILE.json: every parameter from one file (the GUI's session/params format)"},
         {"sentence", true, "TEXT: the input sentence"},
+        {"sentence-file", true, "FILE: read the input sentence from a text file (a page, thousands of tokens)"},
         {"model", true, "DIR: a Hugging Face checkpoint folder (default: the built-in model)"},
         {"d-model", true, "N: model width of the built-in model (default 64)"},
         {"heads", true, "N: attention heads (default 4)"},
@@ -116,6 +117,19 @@ std::string readFile(const std::string& path) {
   return s.str();
 }
 
+std::string readSentenceFile(const std::string& path) {
+  std::string text = readFile(path);
+  if (const auto nul = text.find('\0'); nul != std::string::npos)
+    throw InputError("--sentence-file '" + path + "' is not text: a NUL byte at byte offset " + std::to_string(nul));
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw InputError("--sentence-file '" + path + "' holds no text");
+  return text;
+}
+
+std::string jsonText(const nlohmann::json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 void writeText(const std::string& path, const std::string& text) {
   if (path.empty() || path == "-") {
     std::cout << text;
@@ -132,7 +146,9 @@ Params paramsFromArgs(const Args& a) {
   Params p;
   if (a.has("params")) p = paramsFromJson(parseJsonText(readFile(a.value("params")), a.value("params")), p);
   ModelConfig& m = p.model;
+  if (a.has("sentence") && a.has("sentence-file")) throw InputError("give --sentence or --sentence-file, not both");
   if (a.has("sentence")) p.sentence = a.value("sentence");
+  if (a.has("sentence-file")) p.sentence = readSentenceFile(a.value("sentence-file"));
   if (a.has("model")) p.modelDir = a.value("model");
   m.dModel = a.intValue("d-model", m.dModel, 1, 4096);
   m.heads = a.intValue("heads", m.heads, 1, 256);

@@ -2,6 +2,7 @@
 // Command-line parsing shared by every subcommand: `--name value` options and `--flag` switches from
 // a table, and the mapping of the parameter options onto the one Params struct (after --params FILE).
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
@@ -38,6 +39,12 @@ Params paramsFromArgs(const Args& args);
 
 /// Reads a whole file; throws InputError naming it when it cannot be read.
 std::string readFile(const std::string& path);
+/// The text of --sentence-file: throws InputError naming the file when it cannot be read, holds a NUL byte (not
+/// text: the offset is named) or only white space. Invalid UTF-8 is kept: tokens show U+FFFD for its bytes.
+std::string readSentenceFile(const std::string& path);
+/// JSON text of a command's output, indent −1 = compact. Bytes of the user's text that are not UTF-8 (a sentence
+/// read with --sentence-file) are written as U+FFFD: JSON holds only UTF-8, and a dump must not stop on them.
+std::string jsonText(const nlohmann::json& j, int indent = -1);
 /// Writes text to a file ("-" or empty: stdout); throws InputError naming it on failure.
 void writeText(const std::string& path, const std::string& text);
 

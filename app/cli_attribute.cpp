@@ -35,7 +35,7 @@ int runAttribute(const Args& args) {
     putParts(v, directLogitAttribution(*r.model, r.trace, parts, target, versus));
     j["versus"] = v;
   }
-  writeText(args.value("out"), j.dump(args.intValue("indent", -1, 0, 16)) + "\n");
+  writeText(args.value("out"), jsonText(j, args.intValue("indent", -1, 0, 16)) + "\n");
   return 0;
 }
 

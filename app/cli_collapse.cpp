@@ -63,7 +63,7 @@ int runCollapse(const Args& args) {
   nlohmann::json j = collapseToJson(attnlab::runCollapse(p));
   if (args.has("paths")) j["paths"] = pathsToJson(runPathAnalysis(p));
   const int indent = args.intValue("indent", -1, 0, 16);
-  writeText(args.value("out"), j.dump(indent) + "\n");
+  writeText(args.value("out"), jsonText(j, indent) + "\n");
   return 0;
 }
 

@@ -17,6 +17,10 @@ const std::vector<Subcommand>& subcommands() {
          "also write \"performer_curve\": Performer's relative error vs m (1..4096) for positive/trig x "
          "iid/orthogonal features, averaged over --redraws R"},
         {"indent", true, "N: pretty-print with N spaces (default: compact)"},
+        {"only", true,
+         "L.H[,L.H...]: write \"scores\" and \"attention\" for these heads only (the others keep q, k, v and "
+         "output): a long input without gigabytes of JSON"},
+        {"no-qkv", false, "leave out every head's q, k and v"},
         {"spectrum", false,
          "add \"spectrum\" for the selected head: singular values, numerical and effective rank, eigenvalues "
          "[[re, im], ...] of the attention matrix, singular values of the scores and of exp(scores)"}},

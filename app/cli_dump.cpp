@@ -1,4 +1,5 @@
 #include "app/cli_commands.h"
+#include "core/base/errors.h"
 #include "core/model/trace_json.h"
 #include "core/run/model_factory.h"
 #include "core/run/pipeline.h"
@@ -13,7 +14,20 @@ int runDump(const Args& args) {
   const Params p = paramsFromArgs(args);
   const PipelineResult r = runPipeline(p);
   checkSelection(p, r.trace);
-  nlohmann::json j = traceToJson(r.trace, describeModel(p, *r.model));
+  TraceJsonOptions written;
+  if (args.has("only")) {
+    written.allMaps = false;
+    const std::vector<HeadRef> only = parseHeadList(args.value("only"), "--only");
+    for (const HeadRef& h : only) {
+      if (h.layer < 0 || h.layer >= r.trace.layerCount() || h.head < 0 || h.head >= r.trace.headCount())
+        throw InputError("--only: head " + std::to_string(h.layer) + "." + std::to_string(h.head) +
+                         " does not exist: the model has layers 0–" + std::to_string(r.trace.layerCount() - 1) +
+                         " and heads 0–" + std::to_string(r.trace.headCount() - 1));
+      written.mapsOf.emplace_back(h.layer, h.head);
+    }
+  }
+  written.qkv = !args.has("no-qkv");
+  nlohmann::json j = traceToJson(r.trace, describeModel(p, *r.model), written);
   // The whole parameter file (attnlab.params/1), so `--params dump.json` re-runs the dump; "layer" and
   // "head" stay beside it for the scripts that read them (the older contract); --params ignores them.
   j["params"] = toJson(p);
@@ -32,7 +46,7 @@ int runDump(const Args& args) {
     j["spectrum"] = headSpectrumToJson(headSpectrum(head, r.trace.causal));
   }
   const int indent = args.intValue("indent", -1, 0, 16);
-  writeText(args.value("out"), j.dump(indent) + "\n");
+  writeText(args.value("out"), jsonText(j, indent) + "\n");
   return 0;
 }
 

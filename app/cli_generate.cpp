@@ -41,7 +41,7 @@ int runGenerate(const Args& args) {
   generate(*model, prompt, steps, o, {}, [](const GeneratedToken& t) {
     const nlohmann::json j{{"step", t.step}, {"id", t.id}, {"token", t.piece}, {"prob", t.prob}};
     // Vocabulary strings are valid UTF-8; replace rather than throw if one is not.
-    std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n" << std::flush;
+    std::cout << jsonText(j) << "\n" << std::flush;
   });
   return 0;
 }

@@ -23,7 +23,7 @@ int runPatch(const Args& args) {
                             {"versus", tokenJson(*model, versus)}, {"heads", matrixJson(r.heads)},
                             {"resid", matrixJson(r.resid)},        {"clean_diff", r.cleanDiff},
                             {"corrupt_diff", r.corruptDiff}};
-  writeText(args.value("out"), j.dump(args.intValue("indent", -1, 0, 16)) + "\n");
+  writeText(args.value("out"), jsonText(j, args.intValue("indent", -1, 0, 16)) + "\n");
   return 0;
 }
 

@@ -34,7 +34,7 @@ int runPredict(const Args& args) {
       lens.push_back({{"layer", row.layer}, {"top", scoresJson(row.top, false)}});
     j["logit_lens"] = lens;
   }
-  writeText(args.value("out"), j.dump(args.intValue("indent", -1, 0, 16)) + "\n");
+  writeText(args.value("out"), jsonText(j, args.intValue("indent", -1, 0, 16)) + "\n");
   return 0;
 }
 

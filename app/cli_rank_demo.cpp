@@ -17,7 +17,7 @@ int runRankDemo(const Args& args) {
   std::vector<RankSweepPoint> sweep;
   if (args.has("sweep")) sweep = rankSweep(s);
   const nlohmann::json j = rankDemoToJson(r, args.has("sweep") ? &sweep : nullptr);
-  writeText(args.value("out"), j.dump(args.intValue("indent", -1, 0, 16)) + "\n");
+  writeText(args.value("out"), jsonText(j, args.intValue("indent", -1, 0, 16)) + "\n");
   return 0;
 }
 

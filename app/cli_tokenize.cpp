@@ -35,7 +35,7 @@ int runTokenize(const Args& args) {
     nlohmann::json j{{"ids", t.ids}, {"tokens", nlohmann::json::array()}};
     for (const Token& tok : t.tokens) j["tokens"].push_back(tok.text);
     // Token strings are vocabulary entries (valid UTF-8); replace rather than throw if one is not.
-    std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    std::cout << jsonText(j) << "\n";
   }
   std::cout.flush();
   return 0;

@@ -120,7 +120,7 @@ std::string numbersToBytes(const ViewNumbers& n, NumbersFormat format, const std
     case NumbersFormat::Csv:
       return numbersToCsv(n);
     case NumbersFormat::Json:
-      return numbersToJson(n).dump(1) + "\n";
+      return numbersToJson(n).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     case NumbersFormat::Npy:
       break;
   }

@@ -47,6 +47,48 @@ class TestCli : public QObject {
     }
   }
 
+  void longInputDumpsFromAFileWithFewerMaps() {
+    // Issue 18: --sentence-file reads the text; --only keeps the maps of the named heads, --no-qkv drops q, k, v;
+    // bytes that are not UTF-8 are U+FFFD in every string written, the rest of the text as it was.
+    const QString path = dir_.filePath("page.txt");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("caf\xc3 ok \xff\xfe bad words\n");
+    f.close();
+    for (const QStringList model :
+         {QStringList{}, QStringList{"--model", ATTNLAB_TEST_DATA "/reference/models/gpt2_tiny"}}) {
+      const Run r = run(QStringList{"dump", "--sentence-file", path, "--only", "1.0", "--no-qkv"} + model);
+      QVERIFY2(r.code == 0, r.err.constData());
+      const QJsonObject j = QJsonDocument::fromJson(r.out).object();
+      QVERIFY(!j["tokens"].toArray().isEmpty());
+      QVERIFY(QString::fromUtf8(r.out).contains(QChar(0xFFFD)));
+      QVERIFY(j["params"].toObject()["sentence"].toString().endsWith("bad words\n"));
+      const QJsonArray layers = j["layers"].toArray();
+      for (int l = 0; l < layers.size(); ++l) {
+        const QJsonArray heads = layers[l].toObject()["heads"].toArray();
+        for (int h = 0; h < heads.size(); ++h) {
+          const QJsonObject head = heads[h].toObject();
+          QVERIFY(!head.contains("q") && !head.contains("k") && !head.contains("v"));
+          QVERIFY(head.contains("output"));
+          QCOMPARE(head.contains("attention"), l == 1 && h == 0);
+          QCOMPARE(head.contains("scores"), l == 1 && h == 0);
+        }
+      }
+    }
+    QFile bin(dir_.filePath("binary.bin"));
+    QVERIFY(bin.open(QIODevice::WriteOnly));
+    bin.write(QByteArray("ab\0cd", 5));
+    bin.close();
+    Run r = run({"dump", "--sentence-file", bin.fileName()});
+    QVERIFY(r.code != 0 && QString(r.err).contains("NUL byte at byte offset 2"));
+    r = run({"dump", "--sentence-file", path, "--sentence", "x"});
+    QVERIFY(r.code != 0 && QString(r.err).contains("not both"));
+    r = run({"dump", "--sentence-file", path, "--only", "5.0"});
+    QVERIFY(r.code != 0 && QString(r.err).contains("--only: head 5.0 does not exist"));
+    r = run({"dump", "--sentence-file", dir_.filePath("missing.txt")});
+    QVERIFY(r.code != 0 && QString(r.err).contains("missing.txt"));
+  }
+
   void dumpToFileAndFromParams() {
     const QString params = dir_.filePath("p.json");
     QFile f(params);
