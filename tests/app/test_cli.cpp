@@ -55,7 +55,7 @@ class TestCli : public QObject {
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write("caf\xc3 ok \xff\xfe bad words\n");
     f.close();
-    for (const QStringList model :
+    for (const QStringList& model :
          {QStringList{}, QStringList{"--model", ATTNLAB_TEST_DATA "/reference/models/gpt2_tiny"}}) {
       const Run r = run(QStringList{"dump", "--sentence-file", path, "--only", "1.0", "--no-qkv"} + model);
       QVERIFY2(r.code == 0, r.err.constData());
