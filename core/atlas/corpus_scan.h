@@ -3,6 +3,7 @@
 // context, one forward pass a window, keeping only what the atlas needs — every head's strongest contexts (by
 // output norm and by its strongest non-BOS attention edge), its direct-logit-attribution magnitude on the next
 // token, the pattern scores refined over real text, the ablation effect on a bounded sample — never the maps.
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -18,6 +19,8 @@ struct CorpusOptions {
   int window = 256;                ///< tokens per forward pass (at most the model's context)
   int top = 10;                    ///< strongest contexts kept per head and kind
   int ablationTokens = 128;        ///< tokens of the corpus's first window the ablation effect is measured on
+  int ablationPositions = 32;      ///< positions of those the loss is read at (evenly spaced)
+  std::size_t chunkBytes = std::size_t(1) << 20;  ///< bytes read and tokenized at a time (cut at whitespace)
 };
 
 /// Called after each window with the atlas refined so far and the fraction of the corpus read (by bytes).
