@@ -1,6 +1,7 @@
 #include "core/atlas/corpus_scan.h"
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <optional>
 
@@ -17,6 +18,21 @@ namespace attnlab {
 namespace {
 
 constexpr char kNotePrefix[] = "corpus";
+
+/// Adds the seconds since the last call to a timing field (when timings are asked for).
+class Stopwatch {
+ public:
+  explicit Stopwatch(CorpusTimings* timings) : timings_(timings) {}
+  void add(double CorpusTimings::*field) {
+    const auto now = std::chrono::steady_clock::now();
+    if (timings_) timings_->*field += std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+  }
+
+ private:
+  CorpusTimings* timings_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
 
 bool isCorpusNote(const std::string& note) { return note.rfind(kNotePrefix, 0) == 0; }
 
@@ -110,7 +126,10 @@ void scanCorpus(const Model& model, const CorpusOptions& options, HeadAtlas& atl
   for (const char* m : {"dla_magnitude", "ablation_effect"}) atlas.metrics.erase(m);
   CorpusReader reader(options.files, options.chunkBytes);
   TokenWindows windows(model, reader, window);
+  if (options.timings) *options.timings = {};
+  Stopwatch clock(options.timings);
   prepare(s, window, cancelOnly);
+  clock.add(&CorpusTimings::projections);
   // Progress: the corpus's bytes, then the ablation passes, weighted by tokens run (≈ 4 bytes a token).
   const double corpusTokens = std::max(1.0, static_cast<double>(reader.totalBytes()) / 4.0);
   const bool ablate = nextTokenRefusal(model).empty() && options.ablationTokens >= 2;
@@ -118,8 +137,10 @@ void scanCorpus(const Model& model, const CorpusOptions& options, HeadAtlas& atl
   const double corpusShare = corpusTokens / (corpusTokens + ablationTokens);
   ScanWindow w;
   while (windows.next(w)) {
+    clock.add(&CorpusTimings::reading);
     control.checkpoint(corpusShare * reader.fraction());
     const Trace t = model.forward(w.text, cancelOnly);
+    clock.add(&CorpusTimings::forward);
     if (s.ablationText.tokens.empty()) {
       const auto n = std::min(w.text.tokens.size(), static_cast<std::size_t>(std::max(options.ablationTokens, 0)));
       s.ablationText.tokens.assign(w.text.tokens.begin(), w.text.tokens.begin() + static_cast<std::ptrdiff_t>(n));
@@ -127,10 +148,14 @@ void scanCorpus(const Model& model, const CorpusOptions& options, HeadAtlas& atl
         s.ablationText.ids.assign(w.text.ids.begin(), w.text.ids.begin() + static_cast<std::ptrdiff_t>(n));
     }
     s.contexts->addWindow(t, w);
+    clock.add(&CorpusTimings::contexts);
     if (s.dla) s.dla->addWindow(t, w);
+    clock.add(&CorpusTimings::dla);
     s.publish(reader, windows.tokens());
     if (progress) progress(atlas, corpusShare * reader.fraction());
+    clock.add(&CorpusTimings::publishing);
   }
+  clock.add(&CorpusTimings::reading);
   if (windows.tokens() == 0) {
     s.publish(reader, 0);
     std::string files;
@@ -141,6 +166,7 @@ void scanCorpus(const Model& model, const CorpusOptions& options, HeadAtlas& atl
                      ")" + why);
   }
   if (ablate) measureAblation(s, corpusShare, progress, control);
+  clock.add(&CorpusTimings::ablation);
   s.publish(reader, windows.tokens());
   control.checkpoint(1.0);
   if (progress) progress(atlas, 1.0);

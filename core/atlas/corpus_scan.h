@@ -14,6 +14,17 @@
 
 namespace attnlab {
 
+/// Where a scan's time went, in seconds (for bench/bench_atlas_corpus).
+struct CorpusTimings {
+  double projections = 0.0;  ///< reading W_O once (attribution.h's probe passes)
+  double reading = 0.0;      ///< reading, checking and tokenizing the files
+  double forward = 0.0;      ///< the windows' forward passes
+  double contexts = 0.0;     ///< ranking the strongest contexts
+  double dla = 0.0;          ///< the DLA products
+  double publishing = 0.0;   ///< copying the refined results into the atlas after each window
+  double ablation = 0.0;     ///< the ablation passes
+};
+
 struct CorpusOptions {
   std::vector<std::string> files;  ///< text files, or folders (their files, recursively, in name order)
   int window = 256;                ///< tokens per forward pass (at most the model's context)
@@ -21,6 +32,7 @@ struct CorpusOptions {
   int ablationTokens = 128;        ///< tokens of the corpus's first window the ablation effect is measured on
   int ablationPositions = 32;      ///< positions of those the loss is read at (evenly spaced)
   std::size_t chunkBytes = std::size_t(1) << 20;  ///< bytes read and tokenized at a time (cut at whitespace)
+  CorpusTimings* timings = nullptr;               ///< filled when given
 };
 
 /// Called after each window with the atlas refined so far and the fraction of the corpus read (by bytes).
