@@ -92,8 +92,8 @@ int main(int argc, char** argv) {
   std::printf(
       "  W_O read %.2f s, reading+tokenizing %.2f s, forward passes %.2f s, contexts %.2f s, DLA %.2f s, "
       "publishing %.2f s, ablation %.2f s\n",
-      timings.projections, timings.reading, timings.forward, timings.contexts, timings.dla, timings.publishing,
-      timings.ablation);
+      timings.projections, timings.reading, timings.forward, timings.contexts, timings.dla, timings.patterns,
+      timings.publishing, timings.ablation);
   std::printf("  peak resident %.0f MB (%.0f MB after opening the model and writing the corpus)\n", peakResidentMb(),
               modelMb);
   for (const std::string& note : atlas.notes) std::printf("  note: %s\n", note.c_str());

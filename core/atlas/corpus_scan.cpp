@@ -8,6 +8,7 @@
 #include "core/atlas/ablation_effect.h"
 #include "core/atlas/corpus_dla.h"
 #include "core/atlas/corpus_reader.h"
+#include "core/atlas/probe_scores.h"
 #include "core/atlas/strong_contexts.h"
 #include "core/base/errors.h"
 #include "core/predict/attribution.h"
@@ -62,11 +63,13 @@ struct Scan {
   std::optional<OutputProjections> projections;
   std::unique_ptr<StrongContextCollector> contexts;
   std::unique_ptr<DlaAccumulator> dla;
-  TokenizedText ablationText;  ///< the corpus's first tokens, kept for the ablation passes
+  PatternScoreAccumulator patterns;  ///< the probe's pattern scores over the corpus's windows
+  TokenizedText ablationText;        ///< the corpus's first tokens, kept for the ablation passes
 
   void publish(const CorpusReader& reader, long long tokens) {
     contexts->writeTo(atlas);
     if (dla) atlas.metrics["dla_magnitude"] = dla->mean();
+    for (auto& [name, grid] : patterns.grids("corpus_")) atlas.metrics[name] = std::move(grid);
     atlas.corpusTokens = tokens;
     atlas.notes = baseNotes;
     atlas.notes.insert(atlas.notes.end(), notes.begin(), notes.end());
@@ -151,6 +154,8 @@ void scanCorpus(const Model& model, const CorpusOptions& options, HeadAtlas& atl
     clock.add(&CorpusTimings::contexts);
     if (s.dla) s.dla->addWindow(t, w);
     clock.add(&CorpusTimings::dla);
+    s.patterns.add(t, t.tokenCount() - w.suffix);  // the rows of the window's text (and its BOS)
+    clock.add(&CorpusTimings::patterns);
     s.publish(reader, windows.tokens());
     if (progress) progress(atlas, corpusShare * reader.fraction());
     clock.add(&CorpusTimings::publishing);

@@ -21,6 +21,7 @@ struct CorpusTimings {
   double forward = 0.0;      ///< the windows' forward passes
   double contexts = 0.0;     ///< ranking the strongest contexts
   double dla = 0.0;          ///< the DLA products
+  double patterns = 0.0;     ///< the pattern scores (corpus_previous_token, …) over the windows
   double publishing = 0.0;   ///< copying the refined results into the atlas after each window
   double ablation = 0.0;     ///< the ablation passes
 };

@@ -128,6 +128,15 @@ class TestCorpusScan : public QObject {
     long long tokens = 0;
     for (const ScanWindow& w : windows) tokens += static_cast<long long>(w.text.tokens.size());
     QCOMPARE(atlas.corpusTokens, tokens);
+    // The pattern scores refined over the same windows: previous-token score = mean A[i, i−1] over rows i ≥ 1.
+    double previous = 0.0;
+    int rows = 0;
+    for (const ScanWindow& w : windows) {
+      const Trace t = model->forward(w.text);
+      for (int i = 1; i < t.tokenCount(); ++i, ++rows) previous += t.layers[1].heads[2].attention(i, i - 1);
+    }
+    QVERIFY(std::abs(atlas.metrics.at("corpus_previous_token")[1][2] - previous / rows) <= 1e-5);
+    QVERIFY(atlas.metrics.count("corpus_entropy") == 1 && atlas.metrics.count("corpus_bos") == 1);
     for (auto [layer, head] : {std::pair{0, 1}, {1, 3}}) {
       std::vector<Candidate> norms, edges;
       for (const ScanWindow& w : windows) {
