@@ -90,7 +90,8 @@ int main(int argc, char** argv) {
               atlas.corpusTokens, options.window, threads, updates);
   report("corpus scan (contexts, DLA, ablation on 128 tokens)", seconds * 1000.0, 30000.0);
   std::printf(
-      "  W_O read %.2f s, reading+tokenizing %.2f s, forward passes %.2f s, contexts %.2f s, DLA %.2f s, "
+      "  W_O read %.2f s, reading+tokenizing %.2f s, forward passes %.2f s, contexts %.2f s, DLA %.2f s, pattern "
+      "scores %.2f s, "
       "publishing %.2f s, ablation %.2f s\n",
       timings.projections, timings.reading, timings.forward, timings.contexts, timings.dla, timings.patterns,
       timings.publishing, timings.ablation);
