@@ -45,8 +45,8 @@ HeadAblationEffects measureAblationEffect(const Model& model, const TokenizedTex
   r.tokens = n;
   r.positions = evenlySpacedPositions(n, maxPositions);
   const RunControl cancelOnly{control.cancel, {}};
-  const VecD base =
-      nextTokenLosses(u, model.forward(text, cancelOnly).layers.back().residualOut, text.ids, r.positions);
+  const Trace plain = model.forward(text, cancelOnly);
+  const VecD base = nextTokenLosses(u, plain.layers.back().residualOut, text.ids, r.positions);
   const int passes = info.layers * info.heads;
   r.effect.assign(static_cast<std::size_t>(info.layers), std::vector<double>(static_cast<std::size_t>(info.heads)));
   for (int l = 0; l < info.layers; ++l)
@@ -55,6 +55,8 @@ HeadAblationEffects measureAblationEffect(const Model& model, const TokenizedTex
       Intervention iv;
       iv.ablate = {{l, h}};
       iv.mode = AblationMode::Zero;
+      iv.reuse = &plain;  // the layers before the head's are the plain run's: half the work on average
+      iv.reuseLayers = l;
       const Trace t = model.forward(text, cancelOnly, iv);
       const VecD loss = nextTokenLosses(u, t.layers.back().residualOut, text.ids, r.positions);
       r.effect[l][h] = (loss - base).cwiseAbs().mean();
