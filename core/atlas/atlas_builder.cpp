@@ -1,6 +1,7 @@
 #include "core/atlas/atlas_builder.h"
 
 #include "core/atlas/atlas_probe.h"
+#include "core/atlas/head_similarity.h"
 #include "core/atlas/probe_scores.h"
 
 namespace attnlab {
@@ -17,6 +18,9 @@ HeadAtlas buildProbeAtlas(const Model& model, const AtlasOptions& options, const
   atlas.heads = trace->headCount();
   atlas.metrics = probeScores(*trace, atlas.probe);
   control.checkpoint(0.75);
+  atlas.similarity = headSimilarity(*trace, 64, control.part(0.75, 0.95));
+  atlas.clusterOrder = clusterOrder(atlas.similarity);
+  atlas.map2d = map2d(atlas.similarity);
   atlas.probeTrace = std::move(trace);
   control.checkpoint(1.0);
   return atlas;
