@@ -13,12 +13,21 @@ Mat tokenCircuit(const Model& model) {
   if (!u || !u->data || !e.data() || e.cols() != u->d) return {};
   const UnembeddingView w = u->weights();  // [vocab, d]
   const Eigen::Index vocab = std::min(w.rows(), e.rows()), d = e.cols(), block = 4096;
+  const int blocks = static_cast<int>((vocab + block - 1) / block);
   Mat g = Mat::Zero(d, d);
-  // Strided views are copied a block at a time so the product runs on dense panels.
-  for (Eigen::Index t = 0; t < vocab; t += block) {
-    const Eigen::Index rows = std::min(block, vocab - t);
-    const Mat wu = w.middleRows(t, rows), we = e.middleRows(t, rows);
-    g.noalias() += wu.transpose() * we;
+  // Strided views are copied a block at a time so the product runs on dense panels; the blocks are split over the
+  // OpenMP threads, each summing into its own G (Eigen's own threading is off for the core).
+#pragma omp parallel
+  {
+    Mat part = Mat::Zero(d, d);
+#pragma omp for schedule(dynamic)
+    for (int b = 0; b < blocks; ++b) {
+      const Eigen::Index t = b * block, rows = std::min(block, vocab - t);
+      const Mat wu = w.middleRows(t, rows), we = e.middleRows(t, rows);
+      part.noalias() += wu.transpose() * we;
+    }
+#pragma omp critical
+    g += part;
   }
   return g;
 }

@@ -56,7 +56,7 @@ class TestHeadSimilarity : public QObject {
     QCOMPARE(s[3][0], 1.0);
     QCOMPARE(s[1][1], 1.0);
     // One-hot rows on different keys share nothing: JSD = ln 2, similarity 0.
-    QVERIFY(std::abs(s[0][1]) < 1e-12);
+    QVERIFY(std::abs(s[0][1]) < 1e-6);  // float logs
     QVERIFY(s[0][2] > 0.0 && s[0][2] < 1.0);
     const std::vector<int> order = clusterOrder(s);
     QCOMPARE(order.size(), std::size_t(4));
@@ -94,7 +94,7 @@ class TestHeadSimilarity : public QObject {
     acc.add(handTrace({self, self}));      // 3 rows, similarity 1
     acc.add(handTrace({self, previous}));  // 3 rows, similarity 0
     QCOMPARE(acc.rowsCompared(), 6LL);
-    QVERIFY(std::abs(acc.similarity()[0][1] - 0.5) < 1e-12);
+    QVERIFY(std::abs(acc.similarity()[0][1] - 0.5) < 1e-6);
     acc.add(handTrace({self, self}), -1, 1);  // one sampled row
     QCOMPARE(acc.rowsCompared(), 7LL);
     QVERIFY_THROWS_EXCEPTION(InputError, acc.add(handTrace({self})));
