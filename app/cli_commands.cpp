@@ -77,6 +77,21 @@ const std::vector<Subcommand>& subcommands() {
        true,
        false,
        runPatch},
+      {"heads",
+       "[model options] [--probe-length T] [--probe-seed S] [--top K] [--out FILE]",
+       "The head atlas (schema attnlab.heads/1): every head scored on the probe [BOS] r1..rT r1..rT of T random "
+       "tokens: \"layers\", \"heads\", \"probe_ids\", \"probe_tokens\", \"metrics\": {\"previous_token\", "
+       "\"induction\", \"duplicate_token\", \"bos\", \"entropy\", \"mean_distance\", \"copying\": [[per head] "
+       "per layer]}, \"similarity\": [[...]] (1 - mean Jensen-Shannon divergence / ln 2 of the heads' attention rows, "
+       "heads layer-major), \"cluster_order\", \"map_2d\" (classical MDS), \"notes\". NaN is null.",
+       {{"probe-length", true, "T: random tokens per copy (default 64)"},
+        {"probe-seed", true, "S: the random tokens' seed (default 0)"},
+        {"top", true, "K: strongest contexts listed per head after a corpus scan (default 10)"},
+        {"out", true, "FILE: where to write the JSON (default: standard output)"},
+        {"indent", true, "N: pretty-print with N spaces (default: compact)"}},
+       true,
+       false,
+       runHeads},
       {"rank-demo",
        "[--n 100] [--scale C] [--seed S] [--sweep] [--out FILE]",
        "The 'exp raises rank' demonstration: x ~ N(0,1)^n, rank(x x^T) = 1 against rank(exp(C x x^T)). "

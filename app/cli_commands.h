@@ -1,10 +1,12 @@
 #pragma once
 // The headless subcommands of `attnlab`. Each is a row of the table in cli_commands.cpp: its name,
 // a summary for --help, its options and the function that runs it (returns the exit code).
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "app/cli_args.h"
+#include "core/atlas/head_atlas.h"
 
 namespace attnlab::cli {
 
@@ -38,6 +40,9 @@ int runTrain(const Args& args);
 int runPredict(const Args& args);
 int runAttribute(const Args& args);
 int runPatch(const Args& args);
+int runHeads(const Args& args);
+/// attnlab.heads/1 of an atlas, with at most `top` strongest contexts per head (app/cli_heads.cpp).
+nlohmann::json headsJson(const HeadAtlas& atlas, int top);
 /// The options of `attnlab train`.
 const std::vector<Option>& trainOptions();
 

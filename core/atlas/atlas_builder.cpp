@@ -1,6 +1,10 @@
 #include "core/atlas/atlas_builder.h"
 
+#include <cmath>
+
 #include "core/atlas/atlas_probe.h"
+#include "core/atlas/copying_score.h"
+#include "core/atlas/head_similarity.h"
 #include "core/atlas/probe_scores.h"
 
 namespace attnlab {
@@ -17,7 +21,13 @@ HeadAtlas buildProbeAtlas(const Model& model, const AtlasOptions& options, const
   atlas.heads = trace->headCount();
   atlas.metrics = probeScores(*trace, atlas.probe);
   control.checkpoint(0.75);
+  atlas.similarity = headSimilarity(*trace, 64, control.part(0.75, 0.95));
+  atlas.clusterOrder = clusterOrder(atlas.similarity);
+  atlas.map2d = map2d(atlas.similarity);
   atlas.probeTrace = std::move(trace);
+  atlas.metrics["copying"] = copyingScores(model, control.part(0.95, 1.0));
+  if (std::isnan(atlas.metrics["copying"][0][0]))
+    atlas.notes.push_back("no copying score: the model has no token embedding and unembedding to read");
   control.checkpoint(1.0);
   return atlas;
 }

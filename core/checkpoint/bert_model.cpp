@@ -175,4 +175,16 @@ LayerTrace BertModel::runLayer(int layer, const Mat& x, const Intervention& iv) 
   return t;
 }
 
+UnembeddingView BertModel::tokenEmbeddings() const {
+  return UnembeddingView(word_.data, word_.rows, word_.cols,
+                         Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(1, word_.cols));
+}
+
+bool BertModel::ovCircuitWeights(int layer, Mat& wv, Mat& wo) const {
+  if (layer < 0 || layer >= static_cast<int>(layers_.size())) return false;
+  wv = layers_[static_cast<std::size_t>(layer)].vW.unpacked();
+  wo = layers_[static_cast<std::size_t>(layer)].oW.unpacked();
+  return true;
+}
+
 }  // namespace attnlab

@@ -35,6 +35,10 @@ class BertModel : public HfModel {
   Trace forward(const TokenizedText& text, const RunControl& control = {}, const Intervention& iv = {}) const override;
   /// [MASK]'s id when the checkpoint has a masked-LM head and the tokenizer a [MASK] token, else −1.
   int maskTokenId() const override;
+  /// word_embeddings [vocab, d].
+  UnembeddingView tokenEmbeddings() const override;
+  /// attention.self.value and attention.output.dense as [d, d] x·W matrices, unpacked.
+  bool ovCircuitWeights(int layer, Mat& wv, Mat& wo) const override;
 
  private:
   void loadBert(WeightSource& w, const RunControl& control);

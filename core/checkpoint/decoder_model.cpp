@@ -273,4 +273,19 @@ Mat DecoderModel::finalNorm(const Mat& residual) const { return unembedding_.nor
 
 Mat DecoderModel::logits(const Mat& residual) const { return unembedding_.logits(residual); }
 
+UnembeddingView DecoderModel::tokenEmbeddings() const {
+  return UnembeddingView(embed_.data, embed_.rows, embed_.cols,
+                         Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(1, embed_.cols));
+}
+
+bool DecoderModel::ovCircuitWeights(int layer, Mat& wv, Mat& wo) const {
+  if (layer < 0 || layer >= static_cast<int>(layers_.size())) return false;
+  const DecoderLayerWeights& w = layers_[static_cast<std::size_t>(layer)];
+  const Eigen::Index kv = static_cast<Eigen::Index>(config_.decoder.kvHeads) * config_.dHead();
+  const Eigen::Index q = static_cast<Eigen::Index>(config_.heads) * config_.dHead();
+  wv = w.qkvW.unpacked().middleCols(q + kv, kv);  // q | k | v
+  wo = w.oW.unpacked();
+  return true;
+}
+
 }  // namespace attnlab

@@ -53,6 +53,10 @@ class DecoderModel : public HfModel {
   Mat logits(const Mat& residual) const;
   /// The multiplier applied to embedding rows (1 unless Gemma's √d).
   float embeddingScale() const { return embedScale_; }
+  /// embed_tokens [vocab, d] (without Gemma's √d: a scale does not change the copying score).
+  UnembeddingView tokenEmbeddings() const override;
+  /// v_proj's H_kv·d_head columns and o_proj [H·d_head, d], unpacked.
+  bool ovCircuitWeights(int layer, Mat& wv, Mat& wo) const override;
 
  private:
   friend class DecoderDecodeSession;

@@ -129,4 +129,16 @@ std::vector<Vec> Gpt2Model::lastRowsWith(const TokenizedText& text, const Trace&
   return resumedLastRows(*this, base, ivs);
 }
 
+UnembeddingView Gpt2Model::tokenEmbeddings() const {
+  return UnembeddingView(wte_.data, wte_.rows, wte_.cols, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(1, wte_.cols));
+}
+
+bool Gpt2Model::ovCircuitWeights(int layer, Mat& wv, Mat& wo) const {
+  if (layer < 0 || layer >= static_cast<int>(layers_.size())) return false;
+  const Eigen::Index d = config_.dModel;
+  wv = layers_[static_cast<std::size_t>(layer)].attnW.unpacked().middleCols(2 * d, d);  // Q | K | V
+  wo = layers_[static_cast<std::size_t>(layer)].projW.unpacked();
+  return true;
+}
+
 }  // namespace attnlab

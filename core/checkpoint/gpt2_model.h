@@ -40,6 +40,10 @@ class Gpt2Model : public HfModel, private ResumableLayers {
   /// Defined in gpt2_decode.cpp.
   std::unique_ptr<DecodeSession> startDecoding(const std::vector<int>& promptIds,
                                                const RunControl& control = {}) const override;
+  /// wte [vocab, d].
+  UnembeddingView tokenEmbeddings() const override;
+  /// c_attn's V columns [d, d] and c_proj [d, d] (unpacked: 2·d² floats).
+  bool ovCircuitWeights(int layer, Mat& wv, Mat& wo) const override;
 
  private:
   friend class Gpt2DecodeSession;

@@ -70,6 +70,15 @@ class Model {
   /// Whether `id` is a token the model's own input format reserves (BOS, separators, padding) that the
   /// vocabulary's piece does not reveal; the atlas's probe also skips pieces that look special ("<|…|>", "[CLS]").
   virtual bool isReservedToken(int /*id*/) const { return false; }
+  /// The token embedding W_E as a [vocab, d] view of the model's storage (no copy), for the OV circuit's copying
+  /// score (W_E·W_V·W_O·W_U); data == nullptr for a model without a vocabulary.
+  virtual UnembeddingView tokenEmbeddings() const {
+    return UnembeddingView(nullptr, 0, 0, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(0, 0));
+  }
+  /// Layer `layer`'s value and output weights in the x·W convention, without biases: wv [d, H_kv·d_head] (kv head g
+  /// in columns g·d_head …, H_kv = info().kvHeads or H), wo [H·d_head, d] (query head h in rows h·d_head …).
+  /// False for a model that cannot give them (the built-in model).
+  virtual bool ovCircuitWeights(int /*layer*/, Mat& /*wv*/, Mat& /*wo*/) const { return false; }
 };
 
 }  // namespace attnlab

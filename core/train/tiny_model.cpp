@@ -142,4 +142,16 @@ Trace TinyModel::forward(const TokenizedText& text, const RunControl& control, c
   return t;
 }
 
+UnembeddingView TinyModel::tokenEmbeddings() const {
+  const Mat& e = params_.tokEmb;  // column-major [V, d]
+  return UnembeddingView(e.data(), e.rows(), e.cols(), Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(e.rows(), 1));
+}
+
+bool TinyModel::ovCircuitWeights(int layer, Mat& wv, Mat& wo) const {
+  if (layer < 0 || layer >= config_.layers) return false;
+  wv = params_.layers[static_cast<std::size_t>(layer)].wv;
+  wo = params_.layers[static_cast<std::size_t>(layer)].wo;
+  return true;
+}
+
 }  // namespace attnlab

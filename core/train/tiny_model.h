@@ -34,6 +34,10 @@ class TinyModel : public Model {
   int vocabularySize() const override { return config_.vocab; }
   /// BOS (0) and the separator (1) of the training tasks: typed words map to symbols [2, V) only.
   bool isReservedToken(int id) const override { return id < kTinyFirstSymbol; }
+  /// tokEmb [V, d].
+  UnembeddingView tokenEmbeddings() const override;
+  /// wv and wo [d, d].
+  bool ovCircuitWeights(int layer, Mat& wv, Mat& wo) const override;
 
  private:
   TinyConfig config_;

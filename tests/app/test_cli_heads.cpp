@@ -1,0 +1,71 @@
+// `attnlab heads` (issue 17's public JSON contract): schema and field names, the probe's ids and tokens, every
+// metric as [[per head] per layer], a layer-major similarity matrix with its cluster order and map; the built-in
+// model's copying score is null; a probe longer than the model's context exits 1 with a message.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QtTest>
+
+#include "tests/app/cli_test_util.h"
+
+namespace {
+
+const QString kModel = QString(ATTNLAB_TEST_DATA) + "/reference/models/gpt2_tiny";
+
+QJsonObject runJson(const QStringList& args) {
+  const AppRun r = runApp(args);
+  if (r.code != 0) qWarning() << r.err;
+  return r.code == 0 ? QJsonDocument::fromJson(r.out).object() : QJsonObject();
+}
+
+}  // namespace
+
+class TestCliHeads : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void headsOfGpt2() {
+    const QJsonObject j = runJson({"heads", "--model", kModel, "--probe-length", "6", "--probe-seed", "3"});
+    QCOMPARE(j["schema"].toString(), QString("attnlab.heads/1"));
+    QCOMPARE(j["layers"].toInt(), 2);
+    QCOMPARE(j["heads"].toInt(), 4);
+    const QJsonArray ids = j["probe_ids"].toArray();
+    QCOMPARE(ids.size(), 13);
+    QCOMPARE(ids[0].toInt(), 376);  // <|endoftext|>
+    QCOMPARE(ids[1].toInt(), ids[7].toInt());
+    QCOMPARE(j["probe_tokens"].toArray().size(), 13);
+    const QJsonObject metrics = j["metrics"].toObject();
+    for (const char* name :
+         {"previous_token", "induction", "duplicate_token", "bos", "entropy", "mean_distance", "copying"}) {
+      const QJsonArray grid = metrics[name].toArray();
+      QVERIFY2(grid.size() == 2 && grid[1].toArray().size() == 4, name);
+      QVERIFY2(grid[0].toArray()[0].isDouble(), name);
+    }
+    const QJsonArray similarity = j["similarity"].toArray();
+    QCOMPARE(similarity.size(), 8);
+    QCOMPARE(similarity[3].toArray()[3].toDouble(), 1.0);
+    QCOMPARE(j["cluster_order"].toArray().size(), 8);
+    QCOMPARE(j["map_2d"].toArray().size(), 8);
+    QVERIFY(j["notes"].isArray());
+    // The seed fixes the probe.
+    const QJsonObject again = runJson({"heads", "--model", kModel, "--probe-length", "6", "--probe-seed", "3"});
+    QCOMPARE(again["probe_ids"].toArray(), ids);
+  }
+
+  void builtinCopyingIsNull() {
+    const QJsonObject j = runJson({"heads", "--probe-length", "4"});
+    QCOMPARE(j["probe_ids"].toArray().size(), 0);
+    QCOMPARE(j["probe_tokens"].toArray().size(), 8);
+    QVERIFY(j["metrics"].toObject()["copying"].toArray()[0].toArray()[0].isNull());
+    QVERIFY(j["metrics"].toObject()["induction"].toArray()[0].toArray()[0].isDouble());
+  }
+
+  void tooLongAProbeIsRefused() {
+    const AppRun r = runApp({"heads", "--model", kModel, "--probe-length", "30"});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("61") && r.err.contains("48"), r.err.constData());
+  }
+};
+
+QTEST_APPLESS_MAIN(TestCliHeads)
+#include "test_cli_heads.moc"
