@@ -21,11 +21,13 @@ using namespace attnlab::ui;
 namespace {
 
 /// Every page in navigator order: the chapters Attention, Inside a head, Variants, Rank and spectra,
-/// Depth, Prediction, Training.
-const QStringList kOrder = {"heatmap",    "model",        "headview",   "qkv",         "outputs",    "variants",
-                            "complexity", "feature-maps", "head-size",  "spectrum",    "rank-table", "rank-demo",
-                            "collapse",   "paths",        "prediction", "attribution", "patching",   "training"};
-const QStringList kChapterStarts = {"heatmap", "qkv", "variants", "spectrum", "collapse", "prediction", "training"};
+/// Depth, Prediction, Heads, Training.
+const QStringList kOrder = {"heatmap",       "model",         "headview",   "qkv",         "outputs",    "variants",
+                            "complexity",    "feature-maps",  "head-size",  "spectrum",    "rank-table", "rank-demo",
+                            "collapse",      "paths",         "prediction", "attribution", "patching",   "heads",
+                            "similar_heads", "head_contexts", "training"};
+const QStringList kChapterStarts = {"heatmap",  "qkv",        "variants", "spectrum",
+                                    "collapse", "prediction", "heads",    "training"};
 
 }  // namespace
 
