@@ -24,6 +24,11 @@ struct AtlasProbe {
   int repeat = 0;                   ///< T
   int offset = 0;                   ///< position of r₁ of the first copy (1 after a BOS, else 0)
   unsigned long long seed = 0;      ///< the seed the random tokens came from
+  int suffix = 0;                   ///< special tokens after the second copy (BERT's [SEP]), not scored as rows
+  std::vector<std::string> notes;   ///< how the probe was made where it differs from the plain recipe
+
+  /// Rows the probe scores average over: every position but the trailing special tokens.
+  int scoredRows() const { return offset + 2 * repeat; }
 };
 
 /// One of a head's strongest contexts in the corpus: a snippet of text around a query position, with the head's

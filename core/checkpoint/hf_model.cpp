@@ -1,5 +1,7 @@
 #include "core/checkpoint/hf_model.h"
 
+#include <algorithm>
+
 #include "core/base/errors.h"
 #include "core/text/bpe_tokenizer.h"
 #include "core/text/hf_tokenizer.h"
@@ -47,6 +49,10 @@ Trace HfModel::startTrace(const TokenizedText& text, bool causal) const {
   t.tokenIds = text.ids;
   t.causal = causal;
   return t;
+}
+
+int HfModel::vocabularySize() const {
+  return tokenizer_ ? std::min(tokenizer_->vocabSize(), config_.vocabSize) : config_.vocabSize;
 }
 
 }  // namespace attnlab

@@ -44,6 +44,8 @@ class HfModel : public Model {
   const TextTokenizer& tokenizer() const { return *tokenizer_; }
   /// The checkpoint's name (its folder), as messages give it; info().name adds the architecture.
   const std::string& name() const { return name_; }
+  /// The ids both the tokenizer and the embedding table know.
+  int vocabularySize() const override;
 
  protected:
   /// Throws InputError for an empty input, one longer than the position table, or an id outside the

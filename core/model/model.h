@@ -63,6 +63,13 @@ class Model {
                                                        const RunControl& /*control*/ = {}) const {
     return nullptr;
   }
+
+  /// Ids [0, vocabularySize()) are the ids forward() accepts; 0 for a model without a vocabulary (built-in, which
+  /// reads words). The head atlas's probe draws random tokens from them.
+  virtual int vocabularySize() const { return 0; }
+  /// Whether `id` is a token the model's own input format reserves (BOS, separators, padding) that the
+  /// vocabulary's piece does not reveal; the atlas's probe also skips pieces that look special ("<|…|>", "[CLS]").
+  virtual bool isReservedToken(int /*id*/) const { return false; }
 };
 
 }  // namespace attnlab

@@ -31,6 +31,9 @@ class TinyModel : public Model {
 
   const TinyConfig& config() const { return config_; }
   const TinyParams<float>& params() const { return params_; }
+  int vocabularySize() const override { return config_.vocab; }
+  /// BOS (0) and the separator (1) of the training tasks: typed words map to symbols [2, V) only.
+  bool isReservedToken(int id) const override { return id < kTinyFirstSymbol; }
 
  private:
   TinyConfig config_;
