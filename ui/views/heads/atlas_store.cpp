@@ -54,11 +54,23 @@ void AtlasStore::startProbe(const ResultPtr& result) {
   error_.clear();
   pendingScan_ = result;
   const std::shared_ptr<const Model> model = model_;
-  const AtlasOptions options{result->params.atlas.probeLength, result->params.atlas.probeSeed};
+  AtlasOptions options{result->params.atlas.probeLength, result->params.atlas.probeSeed};
+  // A probe longer than the model's context (the shipped induction model takes 33 tokens, the default probe 129)
+  // is shortened to fit, with a note, so every model gets its atlas; room for BOS and a closing special token.
+  const int context = model->info().maxTokens;
+  const int fits = context > 0 ? (context - 2) / 2 : options.probeLength;
+  std::string note;
+  if (options.probeLength > fits && fits >= 2) {
+    note = "probe shortened to 2 × " + std::to_string(fits) + " random tokens (asked: 2 × " +
+           std::to_string(options.probeLength) + ") to fit the model's context of " + std::to_string(context);
+    options.probeLength = fits;
+  }
   const auto build = engine_.build;
   probeJob_->run<std::shared_ptr<const HeadAtlas>>(
-      [model, options, build](const RunControl& control) {
-        return std::make_shared<const HeadAtlas>(build(*model, options, control));
+      [model, options, build, note](const RunControl& control) {
+        HeadAtlas atlas = build(*model, options, control);
+        if (!note.empty()) atlas.notes.push_back(note);
+        return std::make_shared<const HeadAtlas>(std::move(atlas));
       },
       [this](const std::shared_ptr<const HeadAtlas>& atlas) {
         probeAtlas_ = atlas;

@@ -93,7 +93,7 @@ void HeadScatterPlot::rebuild() {
       levels[level]->setLineStyle(QCPGraph::lsNone);
       const QColor fill = QColor::fromRgb(colorAt(map, static_cast<double>(level) / (kLevels - 1)));
       levels[level]->setScatterStyle(
-          QCPScatterStyle(QCPScatterStyle::ssDisc, QPen(outline, 0.6), QBrush(fill), 8 * fontScale_));
+          QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(outline, 0.6), QBrush(fill), 9 * fontScale_));
     }
     levels[level]->addData(p.x, p.y);
   }
