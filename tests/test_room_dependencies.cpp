@@ -41,9 +41,10 @@ const RoomTable kRooms = {
     {"ui/views/depth", {"ui/views/common"}},
     {"ui/views/training", {"ui/views/common"}},
     {"ui/views/prediction", {"ui/views/common"}},
+    {"ui/views/heads", {"ui/views/common"}},
     {"ui/shell",
      {"ui/views/attention", "ui/views/inside_head", "ui/views/variants", "ui/views/spectra", "ui/views/depth",
-      "ui/views/training", "ui/views/prediction"}},
+      "ui/views/training", "ui/views/prediction", "ui/views/heads"}},
 };
 
 /// Where an include between two rooms was seen first, for the cycle message.

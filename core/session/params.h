@@ -6,6 +6,7 @@
 
 #include "core/collapse/collapse_settings.h"
 #include "core/model/model_config.h"
+#include "core/session/atlas_settings.h"
 #include "core/session/display_settings.h"
 #include "core/session/prediction_settings.h"
 #include "core/spectra/spectra_settings.h"
@@ -35,6 +36,7 @@ struct Params {
   SpectraSettings spectra;        ///< spectra, rank and feature-map analyses
   DisplaySettings display;        ///< colour map and theme of the views and figures
   PredictionSettings prediction;  ///< sampling, attribution target, ablated heads, patching (issue 16)
+  AtlasSettings atlas;            ///< the head atlas: probe, corpus, the scatter's axes (issue 17)
 };
 
 }  // namespace attnlab

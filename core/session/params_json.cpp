@@ -278,6 +278,7 @@ json toJson(const Params& p) {
               {"variants", toJson(p.variants)},
               {"spectra", toJson(p.spectra)},
               {"prediction", toJson(p.prediction)},
+              {"atlas", toJson(p.atlas)},
               {"display", displayJson(p.display)}};
 }
 
@@ -322,6 +323,7 @@ Params paramsFromJson(const json& j, const Params& base) {
   if (const json* v = field(j, "variants")) readVariants(*v, p.variants);
   if (const json* s = field(j, "spectra")) readSpectra(*s, p.spectra);
   if (const json* pr = field(j, "prediction")) readPredictionSettings(*pr, p.prediction);
+  if (const json* a = field(j, "atlas")) readAtlasSettings(*a, p.atlas);
   if (const json* d = field(j, "display")) {
     if (!d->is_object()) fail("display", "must be an object");
     readString(*d, "colormap", "display.", p.display.colormap);

@@ -5,6 +5,9 @@
 #include "ui/views/attention/model_grid_view.h"
 #include "ui/views/depth/collapse_view.h"
 #include "ui/views/depth/paths_view.h"
+#include "ui/views/heads/head_contexts_view.h"
+#include "ui/views/heads/head_scatter_view.h"
+#include "ui/views/heads/similar_heads_view.h"
 #include "ui/views/inside_head/matrix_grid_view.h"
 #include "ui/views/prediction/attribution_view.h"
 #include "ui/views/prediction/patching_view.h"
@@ -20,9 +23,9 @@
 namespace attnlab::ui {
 
 QStringList viewNames() {
-  return {"heatmap",  "model",      "outputs",    "qkv",          "variants",  "complexity",
-          "spectrum", "rank-table", "rank-demo",  "feature-maps", "head-size", "collapse",
-          "paths",    "headview",   "prediction", "attribution",  "patching"};
+  return {"heatmap",    "model",       "outputs",      "qkv",       "variants",      "complexity",   "spectrum",
+          "rank-table", "rank-demo",   "feature-maps", "head-size", "collapse",      "paths",        "headview",
+          "prediction", "attribution", "patching",     "heads",     "similar_heads", "head_contexts"};
 }
 
 TraceView* createView(const QString& name, QWidget* parent) {
@@ -43,6 +46,10 @@ TraceView* createView(const QString& name, QWidget* parent) {
   if (name == "prediction") return new PredictionView(parent);
   if (name == "attribution") return new AttributionView(parent);
   if (name == "patching") return new PatchingView(parent);
+  // The Heads views observe one store, so the atlas of a model is computed once for the three.
+  if (name == "heads") return new HeadScatterView(&AtlasStore::shared(), parent);
+  if (name == "similar_heads") return new SimilarHeadsView(&AtlasStore::shared(), parent);
+  if (name == "head_contexts") return new HeadContextsView(&AtlasStore::shared(), parent);
   return nullptr;
 }
 

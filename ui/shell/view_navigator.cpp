@@ -31,6 +31,7 @@ const std::vector<ViewNavigator::Chapter>& ViewNavigator::chapters() {
       {QT_TR_NOOP("Rank and spectra"), {{"spectrum"}, {"rank-table"}, {"rank-demo"}}},
       {QT_TR_NOOP("Depth"), {{"collapse"}, {"paths"}}},
       {QT_TR_NOOP("Prediction"), {{"prediction"}, {"attribution"}, {"patching"}}},
+      {QT_TR_NOOP("Heads"), {{"heads"}, {"similar_heads"}, {"head_contexts"}}},
       {QT_TR_NOOP("Training"), {{kTrainingPage}}},
   };
   return table;

@@ -21,11 +21,13 @@ using namespace attnlab::ui;
 namespace {
 
 /// Every page in navigator order: the chapters Attention, Inside a head, Variants, Rank and spectra,
-/// Depth, Prediction, Training.
-const QStringList kOrder = {"heatmap",    "model",        "headview",   "qkv",         "outputs",    "variants",
-                            "complexity", "feature-maps", "head-size",  "spectrum",    "rank-table", "rank-demo",
-                            "collapse",   "paths",        "prediction", "attribution", "patching",   "training"};
-const QStringList kChapterStarts = {"heatmap", "qkv", "variants", "spectrum", "collapse", "prediction", "training"};
+/// Depth, Prediction, Heads, Training.
+const QStringList kOrder = {"heatmap",       "model",         "headview",   "qkv",         "outputs",    "variants",
+                            "complexity",    "feature-maps",  "head-size",  "spectrum",    "rank-table", "rank-demo",
+                            "collapse",      "paths",         "prediction", "attribution", "patching",   "heads",
+                            "similar_heads", "head_contexts", "training"};
+const QStringList kChapterStarts = {"heatmap",  "qkv",        "variants", "spectrum",
+                                    "collapse", "prediction", "heads",    "training"};
 
 }  // namespace
 
@@ -75,8 +77,8 @@ class TestViewNavigator : public QObject {
     all.sort();
     QStringList listed = nav(w)->order();
     listed.sort();
-    QCOMPARE(listed, all);  // a view missing from the chapter table would still be listed ("More")
-    QCOMPARE(nav(w)->topLevelItemCount(), 7);
+    QCOMPARE(listed, all);                     // a view missing from the chapter table would still be listed ("More")
+    QCOMPARE(nav(w)->topLevelItemCount(), 8);  // … Prediction, Heads, Training
     QCOMPARE(nav(w)->chapter(3)->text(0), QString("Rank and spectra"));
     QVERIFY(shows(w, "heatmap"));
   }

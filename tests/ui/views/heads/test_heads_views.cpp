@@ -1,0 +1,328 @@
+// The Heads views (issue 17) on an atlas filled by hand through an injected engine: the scatter puts each head
+// where its scores say, hover names it with its scores and its probe attention, a lasso's group is switched off,
+// the similarity matrix follows the clustering, the contexts view lists the head's snippets and loads one as the
+// sentence, the corpus scan refines the views and reports its failures, and every view exports its numbers.
+#include <QSignalSpy>
+#include <QtTest>
+
+#include "core/base/errors.h"
+#include "core/run/pipeline.h"
+#include "ui/plots/matrix_plot.h"
+#include "ui/views/heads/atlas_labels.h"
+#include "ui/views/heads/context_list.h"
+#include "ui/views/heads/head_contexts_view.h"
+#include "ui/views/heads/head_scatter_view.h"
+#include "ui/views/heads/similar_heads_view.h"
+
+using namespace attnlab;
+using namespace attnlab::ui;
+
+namespace {
+
+constexpr int kLayers = 2, kHeads = 4;  // the built-in model's default shape
+
+/// Scores spread far apart, so each head has a point of its own: previous_token = 0.4·l + 0.1·h,
+/// induction = 0.2·h + 0.05·l, entropy = 1 + h.
+HeadAtlas handAtlas(const std::shared_ptr<const Trace>& trace) {
+  HeadAtlas a;
+  a.layers = kLayers;
+  a.heads = kHeads;
+  a.probe.ids = {0, 5, 7, 9, 5, 7, 9};
+  a.probe.tokens = {"<bos>", "a", "b", "c", "a", "b", "c"};
+  a.probe.repeat = 3;
+  a.probe.offset = 1;
+  a.probe.seed = 11;
+  for (const char* name : {"previous_token", "induction", "entropy"})
+    a.metrics[name] = HeadGrid(kLayers, std::vector<double>(kHeads));
+  for (int l = 0; l < kLayers; ++l)
+    for (int h = 0; h < kHeads; ++h) {
+      a.metrics["previous_token"][l][h] = 0.4 * l + 0.1 * h;
+      a.metrics["induction"][l][h] = 0.2 * h + 0.05 * l;
+      a.metrics["entropy"][l][h] = 1.0 + h;
+    }
+  const int n = kLayers * kHeads;
+  a.similarity.assign(n, std::vector<double>(n, 0.0));
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) a.similarity[i][j] = i == j ? 1.0 : 1.0 / (1.0 + std::abs(i - j) + 0.1 * i);
+  a.clusterOrder = {6, 2, 0, 7, 1, 3, 5, 4};
+  for (int i = 0; i < n; ++i) a.map2d.push_back({static_cast<double>(i), static_cast<double>(i % 3)});
+  a.probeTrace = trace;
+  StrongContext norm{"output_norm", 2.5, "the cat sat", {"the", "cat", "sat"}, 2, -1, {0.1f, 0.7f, 0.2f}, "a.txt", 40};
+  StrongContext edge{"attention_edge", 0.9, "a dog ran", {"a", "dog", "ran"}, 2, 1, {0.05f, 0.9f, 0.05f}, "b.txt", 7};
+  a.topExamples["1.2"] = {norm, edge};
+  return a;
+}
+
+struct Fixture {
+  std::shared_ptr<const Trace> trace;
+  int builds = 0;
+  AtlasStore store{AtlasEngine{
+      [this](const Model&, const AtlasOptions&, const RunControl&) {
+        ++builds;
+        return handAtlas(trace);
+      },
+      [](const Model&, const CorpusOptions& o, HeadAtlas& a, const CorpusProgress& progress, const RunControl&) {
+        if (o.files.front() == "empty.txt") throw InputError("no corpus file holds any text (empty.txt: empty)");
+        a.corpusTokens = 100;
+        progress(a, 0.5);
+        a.topExamples["1.2"].push_back(
+            {"output_norm", 1.0, "one more", {"one", "more"}, 1, -1, {0.5f, 0.5f}, o.files.front(), 3});
+        a.notes.push_back("skipped bad.bin: binary file");
+        a.corpusTokens = 200;
+      }}};
+};
+
+ResultPtr compute(Params p = {}) {
+  auto r = std::make_shared<ComputeResult>();
+  r->params = p;
+  r->run = std::make_shared<const PipelineResult>(runPipeline(p));
+  return r;
+}
+
+const LabelledMatrix* matrix(const ViewNumbers& n, const std::string& name) {
+  for (const LabelledMatrix& m : n.matrices)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+void showIn(QWidget& view, TraceView& trace, Fixture& f, const ResultPtr& r) {
+  f.trace = std::make_shared<const Trace>(r->trace());
+  view.resize(900, 600);
+  view.show();
+  trace.showResult(r);
+  trace.waitForAnalyses();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+}
+
+}  // namespace
+
+class TestHeadsViews : public QObject {
+  Q_OBJECT
+ private slots:
+  void scatterPlacesEachHeadWhereItsScoresSay() {
+    Fixture f;
+    HeadScatterView view(&f.store);
+    const ResultPtr r = compute();
+    showIn(view, view, f, r);
+    QVERIFY(view.isReady());
+    HeadScatterPlot* plot = view.plot();
+    QCOMPARE(int(plot->points().size()), kLayers * kHeads);
+    const int i = 1 * kHeads + 2;  // head 1.2
+    QCOMPARE(plot->points()[i].layer, 1);
+    QCOMPARE(plot->points()[i].head, 2);
+    plot->replot();
+    const QPointF px = plot->pixelOf(i);
+    QVERIFY(std::abs(plot->xAxis->pixelToCoord(px.x()) - 0.6) < 1e-9);   // previous_token 0.4 + 0.2
+    QVERIFY(std::abs(plot->yAxis->pixelToCoord(px.y()) - 0.45) < 1e-9);  // induction 0.4 + 0.05
+    QCOMPARE(plot->pointAt(px), i);
+    QVERIFY(plot->xAxis->label().contains("previous token score"));
+    QVERIFY(plot->yAxis->label().contains("mean attention"));
+  }
+
+  void axesFollowTheSettings() {
+    Fixture f;
+    HeadScatterView view(&f.store);
+    Params p;
+    p.atlas.x = "entropy";
+    p.atlas.y = "layer";
+    const ResultPtr r = compute(p);
+    showIn(view, view, f, r);
+    const auto& pt = view.plot()->points()[1 * kHeads + 3];
+    QCOMPARE(pt.x, 4.0);
+    QCOMPARE(pt.y, 1.0);
+    QCOMPARE(view.plot()->xAxis->label(), QString("entropy (nats)"));
+    // Choosing another score in a combo box is a parameter edit.
+    QSignalSpy edits(&view, &TraceView::paramsRequested);
+    auto* box = view.findChildren<QComboBox*>().at(0);
+    box->setCurrentText("induction");
+    emit box->activated(box->currentIndex());
+    QCOMPARE(edits.count(), 1);
+    QCOMPARE(edits.at(0).at(0).value<Params>().atlas.x, std::string("induction"));
+  }
+
+  void hoverShowsTheHeadItsScoresAndItsProbeAttention() {
+    Fixture f;
+    HeadScatterView view(&f.store);
+    showIn(view, view, f, compute());
+    view.plot()->replot();
+    QTest::mouseMove(view.plot(), view.plot()->pixelOf(1 * kHeads + 2).toPoint());
+    QTRY_VERIFY(view.hoverText().contains("Head 1.2"));
+    QVERIFY(view.hoverText().contains("induction: 0.450"));
+    QVERIFY(view.hoverText().contains("entropy: 3.000"));
+    QVERIFY(view.hoverHasThumbnail());
+  }
+
+  void clickSelectsTheHead() {
+    Fixture f;
+    HeadScatterView view(&f.store);
+    showIn(view, view, f, compute());
+    view.plot()->replot();
+    QSignalSpy selected(&view, &TraceView::selectionRequested);
+    QTest::mouseClick(view.plot(), Qt::LeftButton, {}, view.plot()->pixelOf(0 * kHeads + 3).toPoint());
+    QCOMPARE(selected.count(), 1);
+    QCOMPARE(selected.at(0).at(0).toInt(), 0);
+    QCOMPARE(selected.at(0).at(1).toInt(), 3);
+  }
+
+  void lassoSwitchesTheGroupOff() {
+    Fixture f;
+    HeadScatterView view(&f.store);
+    showIn(view, view, f, compute());
+    HeadScatterPlot* plot = view.plot();
+    plot->replot();
+    // A lasso around heads 1.2 and 1.3 (x 0.6 and 0.7, y 0.45 and 0.65), nowhere near the others.
+    const QPointF a = plot->pixelOf(1 * kHeads + 2), b = plot->pixelOf(1 * kHeads + 3);
+    const QRectF box = QRectF(a, b).normalized().adjusted(-8, -8, 8, 8);
+    QTest::mousePress(plot, Qt::LeftButton, {}, box.topLeft().toPoint());
+    for (const QPointF& c : {box.topRight(), box.bottomRight(), box.bottomLeft()}) QTest::mouseMove(plot, c.toPoint());
+    QTest::mouseRelease(plot, Qt::LeftButton, {}, box.bottomLeft().toPoint());
+    QCOMPARE(plot->group(), (std::vector<int>{1 * kHeads + 2, 1 * kHeads + 3}));
+    QVERIFY(view.ablateButton()->isEnabled());
+    QSignalSpy edits(&view, &TraceView::paramsRequested);
+    view.ablateButton()->click();
+    QCOMPARE(edits.count(), 1);
+    const Params p = edits.at(0).at(0).value<Params>();
+    QCOMPARE(p.prediction.ablate, (std::vector<HeadRef>{{1, 2}, {1, 3}}));
+  }
+
+  void ablatedHeadsAreCrossedAndTheCaptionNamesTheProbe() {
+    Fixture f;
+    HeadScatterView view(&f.store);
+    // The built-in model cannot ablate: the parameters alone name the switched-off head here.
+    auto r = std::make_shared<ComputeResult>(*compute());
+    r->params.prediction.ablate = {{0, 1}};
+    showIn(view, view, f, r);
+    // The crossed graph holds exactly the switched-off head's point.
+    bool found = false;
+    for (int g = 0; g < view.plot()->graphCount(); ++g) {
+      QCPGraph* graph = view.plot()->graph(g);
+      if (graph->scatterStyle().shape() != QCPScatterStyle::ssCross) continue;
+      QCOMPARE(graph->dataCount(), 1);
+      QCOMPARE(graph->data()->at(0)->key, 0.1);
+      found = true;
+    }
+    QVERIFY(found);
+    const QString caption = probeCaption(*f.store.atlas());
+    QVERIFY(caption.contains("7 tokens"));
+    QVERIFY(caption.contains("seed 11"));
+  }
+
+  void theAtlasIsBuiltOnceForTheThreeViews() {
+    Fixture f;
+    HeadScatterView scatter(&f.store);
+    SimilarHeadsView similar(&f.store);
+    const ResultPtr r = compute();
+    showIn(scatter, scatter, f, r);
+    showIn(similar, similar, f, r);
+    Params p = r->params;
+    p.sentence = "another sentence";  // the same model: no new atlas
+    const ResultPtr r2 = compute(p);
+    scatter.showResult(r2);
+    scatter.waitForAnalyses();
+    QCOMPARE(f.builds, 2);  // compute() builds a new model each time: one atlas per model
+    similar.showResult(r2);
+    similar.waitForAnalyses();
+    QCOMPARE(f.builds, 2);
+  }
+
+  void similarityMatrixFollowsTheClustering() {
+    Fixture f;
+    SimilarHeadsView view(&f.store);
+    showIn(view, view, f, compute());
+    const std::vector<int> order = {6, 2, 0, 7, 1, 3, 5, 4};
+    QCOMPARE(view.order(), order);
+    const Mat& m = view.matrix()->matrix();
+    const HeadAtlas& a = *f.store.atlas();
+    for (int i = 0; i < 8; ++i)
+      for (int j = 0; j < 8; ++j) QCOMPARE(double(m(i, j)), double(float(a.similarity[order[i]][order[j]])));
+    QCOMPARE(int(view.map()->points().size()), 8);
+    QCOMPARE(view.map()->points()[5].colour, 1.0);  // coloured by layer: head 1.1
+    QSignalSpy selected(&view, &TraceView::selectionRequested);
+    view.matrix()->cellClicked(0, 3, {});
+    QCOMPARE(selected.at(0).at(0).toInt(), 1);  // row 0 is head 6 = 1.2
+    QCOMPARE(selected.at(0).at(1).toInt(), 2);
+    const ViewNumbers n = view.numbers(*compute());  // another result: still the atlas's numbers
+    const LabelledMatrix* s = matrix(n, "similarity");
+    QVERIFY(s);
+    QCOMPARE(s->rowLabels.front(), std::string("1.2"));
+    QVERIFY(matrix(n, "map2d"));
+  }
+
+  void contextsShowTheSnippetsAndAClickLoadsOne() {
+    Fixture f;
+    HeadContextsView view(&f.store);
+    Params p;
+    p.selection.layer = 1;
+    p.selection.head = 2;
+    const ResultPtr r = compute(p);
+    showIn(view, view, f, r);
+    QCOMPARE(int(view.list()->contexts().size()), 1);
+    QCOMPARE(view.list()->contexts()[0].text, std::string("the cat sat"));
+    view.kindBox()->setCurrentIndex(1);
+    QCOMPARE(view.list()->contexts()[0].text, std::string("a dog ran"));
+    QSignalSpy edits(&view, &TraceView::paramsRequested);
+    QTest::mouseClick(view.list(), Qt::LeftButton, {}, view.list()->rowRect(0).center());
+    QCOMPARE(edits.count(), 1);
+    QCOMPARE(edits.at(0).at(0).value<Params>().sentence, std::string("a dog ran"));
+    const ViewNumbers n = view.numbers(*r);
+    const LabelledMatrix* c = matrix(n, "context_attention_edge_0");
+    QVERIFY(c);
+    QCOMPARE(c->colLabels, (std::vector<std::string>{"a", "dog", "ran"}));
+    QCOMPARE(c->values(0, 1), double(0.9f));
+  }
+
+  void openingACorpusScansItAndRefinesTheViews() {
+    Fixture f;
+    HeadContextsView view(&f.store);
+    Params p;
+    p.selection.layer = 1;
+    p.selection.head = 2;
+    const ResultPtr r = compute(p);
+    showIn(view, view, f, r);
+    QSignalSpy edits(&view, &TraceView::paramsRequested);
+    view.openCorpus({"corpus.txt"});
+    QCOMPARE(edits.count(), 1);
+    const Params withCorpus = edits.at(0).at(0).value<Params>();
+    QCOMPARE(withCorpus.atlas.corpus, std::vector<std::string>{"corpus.txt"});
+    QSignalSpy refined(&f.store, &AtlasStore::atlasChanged);
+    auto r2 = std::make_shared<ComputeResult>(*r);
+    r2->params = withCorpus;
+    view.showResult(r2);
+    view.waitForAnalyses();
+    QVERIFY(view.isReady());
+    QVERIFY(refined.count() >= 2);  // the first window's refinement, then the finished scan
+    QCOMPARE(f.store.atlas()->corpusTokens, 200LL);
+    QCOMPARE(int(view.list()->contexts().size()), 2);
+    QVERIFY(view.notesText().contains("bad.bin"));
+  }
+
+  void aCorpusWithoutTextIsAMessage() {
+    Fixture f;
+    HeadContextsView view(&f.store);
+    Params p;
+    p.atlas.corpus = {"empty.txt"};
+    showIn(view, view, f, compute(p));
+    QVERIFY(view.isReady());
+    QVERIFY(f.store.error().contains("empty.txt"));
+    QVERIFY(f.store.atlas());  // the probe's atlas stays
+  }
+
+  void scoresExportWithTheProbe() {
+    Fixture f;
+    HeadScatterView view(&f.store);
+    const ResultPtr r = compute();
+    showIn(view, view, f, r);
+    const ViewNumbers n = view.numbers(*r);
+    QCOMPARE(n.view, std::string("heads"));
+    const LabelledMatrix* prev = matrix(n, "score_previous_token");
+    QVERIFY(prev);
+    QCOMPARE(prev->values(1, 2), 0.6);
+    const LabelledMatrix* ids = matrix(n, "probe_ids");
+    QVERIFY(ids);
+    QCOMPARE(ids->colLabels, (std::vector<std::string>{"<bos>", "a", "b", "c", "a", "b", "c"}));
+    QCOMPARE(ids->values(0, 3), 9.0);
+  }
+};
+
+QTEST_MAIN(TestHeadsViews)
+#include "test_heads_views.moc"

@@ -1,0 +1,163 @@
+#include "ui/views/heads/atlas_store.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+
+namespace attnlab::ui {
+
+AtlasStore::AtlasStore(AtlasEngine engine, QObject* parent)
+    : QObject(parent),
+      engine_(std::move(engine)),
+      probeJob_(new BackgroundJob(this)),
+      scanJob_(new BackgroundJob(this)) {
+  connect(probeJob_, &BackgroundJob::busyChanged, this, &AtlasStore::stateChanged);
+  connect(scanJob_, &BackgroundJob::busyChanged, this, &AtlasStore::stateChanged);
+  connect(probeJob_, &BackgroundJob::progress, this,
+          [this](double f) { emit progress(tr("Scoring every head on the probe"), f); });
+}
+
+AtlasStore::ProbeKey AtlasStore::probeKey(const ComputeResult& r) {
+  return {r.run->model.get(), r.params.atlas.probeLength, r.params.atlas.probeSeed};
+}
+
+AtlasStore::ScanKey AtlasStore::scanKey(const ComputeResult& r) {
+  return {r.params.atlas.corpus, r.params.atlas.window, r.params.atlas.top};
+}
+
+void AtlasStore::request(const ResultPtr& result) {
+  if (!result || !result->ok() || !result->run->model) return;
+  if (!(probeKey(*result) == probeKey_)) {
+    startProbe(result);
+    return;
+  }
+  if (probeJob_->busy()) {
+    pendingScan_ = result;  // the scan starts from the probe atlas when it arrives
+    return;
+  }
+  if (!(scanKey(*result) == scanKey_)) startScan(result);
+}
+
+bool AtlasStore::isReadyFor(const ComputeResult& result) const {
+  if (!result.ok() || !result.run->model) return true;  // nothing to compute: the views show a message
+  if (probeJob_->busy() || scanJob_->busy()) return false;
+  if (!(probeKey(result) == probeKey_)) return false;
+  return error_.size() > 0 || (atlas_ && scanKey(result) == scanKey_);
+}
+
+void AtlasStore::startProbe(const ResultPtr& result) {
+  scanJob_->cancel();
+  ++scanRun_;
+  probeKey_ = probeKey(*result);
+  scanKey_ = {};
+  model_ = result->run->model;
+  probeAtlas_.reset();
+  error_.clear();
+  pendingScan_ = result;
+  const std::shared_ptr<const Model> model = model_;
+  AtlasOptions options{result->params.atlas.probeLength, result->params.atlas.probeSeed};
+  // A probe longer than the model's context (the shipped induction model takes 33 tokens, the default probe 129)
+  // is shortened to fit, with a note, so every model gets its atlas; room for BOS and a closing special token.
+  const int context = model->info().maxTokens;
+  const int fits = context > 0 ? (context - 2) / 2 : options.probeLength;
+  std::string note;
+  if (options.probeLength > fits && fits >= 2) {
+    note = "probe shortened to 2 × " + std::to_string(fits) + " random tokens (asked: 2 × " +
+           std::to_string(options.probeLength) + ") to fit the model's context of " + std::to_string(context);
+    options.probeLength = fits;
+  }
+  const auto build = engine_.build;
+  probeJob_->run<std::shared_ptr<const HeadAtlas>>(
+      [model, options, build, note](const RunControl& control) {
+        HeadAtlas atlas = build(*model, options, control);
+        if (!note.empty()) atlas.notes.push_back(note);
+        return std::make_shared<const HeadAtlas>(std::move(atlas));
+      },
+      [this](const std::shared_ptr<const HeadAtlas>& atlas) {
+        probeAtlas_ = atlas;
+        publish(atlas);
+        const ResultPtr next = std::move(pendingScan_);
+        pendingScan_.reset();
+        if (next && probeKey(*next) == probeKey_ && !next->params.atlas.corpus.empty())
+          startScan(next);
+        else if (next)
+          scanKey_ = scanKey(*next);
+      },
+      [this](const QString& e) {
+        error_ = e;
+        pendingScan_.reset();
+        atlas_.reset();
+        emit atlasChanged();
+        emit stateChanged();
+      });
+}
+
+void AtlasStore::startScan(const ResultPtr& result) {
+  scanKey_ = scanKey(*result);
+  const quint64 run = ++scanRun_;
+  if (scanKey_.files.empty() || !probeAtlas_) {
+    scanJob_->cancel();
+    if (probeAtlas_ && atlas_ != probeAtlas_) publish(probeAtlas_);  // the corpus was removed: the probe alone
+    return;
+  }
+  error_.clear();
+  const std::shared_ptr<const Model> model = model_;
+  const std::shared_ptr<const HeadAtlas> start = probeAtlas_;
+  CorpusOptions options;
+  options.files = scanKey_.files;
+  options.window = scanKey_.window;
+  options.top = scanKey_.top;
+  const auto scan = engine_.scan;
+  scanJob_->run<std::shared_ptr<const HeadAtlas>>(
+      [this, model, start, options, scan, run](const RunControl& control) {
+        auto atlas = std::make_shared<HeadAtlas>(*start);
+        QElapsedTimer posted;  // invalid until the first post: the first window shows at once
+        // A copy of the refined atlas reaches the GUI thread at most five times a second; the last state comes
+        // with the job's result.
+        const CorpusProgress onWindow = [this, run, &posted](const HeadAtlas& a, double fraction) {
+          if (posted.isValid() && posted.elapsed() < 200) return;
+          posted.start();
+          auto copy = std::make_shared<const HeadAtlas>(a);
+          QMetaObject::invokeMethod(
+              this,
+              [this, run, copy, fraction] {
+                if (run != scanRun_) return;
+                publish(copy);
+                emit progress(tr("Reading the corpus"), fraction);
+              },
+              Qt::QueuedConnection);
+        };
+        try {
+          scan(*model, options, *atlas, onWindow, control);
+        } catch (const Cancelled&) {
+          // What was scanned stays: the scan's contract leaves the atlas holding it.
+          atlas->notes.push_back("corpus scan cancelled after " + std::to_string(atlas->corpusTokens) + " tokens");
+        }
+        return std::shared_ptr<const HeadAtlas>(atlas);
+      },
+      [this, run](const std::shared_ptr<const HeadAtlas>& atlas) {
+        if (run == scanRun_) publish(atlas);  // else: a new model or probe came meanwhile
+      },
+      [this, run](const QString& e) {
+        if (run != scanRun_) return;
+        error_ = e;
+        emit stateChanged();
+      });
+}
+
+void AtlasStore::cancelScan() { scanJob_->cancel(); }
+
+void AtlasStore::publish(std::shared_ptr<const HeadAtlas> atlas) {
+  atlas_ = std::move(atlas);
+  emit atlasChanged();
+}
+
+void AtlasStore::waitForIdle() {
+  // A finished probe starts the scan from its result handler (a queued event): rounds.
+  for (int round = 0; round < 6; ++round) {
+    probeJob_->waitForIdle();
+    scanJob_->waitForIdle();
+    QCoreApplication::processEvents();
+  }
+}
+
+}  // namespace attnlab::ui

@@ -1,0 +1,85 @@
+#pragma once
+// The one place the head atlas is computed (issue 17): the three Heads views observe one AtlasStore, so a model's
+// probe atlas is built once, in the background, when the model or the probe settings change, and the corpus is
+// scanned once when params.atlas.corpus (or its window / top) changes. The scan posts its refined atlas to the GUI
+// thread as it goes (at most every 200 ms), so the views refine while it runs. The engine (buildProbeAtlas,
+// scanCorpus) is injected, so the views' tests run on atlases filled by hand.
+#include <QObject>
+#include <QString>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/atlas/atlas_builder.h"
+#include "core/atlas/corpus_scan.h"
+#include "ui/views/common/background_job.h"
+#include "ui/views/common/compute_result.h"
+
+namespace attnlab::ui {
+
+struct AtlasEngine {
+  std::function<HeadAtlas(const Model&, const AtlasOptions&, const RunControl&)> build;
+  std::function<void(const Model&, const CorpusOptions&, HeadAtlas&, const CorpusProgress&, const RunControl&)> scan;
+};
+
+class AtlasStore : public QObject {
+  Q_OBJECT
+ public:
+  explicit AtlasStore(AtlasEngine engine, QObject* parent = nullptr);
+  /// The program's store, on buildProbeAtlas and scanCorpus (atlas_store_shared.cpp).
+  static AtlasStore& shared();
+
+  /// Starts what `result`'s model and params.atlas need and is not computed or running yet; a no-op otherwise.
+  void request(const ResultPtr& result);
+  /// The atlas so far (probe only, or refined by the corpus scan); null before the first one.
+  std::shared_ptr<const HeadAtlas> atlas() const { return atlas_; }
+  /// True when the atlas shown is the one `result` asks for and nothing for it is still running.
+  bool isReadyFor(const ComputeResult& result) const;
+  bool probeBusy() const { return probeJob_->busy(); }
+  bool scanBusy() const { return scanJob_->busy(); }
+  /// The last failure (a probe longer than the context, a corpus without text), empty when none.
+  QString error() const { return error_; }
+  void cancelScan();
+  /// Blocks until both jobs are idle and their results delivered (export, tests).
+  void waitForIdle();
+
+ signals:
+  /// A new atlas (a new model, new probe settings, or a refinement of the corpus scan).
+  void atlasChanged();
+  /// Work in progress: `what` says which ("Scoring heads on the probe", "Reading the corpus"), fraction 0–1.
+  void progress(const QString& what, double fraction);
+  /// Busy state changed (either job), or an error was set.
+  void stateChanged();
+
+ private:
+  struct ProbeKey {
+    const Model* model = nullptr;
+    int length = 0;
+    unsigned long long seed = 0;
+    bool operator==(const ProbeKey& o) const { return model == o.model && length == o.length && seed == o.seed; }
+  };
+  struct ScanKey {
+    std::vector<std::string> files;
+    int window = 0, top = 0;
+    bool operator==(const ScanKey& o) const { return files == o.files && window == o.window && top == o.top; }
+  };
+  static ProbeKey probeKey(const ComputeResult& r);
+  static ScanKey scanKey(const ComputeResult& r);
+  void startProbe(const ResultPtr& result);
+  void startScan(const ResultPtr& result);
+  void publish(std::shared_ptr<const HeadAtlas> atlas);
+
+  AtlasEngine engine_;
+  BackgroundJob* probeJob_;
+  BackgroundJob* scanJob_;
+  ProbeKey probeKey_;                   ///< what probeAtlas_ is (or is being) built for
+  ScanKey scanKey_;                     ///< what the last scan started was for (empty files: none)
+  std::shared_ptr<const Model> model_;  ///< kept alive while a job reads it
+  std::shared_ptr<const HeadAtlas> probeAtlas_, atlas_;
+  ResultPtr pendingScan_;  ///< a scan asked for while the probe atlas was being built
+  quint64 scanRun_ = 0;    ///< drops refinements posted by a superseded scan
+  QString error_;
+};
+
+}  // namespace attnlab::ui

@@ -1,0 +1,169 @@
+#include "ui/views/heads/head_scatter_view.h"
+
+#include <QHBoxLayout>
+#include <QSignalBlocker>
+#include <QVBoxLayout>
+
+#include "ui/views/heads/atlas_labels.h"
+#include "ui/views/heads/heads_numbers.h"
+
+namespace attnlab::ui {
+namespace {
+
+QComboBox* choiceBox(const QString& tip) {
+  auto* box = new QComboBox;
+  box->setToolTip(tip);
+  box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  return box;
+}
+
+}  // namespace
+
+HeadScatterView::HeadScatterView(AtlasStore* store, QWidget* parent) : AtlasView(store, parent) {
+  auto* layout = new QVBoxLayout(this);
+  auto* controls = new QWidget;
+  controls->setProperty(kScreenOnlyProperty, true);  // the figure's axis titles name the choices
+  auto* row = new QHBoxLayout(controls);
+  row->setContentsMargins(0, 0, 0, 0);
+  x_ = choiceBox(tr("The score on the horizontal axis"));
+  y_ = choiceBox(tr("The score on the vertical axis"));
+  colour_ = choiceBox(tr("The score the points are coloured by"));
+  for (auto [label, box] : {std::pair{tr("&x"), x_}, {tr("&y"), y_}, {tr("&colour"), colour_}}) {
+    auto* l = new QLabel(label);
+    l->setBuddy(box);
+    row->addWidget(l);
+    row->addWidget(box);
+    connect(box, &QComboBox::activated, this, &HeadScatterView::chooseAxes);
+  }
+  ablate_ = new QPushButton(tr("Switch these heads off"));
+  ablate_->setToolTip(
+      tr("Add the heads inside the lasso to the switched-off heads (ablation; Edit ▸ Undo brings "
+         "them back)"));
+  ablate_->setEnabled(false);
+  row->addStretch(1);
+  row->addWidget(new QLabel(tr("Drag a lasso around heads to pick a group")));
+  row->addWidget(ablate_);
+  layout->addWidget(controls);
+
+  auto* middle = new QHBoxLayout;
+  plot_ = new HeadScatterPlot;
+  middle->addWidget(plot_, 1);
+  auto* card = new QWidget;
+  card->setProperty(kScreenOnlyProperty, true);
+  card->setMinimumWidth(170);
+  auto* cardLayout = new QVBoxLayout(card);
+  hoverText_ = new QLabel;
+  hoverText_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  hoverImage_ = new QLabel;
+  cardLayout->addWidget(hoverText_);
+  cardLayout->addWidget(hoverImage_);
+  cardLayout->addStretch(1);
+  middle->addWidget(card);
+  layout->addLayout(middle, 1);
+  caption_ = new QLabel;
+  caption_->setWordWrap(true);
+  layout->addWidget(caption_);
+  layout->addWidget(statusBar());
+
+  connect(plot_, &HeadScatterPlot::pointHovered, this, &HeadScatterView::showHover);
+  connect(plot_, &HeadScatterPlot::pointClicked, this, [this](int i, Qt::KeyboardModifiers) {
+    if (i < 0) return;
+    const auto& p = plot_->points()[static_cast<size_t>(i)];
+    emit selectionRequested(p.layer, p.head);
+  });
+  connect(plot_, &HeadScatterPlot::lassoSelected, this, [this](const std::vector<int>& inside) {
+    plot_->setMarks(ablatedIndices(), inside, selectedIndex());
+    ablate_->setEnabled(!inside.empty());
+    ablate_->setText(inside.empty() ? tr("Switch these heads off")
+                                    : tr("Switch these %1 heads off").arg(inside.size()));
+  });
+  connect(ablate_, &QPushButton::clicked, this, [this] {
+    std::vector<std::pair<int, int>> heads;
+    for (int i : plot_->group()) heads.emplace_back(plot_->points()[i].layer, plot_->points()[i].head);
+    requestAblation(heads);
+  });
+}
+
+void HeadScatterView::fillCombos(const HeadAtlas& atlas) {
+  const QStringList choices = atlasChoices(atlas);
+  const AtlasSettings& s = result()->params.atlas;
+  for (auto [box, chosen] : {std::pair{x_, &s.x}, {y_, &s.y}, {colour_, &s.colour}}) {
+    const QSignalBlocker block(box);
+    QStringList items;
+    for (int i = 0; i < box->count(); ++i) items << box->itemText(i);
+    if (items != choices) {
+      box->clear();
+      box->addItems(choices);
+    }
+    box->setCurrentText(QString::fromStdString(*chosen));
+  }
+}
+
+void HeadScatterView::chooseAxes() {
+  if (!result()) return;
+  Params p = result()->params;
+  p.atlas.x = x_->currentText().toStdString();
+  p.atlas.y = y_->currentText().toStdString();
+  p.atlas.colour = colour_->currentText().toStdString();
+  if (p.atlas.x != result()->params.atlas.x || p.atlas.y != result()->params.atlas.y ||
+      p.atlas.colour != result()->params.atlas.colour)
+    emit paramsRequested(p);
+}
+
+void HeadScatterView::drawAtlas(const std::shared_ptr<const HeadAtlas>& atlas) {
+  if (!atlas) {
+    plot_->setPoints({});
+    plot_->setTitles(tr("Heads"), {}, {}, {});
+    caption_->setText(store()->error().isEmpty() ? tr("The heads are being scored…") : store()->error());
+    return;
+  }
+  fillCombos(*atlas);
+  const AtlasSettings& s = result()->params.atlas;
+  const QString x = QString::fromStdString(s.x), y = QString::fromStdString(s.y), c = QString::fromStdString(s.colour);
+  std::vector<HeadScatterPlot::Point> points;
+  for (int l = 0; l < atlas->layers; ++l)
+    for (int h = 0; h < atlas->heads; ++h)
+      points.push_back(
+          {l, h, choiceValue(*atlas, x, l, h), choiceValue(*atlas, y, l, h), choiceValue(*atlas, c, l, h)});
+  title_ = tr("%1 heads: %2 against %3").arg(points.size()).arg(y, x);
+  plot_->setPoints(std::move(points));
+  plot_->setTitles(title_, choiceTitle(x), choiceTitle(y), choiceTitle(c));
+  plot_->setMarks(ablatedIndices(), {}, selectedIndex());
+  ablate_->setEnabled(false);
+  ablate_->setText(tr("Switch these heads off"));
+  QString caption = probeCaption(*atlas);
+  for (const std::string& note : atlas->notes) caption += "\n" + QString::fromStdString(note);
+  caption_->setText(caption);
+}
+
+void HeadScatterView::showHover(int index) {
+  const auto a = atlas();
+  if (index < 0 || !a || index >= static_cast<int>(plot_->points().size())) {
+    hoverText_->clear();
+    hoverImage_->clear();
+    return;
+  }
+  const auto& p = plot_->points()[static_cast<size_t>(index)];
+  hoverText_->setText(headSummary(*a, p.layer, p.head));
+  const QImage thumb = probeThumbnail(*a, p.layer, p.head, 150);
+  if (thumb.isNull())
+    hoverImage_->clear();
+  else
+    hoverImage_->setPixmap(QPixmap::fromImage(thumb));
+  hoverImage_->setToolTip(tr("Head %1's attention on the probe (rows: queries)").arg(headLabel(p.layer, p.head)));
+}
+
+void HeadScatterView::setFontScale(double scale) {
+  plot_->setFontScale(scale);
+  QFont f = caption_->font();
+  f.setPointSizeF(9 * scale);
+  caption_->setFont(f);
+}
+
+ViewNumbers HeadScatterView::numbers(const ComputeResult& result) const {
+  ViewNumbers n = numbersFrame(result, title_);
+  if (const auto a = atlas(); a && atlasFits()) appendAtlasScores(n, *a);
+  return n;
+}
+
+}  // namespace attnlab::ui
