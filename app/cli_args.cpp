@@ -105,6 +105,7 @@ Args parse(int argc, char** argv, int first, const std::vector<Option>& options)
       if (i + 1 >= argc) throw InputError("--" + name + " needs a value");
       args.values[name] = argv[++i];
     }
+    args.repeated[name].push_back(args.values[name]);
   }
   return args;
 }

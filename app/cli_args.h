@@ -18,7 +18,8 @@ struct Option {
 };
 
 struct Args {
-  std::map<std::string, std::string> values;
+  std::map<std::string, std::string> values;                 ///< the last value given for each option
+  std::map<std::string, std::vector<std::string>> repeated;  ///< every value, in order (--corpus A --corpus B)
   std::set<std::string> flags;
 
   bool has(const std::string& name) const { return values.count(name) || flags.count(name); }

@@ -78,14 +78,21 @@ const std::vector<Subcommand>& subcommands() {
        false,
        runPatch},
       {"heads",
-       "[model options] [--probe-length T] [--probe-seed S] [--top K] [--out FILE]",
+       "[model options] [--probe-length T] [--probe-seed S] [--corpus FILE ...] [--window N] [--top K] [--out FILE]",
        "The head atlas (schema attnlab.heads/1): every head scored on the probe [BOS] r1..rT r1..rT of T random "
        "tokens: \"layers\", \"heads\", \"probe_ids\", \"probe_tokens\", \"metrics\": {\"previous_token\", "
        "\"induction\", \"duplicate_token\", \"bos\", \"entropy\", \"mean_distance\", \"copying\": [[per head] "
        "per layer]}, \"similarity\": [[...]] (1 - mean Jensen-Shannon divergence / ln 2 of the heads' attention rows, "
-       "heads layer-major), \"cluster_order\", \"map_2d\" (classical MDS), \"notes\". NaN is null.",
+       "heads layer-major), \"cluster_order\", \"map_2d\" (classical MDS), \"notes\". NaN is null. With --corpus, "
+       "the text is scanned in windows: \"top_examples\": {\"L.H\": [{\"text\", \"position\", \"score\", \"kind\", "
+       "\"key\", \"tokens\", \"source\", \"token_index\"}...]}, \"corpus_tokens\", the metrics \"dla_magnitude\", "
+       "\"ablation_effect\", \"corpus_previous_token\", \"corpus_bos\", \"corpus_entropy\", \"corpus_mean_distance\", "
+       "and the similarity over the corpus.",
        {{"probe-length", true, "T: random tokens per copy (default 64)"},
         {"probe-seed", true, "S: the random tokens' seed (default 0)"},
+        {"corpus", true, "FILE: a text file or a folder of them to scan (repeat the option for more)"},
+        {"window", true, "N: tokens per forward pass of the corpus scan (default 256, at most the model's context)"},
+        {"ablation-tokens", true, "N: tokens of the corpus the ablation effect is measured on (default 128, 0 = none)"},
         {"top", true, "K: strongest contexts listed per head after a corpus scan (default 10)"},
         {"out", true, "FILE: where to write the JSON (default: standard output)"},
         {"indent", true, "N: pretty-print with N spaces (default: compact)"}},

@@ -1,7 +1,9 @@
 #include <cmath>
+#include <map>
 
 #include "app/cli_commands.h"
 #include "core/atlas/atlas_builder.h"
+#include "core/atlas/corpus_scan.h"
 #include "core/run/model_factory.h"
 
 namespace attnlab::cli {
@@ -50,8 +52,9 @@ nlohmann::json headsJson(const HeadAtlas& atlas, int top) {
     nlohmann::json examples = nlohmann::json::object();
     for (const auto& [key, contexts] : atlas.topExamples) {
       nlohmann::json list = nlohmann::json::array();
-      for (std::size_t i = 0; i < contexts.size() && static_cast<int>(i) < top; ++i)
-        list.push_back(contextJson(contexts[i]));
+      std::map<std::string, int> listed;  // up to `top` of each kind ("output_norm", "attention_edge")
+      for (const StrongContext& c : contexts)
+        if (listed[c.kind]++ < top) list.push_back(contextJson(c));
       examples[key] = list;
     }
     j["top_examples"] = examples;
@@ -60,7 +63,8 @@ nlohmann::json headsJson(const HeadAtlas& atlas, int top) {
   return j;
 }
 
-// attnlab.heads/1: every head of the model scored on the probe [BOS] r… r… (core/atlas/atlas_builder.h).
+// attnlab.heads/1: every head of the model scored on the probe [BOS] r… r… (core/atlas/atlas_builder.h), refined
+// over --corpus files.
 int runHeads(const Args& args) {
   const Params p = paramsFromArgs(args);
   const std::shared_ptr<const Model> model = makeModel(p);
@@ -69,9 +73,15 @@ int runHeads(const Args& args) {
   options.probeSeed = static_cast<unsigned long long>(args.intValue("probe-seed", 0, 0, 2147483647));
   const int top = args.intValue("top", 10, 1, 1000);
   HeadAtlas atlas = buildProbeAtlas(*model, options);
-  // The place where the corpus scan (--corpus FILE..., --window N; core/atlas/corpus_scan.h) refines `atlas`
-  // before it is printed.
-  writeText(args.value("out"), headsJson(atlas, top).dump(args.intValue("indent", -1, 0, 16)) + "\n");
+  if (args.has("corpus")) {  // refined over the user's text (core/atlas/corpus_scan.h)
+    CorpusOptions corpus;
+    corpus.files = args.repeated.at("corpus");
+    corpus.window = args.intValue("window", corpus.window, 2, 1 << 20);
+    corpus.top = top;
+    corpus.ablationTokens = args.intValue("ablation-tokens", corpus.ablationTokens, 0, 1 << 20);
+    scanCorpus(*model, corpus, atlas);
+  }
+  writeText(args.value("out"), jsonText(headsJson(atlas, top), args.intValue("indent", -1, 0, 16)) + "\n");
   return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include "tests/app/cli_test_util.h"
@@ -58,6 +59,37 @@ class TestCliHeads : public QObject {
     QCOMPARE(j["probe_tokens"].toArray().size(), 8);
     QVERIFY(j["metrics"].toObject()["copying"].toArray()[0].toArray()[0].isNull());
     QVERIFY(j["metrics"].toObject()["induction"].toArray()[0].toArray()[0].isDouble());
+  }
+
+  void corpusScanAddsContextsAndCorpusScores() {
+    QTemporaryDir dir;
+    QFile text(dir.filePath("story.txt")), binary(dir.filePath("image.bin"));
+    QVERIFY(text.open(QIODevice::WriteOnly) && binary.open(QIODevice::WriteOnly));
+    for (int i = 0; i < 20; ++i) text.write("the cat sat on the mat and the dog sat on the log. ");
+    binary.write(QByteArray("PNG\0\1\2", 6));
+    text.close();
+    binary.close();
+    const QJsonObject j =
+        runJson({"heads", "--model", kModel, "--probe-length", "6", "--corpus", dir.path(), "--corpus", text.fileName(),
+                 "--window", "24", "--top", "2", "--ablation-tokens", "16"});
+    QVERIFY(j["corpus_tokens"].toInt() > 200);
+    const QJsonObject examples = j["top_examples"].toObject();
+    QCOMPARE(examples.size(), 8);
+    const QJsonArray contexts = examples["1.2"].toArray();
+    QCOMPARE(contexts.size(), 4);  // --top 2 of each kind
+    QStringList kinds;
+    for (const auto& c : contexts) {
+      kinds << c.toObject()["kind"].toString();
+      for (const char* key : {"text", "position", "score", "kind"}) QVERIFY2(c.toObject().contains(key), key);
+    }
+    QCOMPARE(kinds.count("output_norm"), 2);
+    QCOMPARE(kinds.count("attention_edge"), 2);
+    const QJsonObject metrics = j["metrics"].toObject();
+    for (const char* name : {"dla_magnitude", "ablation_effect", "corpus_previous_token", "corpus_entropy"})
+      QVERIFY2(metrics[name].toArray().size() == 2, name);
+    QString notes;
+    for (const auto& n : j["notes"].toArray()) notes += n.toString() + "\n";
+    QVERIFY2(notes.contains("image.bin") && notes.contains("NUL byte"), qPrintable(notes));
   }
 
   void tooLongAProbeIsRefused() {

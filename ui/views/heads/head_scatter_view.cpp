@@ -39,7 +39,7 @@ HeadScatterView::HeadScatterView(AtlasStore* store, QWidget* parent) : AtlasView
   ablate_->setToolTip(
       tr("Add the heads inside the lasso to the switched-off heads (ablation; Edit ▸ Undo brings "
          "them back)"));
-  ablate_->setEnabled(false);
+  ablate_->setVisible(false);  // shown with a lasso group (a disabled button would swallow right clicks)
   row->addStretch(1);
   row->addWidget(new QLabel(tr("Drag a lasso around heads to pick a group")));
   row->addWidget(ablate_);
@@ -73,7 +73,7 @@ HeadScatterView::HeadScatterView(AtlasStore* store, QWidget* parent) : AtlasView
   });
   connect(plot_, &HeadScatterPlot::lassoSelected, this, [this](const std::vector<int>& inside) {
     plot_->setMarks(ablatedIndices(), inside, selectedIndex());
-    ablate_->setEnabled(!inside.empty());
+    ablate_->setVisible(!inside.empty());
     ablate_->setText(inside.empty() ? tr("Switch these heads off")
                                     : tr("Switch these %1 heads off").arg(inside.size()));
   });
@@ -129,7 +129,7 @@ void HeadScatterView::drawAtlas(const std::shared_ptr<const HeadAtlas>& atlas) {
   plot_->setPoints(std::move(points));
   plot_->setTitles(title_, choiceTitle(x), choiceTitle(y), choiceTitle(c));
   plot_->setMarks(ablatedIndices(), {}, selectedIndex());
-  ablate_->setEnabled(false);
+  ablate_->setVisible(false);  // shown with a lasso group (a disabled button would swallow right clicks)
   ablate_->setText(tr("Switch these heads off"));
   QString caption = probeCaption(*atlas);
   for (const std::string& note : atlas->notes) caption += "\n" + QString::fromStdString(note);
