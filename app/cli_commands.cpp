@@ -92,7 +92,7 @@ const std::vector<Subcommand>& subcommands() {
         {"probe-seed", true, "S: the random tokens' seed (default 0)"},
         {"corpus", true, "FILE: a text file or a folder of them to scan (repeat the option for more)"},
         {"window", true, "N: tokens per forward pass of the corpus scan (default 256, at most the model's context)"},
-        {"ablation-tokens", true, "N: tokens of the corpus the ablation effect is measured on (default 128, 0 = none)"},
+        {"ablation-tokens", true, "N: tokens of the corpus the ablation effect is measured on (default 64, 0 = none)"},
         {"top", true, "K: strongest contexts listed per head after a corpus scan (default 10)"},
         {"out", true, "FILE: where to write the JSON (default: standard output)"},
         {"indent", true, "N: pretty-print with N spaces (default: compact)"}},

