@@ -11,9 +11,11 @@
 
 #include <map>
 
+#include "core/atlas/atlas_builder.h"
 #include "core/base/errors.h"
 #include "core/predict/attribution.h"
 #include "core/predict/prediction.h"
+#include "core/run/model_factory.h"
 #include "core/run/pipeline.h"
 #include "core/session/params_json.h"
 #include "ui/shell/lesson_library.h"
@@ -83,7 +85,7 @@ class TestLessons : public QObject {
  private slots:
   void initTestCase() { QCoreApplication::setOrganizationName("AttentionLabTests"); }
 
-  void tenLessonsShip() { QCOMPARE(builtinLessonFiles().size(), 10); }
+  void elevenLessonsShip() { QCOMPARE(builtinLessonFiles().size(), 11); }
 
   void whichHeadLessonTellsTheTruth() {
     // What lesson 10's text says of the shipped induction model: it predicts "dogs"; head 1.0 gives the
@@ -113,6 +115,33 @@ class TestLessons : public QObject {
     QVERIFY(oneOff.prob < plain.prob - 0.05);
     QVERIFY(bothOff.id != plain.id);
     QVERIFY(previousOff.id != plain.id);
+  }
+
+  void findTheHeadsLessonTellsTheTruth() {
+    // What lesson 11's text says of the shipped induction model's atlas on its probe (15 tokens, seed 0): head 0.0
+    // has the highest previous-token score (about half), every layer-1 head an induction score above 0.9 and every
+    // layer-0 head one below 0.1, and the clustering keeps the two layers apart.
+    QString file;
+    for (const QString& f : builtinLessonFiles())
+      if (f.contains("11_find_the_heads")) file = f;
+    const Lesson l = loadLessonFile(file);
+    const Params& p = l.steps[1].params;
+    QCOMPARE(p.atlas.probeLength, 15);
+    AtlasOptions o;
+    o.probeLength = p.atlas.probeLength;
+    o.probeSeed = p.atlas.probeSeed;
+    const HeadAtlas a = buildProbeAtlas(*makeModel(p), o);
+    const HeadGrid& previous = a.metrics.at("previous_token");
+    const HeadGrid& induction = a.metrics.at("induction");
+    for (int l2 = 0; l2 < a.layers; ++l2)
+      for (int h = 0; h < a.heads; ++h) {
+        if (l2 != 0 || h != 0) QVERIFY(previous[l2][h] < previous[0][0]);
+        QVERIFY(l2 == 1 ? induction[l2][h] > 0.9 : induction[l2][h] < 0.1);
+      }
+    QVERIFY(std::abs(previous[0][0] - 0.54) < 0.05);
+    std::vector<int> firstHalf(a.clusterOrder.begin(), a.clusterOrder.begin() + a.heads);
+    std::sort(firstHalf.begin(), firstHalf.end());
+    QCOMPARE(firstHalf, (std::vector<int>{0, 1, 2, 3}));  // layer 0's heads together, then layer 1's
   }
 
   void everyStepApplies_data() {
@@ -362,7 +391,7 @@ class TestLessons : public QObject {
         R"({"title": "Mine", "steps": [{"title": "a", "text": "b", "sentence": "x y"},
                                        {"title": "c", "text": "d", "view": "no-such-view", "sentence": "p q r"}]})");
     QCOMPARE(panel->openFile(path, false), QString());
-    QCOMPARE(panel->lessonCount(), 11);
+    QCOMPARE(panel->lessonCount(), 12);
     QTRY_COMPARE(w.controller()->params().sentence, std::string("x y"));
     panel->goToStep(1);
     QVERIFY2(panel->note().contains("no-such-view"), qPrintable(panel->note()));

@@ -162,7 +162,20 @@ void HeadScatterView::setFontScale(double scale) {
 
 ViewNumbers HeadScatterView::numbers(const ComputeResult& result) const {
   ViewNumbers n = numbersFrame(result, title_);
-  if (const auto a = atlas(); a && atlasFits()) appendAtlasScores(n, *a);
+  const auto a = atlas();
+  if (!a || !atlasFits()) return n;
+  // What the figure draws first: one row per head, its x, y and colour values under the chosen names.
+  const std::vector<HeadScatterPlot::Point>& points = plot_->points();
+  LabelledMatrix drawn{"scatter", title_.toStdString(), MatD(static_cast<Eigen::Index>(points.size()), 3), {}, {}};
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto r = static_cast<Eigen::Index>(i);
+    drawn.values.row(r) << points[i].x, points[i].y, points[i].colour;
+    drawn.rowLabels.push_back(headLabel(points[i].layer, points[i].head).toStdString());
+  }
+  const AtlasSettings& s = result.params.atlas;
+  drawn.colLabels = {s.x, s.y, s.colour};
+  n.matrices.push_back(std::move(drawn));
+  appendAtlasScores(n, *a);
   return n;
 }
 
