@@ -23,13 +23,11 @@ VecD nextTokenLosses(const Unembedding& u, const Mat& x, const std::vector<int>&
                      const std::vector<int>& positions) {
   Mat rows(static_cast<Eigen::Index>(positions.size()), x.cols());
   for (std::size_t k = 0; k < positions.size(); ++k) rows.row(static_cast<Eigen::Index>(k)) = x.row(positions[k]);
-  const Mat logits = u.logits(rows);  // [m, vocab]
+  const Mat logits = u.logits(rows).transpose();  // [vocab, m]: a position's logits contiguous
   VecD loss(static_cast<Eigen::Index>(positions.size()));
   for (Eigen::Index k = 0; k < loss.size(); ++k) {
-    const VecD z = logits.row(k).transpose().cast<double>();
-    const double top = z.maxCoeff();
-    const double logSum = top + std::log((z.array() - top).exp().sum());
-    loss(k) = logSum - z(ids[static_cast<std::size_t>(positions[static_cast<std::size_t>(k)] + 1)]);
+    const int next = ids[static_cast<std::size_t>(positions[static_cast<std::size_t>(k)] + 1)];
+    loss(k) = logSumExp(logits.col(k)) - static_cast<double>(logits(next, k));
   }
   return loss;
 }

@@ -134,7 +134,7 @@ void scanCorpus(const Model& model, const CorpusOptions& options, HeadAtlas& atl
   const ModelInfo info = model.info();
   const int window = info.maxTokens > 0 ? std::min(options.window, info.maxTokens) : options.window;
   const RunControl cancelOnly{control.cancel, {}};
-  Scan s{model, options, atlas, {}, {}, {}, {}, {}, {}};
+  Scan s{model, options, atlas, {}, {}, {}, {}, {}, {}, {}, {}};
   std::copy_if(atlas.notes.begin(), atlas.notes.end(), std::back_inserter(s.baseNotes),
                [](const std::string& n) { return !isCorpusNote(n); });
   atlas.topExamples.clear();

@@ -36,6 +36,9 @@ int resolveToken(const Model& model, const std::string& tokenOrId);
 Vec rowLogits(const Unembedding& u, const Vec& x);
 /// softmax(logits / T) in double; T > 0.
 VecD softmaxAt(const Vec& logits, double temperature = 1.0);
+/// log Σᵢ exp(zᵢ / T) of logits over a vocabulary: the exps in float packets (a double exp is scalar here, 1.6 M of
+/// them per 32 rows of GPT-2's vocabulary), their sums added in double per block of 4096. −∞ for no logits.
+double logSumExp(const Eigen::Ref<const Vec>& logits, double temperature = 1.0);
 /// The k most probable tokens, most probable first.
 std::vector<TokenScore> topTokens(const Model& model, const Vec& logits, int k, double temperature = 1.0);
 /// What sampling would keep after top-k (0 = all) and top-p (1 = all) filtering, most probable first,

@@ -216,8 +216,10 @@ class TestPredict : public QObject {
       QCOMPARE(reused.layers[0].heads[0].attention, full.layers[0].heads[0].attention);
       TokenizedText other = text;  // another sentence: nothing may be copied
       other.ids[1] = (other.ids[1] + 1) % static_cast<int>(model->unembedding()->vocab);
+      Intervention plainAblation;
+      plainAblation.ablate = now.ablate;
       QCOMPARE(model->forward(other, {}, now).layers.back().residualOut,
-               model->forward(other, {}, Intervention{now.ablate}).layers.back().residualOut);
+               model->forward(other, {}, plainAblation).layers.back().residualOut);
     }
   }
 
