@@ -142,6 +142,12 @@ class TestLessons : public QObject {
     std::vector<int> firstHalf(a.clusterOrder.begin(), a.clusterOrder.begin() + a.heads);
     std::sort(firstHalf.begin(), firstHalf.end());
     QCOMPARE(firstHalf, (std::vector<int>{0, 1, 2, 3}));  // layer 0's heads together, then layer 1's
+    // Step 5: on the sentence, head 1.0's last token ("lazy") attends to "dogs".
+    const PipelineResult r = runPipeline(l.steps[4].params);
+    const Mat& attention = r.trace.layers[1].heads[0].attention;
+    Eigen::Index key = 0;
+    attention.row(attention.rows() - 1).maxCoeff(&key);
+    QCOMPARE(r.text.tokens[static_cast<size_t>(key)].text, std::string("dogs"));
   }
 
   void everyStepApplies_data() {
