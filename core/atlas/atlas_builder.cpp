@@ -16,7 +16,9 @@ HeadAtlas buildProbeAtlas(const Model& model, const AtlasOptions& options, const
   atlas.notes = atlas.probe.notes;
   const ModelInfo info = model.info();
   checkTraceMemory(static_cast<long long>(atlas.probe.tokens.size()), info.layers, info.heads);
-  auto trace = std::make_shared<Trace>(model.forward(probeText(atlas.probe), control.part(0.05, 0.7)));
+  Intervention keepMaps;  // the probe's scores read every head's map
+  keepMaps.maps = MapKeeping::Always;
+  auto trace = std::make_shared<Trace>(model.forward(probeText(atlas.probe), control.part(0.05, 0.7), keepMaps));
   atlas.layers = trace->layerCount();
   atlas.heads = trace->headCount();
   atlas.metrics = probeScores(*trace, atlas.probe);

@@ -150,11 +150,13 @@ void scanCorpus(const Model& model, const CorpusOptions& options, HeadAtlas& atl
   const bool ablate = nextTokenRefusal(model).empty() && options.ablationTokens >= 2;
   const double ablationTokens = ablate ? static_cast<double>(info.layers * info.heads) * options.ablationTokens : 0.0;
   const double corpusShare = corpusTokens / (corpusTokens + ablationTokens);
+  Intervention keepMaps;  // the scan reads every head's map of each window (patterns, contexts, similarity)
+  keepMaps.maps = MapKeeping::Always;
   ScanWindow w;
   while (windows.next(w)) {
     clock.add(&CorpusTimings::reading);
     control.checkpoint(corpusShare * reader.fraction());
-    const Trace t = model.forward(w.text, cancelOnly);
+    const Trace t = model.forward(w.text, cancelOnly, keepMaps);
     clock.add(&CorpusTimings::forward);
     if (s.ablationText.tokens.empty()) {
       const auto n = std::min(w.text.tokens.size(), static_cast<std::size_t>(std::max(options.ablationTokens, 0)));

@@ -133,6 +133,9 @@ Trace BertModel::forward(const TokenizedText& text, const RunControl& control, c
   checkIntervention(iv, config_.layers, config_.heads, static_cast<int>(text.ids.size()));
   Trace trace = startTrace(text, /*causal=*/false);
   const int n = static_cast<int>(text.ids.size());
+  const bool keepMaps = planMapKeeping(iv.maps, n, config_.layers, config_.heads);
+  checkActivationMemory(n, config_.layers, config_.dModel, static_cast<long long>(config_.heads) * config_.dHead());
+
   // h⁰ = LN_emb(word[ids] + pos[0..n) + type[0])   [n, d]; every token is of type 0 (one sentence).
   Mat e(n, config_.dModel);
   for (int i = 0; i < n; ++i) {
@@ -144,7 +147,7 @@ Trace BertModel::forward(const TokenizedText& text, const RunControl& control, c
   for (int l = 0; l < config_.layers; ++l) {
     control.checkpoint(static_cast<double>(l) / config_.layers);
     interveneOnResidual(iv, l, h);
-    trace.layers.push_back(runLayer(l, h, iv));
+    trace.layers.push_back(runLayer(l, h, iv, keepMaps));
     h = trace.layers.back().residualOut;
   }
   interveneOnResidual(iv, config_.layers, trace.layers.back().residualOut);
@@ -152,7 +155,7 @@ Trace BertModel::forward(const TokenizedText& text, const RunControl& control, c
   return trace;
 }
 
-LayerTrace BertModel::runLayer(int layer, const Mat& x, const Intervention& iv) const {
+LayerTrace BertModel::runLayer(int layer, const Mat& x, const Intervention& iv, bool keepMaps) const {
   const BertLayerWeights& w = layers_[layer];
   const int dh = config_.dHead();
   LayerTrace t;
@@ -162,7 +165,7 @@ LayerTrace BertModel::runLayer(int layer, const Mat& x, const Intervention& iv) 
   const Mat k = w.kW.affine(x, w.kB.vector());
   const Mat v = w.vW.affine(x, w.vB.vector());
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
-  t.heads = attendHeads(q, k, v, config_.heads, dh, scale, /*causal=*/false, t.concat);
+  t.heads = attendHeads(q, k, v, config_.heads, dh, scale, /*causal=*/false, t.concat, keepMaps);
   interveneOnHeads(iv, layer, dh, t.concat, t.heads);
   t.attentionOut = w.oW.affine(t.concat, w.oB.vector());  // [n, d]
   const Mat h = layerNorm(Mat(x + t.attentionOut), w.ln1Gamma.vector(), w.ln1Beta.vector(), config_.layerNormEps);

@@ -46,7 +46,7 @@ class BertModel : public HfModel {
   /// Fills unembedding_ from the MLM head's tensors under `names` (transform dense, LayerNorm, decoder
   /// weight, decoder bias); leaves it empty when the file lacks the head's bias.
   void loadMlmHead(const std::vector<std::string>& names);
-  LayerTrace runLayer(int layer, const Mat& x, const Intervention& iv) const;
+  LayerTrace runLayer(int layer, const Mat& x, const Intervention& iv, bool keepMaps) const;
 
   WeightView word_, pos_, type_;  ///< [vocab, d], [positions, d], [types, d] (type_ empty for DistilBERT)
   WeightView embGamma_, embBeta_;

@@ -148,7 +148,8 @@ Trace DecoderModel::forward(const TokenizedText& text, const RunControl& control
   const int n = static_cast<int>(text.ids.size());
   checkInput(text);
   checkIntervention(iv, config_.layers, config_.heads, n);
-  checkTraceMemory(n, config_.layers, config_.heads);
+  const bool keepMaps = planMapKeeping(iv.maps, n, config_.layers, config_.heads);
+  checkActivationMemory(n, config_.layers, config_.dModel, static_cast<long long>(config_.heads) * config_.dHead());
   Trace trace = startTrace(text, /*causal=*/true);
   trace.kvHeads = config_.decoder.kvHeads;
   Mat h(n, config_.dModel);  // [n, d]
@@ -162,7 +163,7 @@ Trace DecoderModel::forward(const TokenizedText& text, const RunControl& control
   for (int l = copyReusedLayers(iv, text.ids, trace, h); l < config_.layers; ++l) {
     control.checkpoint(static_cast<double>(l) / config_.layers);
     interveneOnResidual(iv, l, h);
-    trace.layers.push_back(runLayer(l, h, config_.decoder.usesLocalRope[l] ? local : global, iv));
+    trace.layers.push_back(runLayer(l, h, config_.decoder.usesLocalRope[l] ? local : global, iv, keepMaps));
     h = trace.layers.back().residualOut;
   }
   interveneOnResidual(iv, config_.layers, trace.layers.back().residualOut);
@@ -170,7 +171,8 @@ Trace DecoderModel::forward(const TokenizedText& text, const RunControl& control
   return trace;
 }
 
-LayerTrace DecoderModel::runLayer(int layer, const Mat& x, const RopeTables& rope, const Intervention& iv) const {
+LayerTrace DecoderModel::runLayer(int layer, const Mat& x, const RopeTables& rope, const Intervention& iv,
+                                  bool keepMaps) const {
   const DecoderLayerWeights& w = layers_[layer];
   const DecoderSpec& d = config_.decoder;
   const int heads = config_.heads, kv = d.kvHeads, dh = config_.dHead();
@@ -190,7 +192,7 @@ LayerTrace DecoderModel::runLayer(int layer, const Mat& x, const RopeTables& rop
   o.scale = static_cast<float>(d.attnScale);
   o.window = d.window[layer];
   o.softcap = static_cast<float>(d.attnSoftcap);
-  t.heads = attendGroupedHeads(q, k, v, heads, kv, dh, o, t.concat);
+  t.heads = attendGroupedHeads(q, k, v, heads, kv, dh, o, t.concat, keepMaps);
   interveneOnHeads(iv, layer, dh, t.concat, t.heads);
   t.attentionOut = w.oW.affine(t.concat, w.oB);  // [n, d]
   if (d.sandwichNorms) t.attentionOut = norm(t.attentionOut, w.postAttnNorm);

@@ -62,7 +62,7 @@ class DecoderModel : public HfModel {
   friend class DecoderDecodeSession;
   friend class DecoderResumedLayers;
   void loadLayer(WeightSource& w, int layer);
-  LayerTrace runLayer(int layer, const Mat& x, const RopeTables& rope, const Intervention& iv) const;
+  LayerTrace runLayer(int layer, const Mat& x, const RopeTables& rope, const Intervention& iv, bool keepMaps) const;
   Mat norm(const Mat& x, const WeightView& w) const;
   Mat mlp(const Mat& x, const DecoderLayerWeights& w) const;
 

@@ -60,6 +60,8 @@ Trace Gpt2Model::forward(const TokenizedText& text, const RunControl& control, c
   checkIntervention(iv, config_.layers, config_.heads, static_cast<int>(text.ids.size()));
   Trace trace = startTrace(text, /*causal=*/true);
   const int n = static_cast<int>(text.ids.size());
+  const bool keepMaps = planMapKeeping(iv.maps, n, config_.layers, config_.heads);
+  checkActivationMemory(n, config_.layers, config_.dModel, static_cast<long long>(config_.heads) * config_.dHead());
   // h⁰ = wte[ids] + wpe[0..n)   [n, d]
   Mat h(n, config_.dModel);
   for (int i = 0; i < n; ++i) h.row(i) = wte_.matrix().row(text.ids[i]) + wpe_.matrix().row(i);
@@ -67,7 +69,7 @@ Trace Gpt2Model::forward(const TokenizedText& text, const RunControl& control, c
   for (int l = copyReusedLayers(iv, text.ids, trace, h); l < config_.layers; ++l) {
     control.checkpoint(static_cast<double>(l) / config_.layers);
     interveneOnResidual(iv, l, h);
-    trace.layers.push_back(runLayer(l, h, iv));
+    trace.layers.push_back(runLayer(l, h, iv, keepMaps));
     h = trace.layers.back().residualOut;
   }
   interveneOnResidual(iv, config_.layers, trace.layers.back().residualOut);
@@ -75,14 +77,14 @@ Trace Gpt2Model::forward(const TokenizedText& text, const RunControl& control, c
   return trace;
 }
 
-LayerTrace Gpt2Model::runLayer(int layer, const Mat& x, const Intervention& iv) const {
+LayerTrace Gpt2Model::runLayer(int layer, const Mat& x, const Intervention& iv, bool keepMaps) const {
   const int d = config_.dModel, dh = config_.dHead();
   LayerTrace t;
   t.residualIn = x;
   // qkv = LN₁(x)·W_attn + b   [n, 3d]; columns [0, d) are Q, [d, 2d) K, [2d, 3d) V, head h at h·d_head.
   const Mat qkv = queryKeyValue(layer, x);
   t.heads = attendHeads(qkv.middleCols(0, d), qkv.middleCols(d, d), qkv.middleCols(2 * d, d), config_.heads, dh,
-                        attentionScale(layer), /*causal=*/true, t.concat);
+                        attentionScale(layer), /*causal=*/true, t.concat, keepMaps);
   interveneOnHeads(iv, layer, dh, t.concat, t.heads);
   t.attentionOut = layers_[layer].projW.affine(t.concat, layers_[layer].projB.vector());  // [n, d]
   const Mat h = x + t.attentionOut;

@@ -47,7 +47,7 @@ class Gpt2Model : public HfModel, private ResumableLayers {
 
  private:
   friend class Gpt2DecodeSession;
-  LayerTrace runLayer(int layer, const Mat& x, const Intervention& iv) const;
+  LayerTrace runLayer(int layer, const Mat& x, const Intervention& iv, bool keepMaps) const;
   /// act(LN₂(h)·W_fc + b_fc)·W_mproj + b_mproj   [n, d] → [n, d]
   Mat mlp(int layer, const Mat& h) const;
   float attentionScale(int layer) const;

@@ -17,22 +17,82 @@ HeadTrace attendHead(Mat q, Mat k, Mat v, float scale, bool causal) {
   return attendHead(std::move(q), std::move(k), std::move(v), o);
 }
 
-HeadTrace attendHead(Mat q, Mat k, Mat v, const HeadOptions& o) {
-  HeadTrace h;
-  h.scores.noalias() = (q * k.transpose()) * o.scale;  // [n, n]
+void explicitMaps(const Eigen::Ref<const Mat>& q, const Eigen::Ref<const Mat>& k, const HeadOptions& o, Mat& scores,
+                  Mat& attention) {
+  scores.noalias() = (q * k.transpose()) * o.scale;  // [n, n]
   if (o.softcap > 0.0f) {
     const float c = o.softcap;
-    h.scores = h.scores.unaryExpr([c](float s) { return std::tanh(s / c) * c; });
+    scores = scores.unaryExpr([c](float s) { return std::tanh(s / c) * c; });
   }
-  h.attention = h.scores;
-  if (o.causal) applyCausalMask(h.attention);
+  attention = scores;
+  if (o.causal) applyCausalMask(attention);
   if (o.window > 0) {
-    const Eigen::Index n = h.attention.rows();
+    const Eigen::Index n = attention.rows();
     for (Eigen::Index i = o.window; i < n; ++i)  // keys j ≤ i − W are out of the window
-      h.attention.row(i).head(i - o.window + 1).setConstant(-std::numeric_limits<float>::infinity());
+      attention.row(i).head(i - o.window + 1).setConstant(-std::numeric_limits<float>::infinity());
   }
-  softmaxRowsInPlace(h.attention);
+  softmaxRowsInPlace(attention);
+}
+
+HeadTrace attendHead(Mat q, Mat k, Mat v, const HeadOptions& o) {
+  HeadTrace h;
+  explicitMaps(q, k, o, h.scores, h.attention);
   h.output.noalias() = h.attention * v;  // [n, d_head]
+  h.q = std::move(q);
+  h.k = std::move(k);
+  h.v = std::move(v);
+  h.options = o;
+  h.summary = summarizeMap(h.attention);
+  return h;
+}
+
+namespace {
+
+/// Softmax of one query's visible scores s (contiguous, in place → weights); returns the row's entropy
+/// −Σ a ln a = lse − Σ a·s with lse = max + ln Σ exp(s − max): no logarithm per weight.
+double softmaxWithEntropy(Eigen::Ref<Eigen::VectorXf> s) {
+  thread_local Eigen::VectorXf e;  // exp(s − max), reused row after row
+  const float mx = s.maxCoeff();
+  e = (s.array() - mx).exp();
+  const double sum = e.sum();
+  const double dot = e.dot(s);  // Σ exp(s − max)·s
+  s = e * static_cast<float>(1.0 / sum);
+  return mx + std::log(sum) - dot / sum;
+}
+
+}  // namespace
+
+HeadTrace attendHeadTiled(Mat q, Mat k, Mat v, const HeadOptions& o) {
+  const Eigen::Index n = q.rows();
+  HeadTrace h;
+  h.options = o;
+  h.output.resize(n, v.cols());
+  HeadSummaryBuilder summary(static_cast<int>(n));
+  Mat st;  // one tile's scores, transposed so that each query is a contiguous column: [keys, rows]
+  for (Eigen::Index r0 = 0; r0 < n; r0 += kTileRows) {
+    const Eigen::Index m = std::min<Eigen::Index>(kTileRows, n - r0);
+    long first = 0, end = 0, lastFirst = 0, lastEnd = 0;
+    visibleKeys(o, r0, n, first, end);
+    visibleKeys(o, r0 + m - 1, n, lastFirst, lastEnd);
+    const Eigen::Index keys = lastEnd - first;  // the union of the tile's visible keys
+    st.noalias() = (k.middleRows(first, keys) * q.middleRows(r0, m).transpose()) * o.scale;
+    if (o.softcap > 0.0f) {
+      const float c = o.softcap;
+      st = st.unaryExpr([c](float s) { return std::tanh(s / c) * c; });
+    }
+    for (Eigen::Index c = 0; c < m; ++c) {
+      long f = 0, e = 0;
+      visibleKeys(o, r0 + c, n, f, e);
+      auto col = st.col(c);
+      col.head(f - first).setZero();
+      col.segment(e - first, keys - (e - first)).setZero();
+      const double entropy = softmaxWithEntropy(col.segment(f - first, e - f));
+      summary.addRow(static_cast<int>(r0 + c), col.data() + (f - first), static_cast<int>(f), static_cast<int>(e - f),
+                     entropy);
+    }
+    h.output.middleRows(r0, m).noalias() = st.transpose() * v.middleRows(first, keys);  // [m, d_head]
+  }
+  h.summary = summary.finish();
   h.q = std::move(q);
   h.k = std::move(k);
   h.v = std::move(v);
@@ -41,7 +101,7 @@ HeadTrace attendHead(Mat q, Mat k, Mat v, const HeadOptions& o) {
 
 std::vector<HeadTrace> attendGroupedHeads(const Eigen::Ref<const Mat>& q, const Eigen::Ref<const Mat>& k,
                                           const Eigen::Ref<const Mat>& v, int heads, int kvHeads, int dHead,
-                                          const HeadOptions& o, Mat& concat) {
+                                          const HeadOptions& o, Mat& concat, bool keepMaps) {
   const Eigen::Index n = q.rows();
   const int group = heads / kvHeads;
   std::vector<HeadTrace> out(static_cast<std::size_t>(heads));
@@ -51,7 +111,8 @@ std::vector<HeadTrace> attendGroupedHeads(const Eigen::Ref<const Mat>& q, const 
     const Eigen::Index c0 = static_cast<Eigen::Index>(h) * dHead;
     const Eigen::Index kv0 = static_cast<Eigen::Index>(h / group) * dHead;
     HeadTrace& t = out[static_cast<std::size_t>(h)];
-    t = attendHead(q.middleCols(c0, dHead), k.middleCols(kv0, dHead), v.middleCols(kv0, dHead), o);
+    t = keepMaps ? attendHead(q.middleCols(c0, dHead), k.middleCols(kv0, dHead), v.middleCols(kv0, dHead), o)
+                 : attendHeadTiled(q.middleCols(c0, dHead), k.middleCols(kv0, dHead), v.middleCols(kv0, dHead), o);
     concat.middleCols(c0, dHead) = t.output;
   };
   maybeParallelJobs(madds >= kParallelHeadMadds && omp_get_max_threads() > 1, heads, {}, head);
@@ -60,11 +121,11 @@ std::vector<HeadTrace> attendGroupedHeads(const Eigen::Ref<const Mat>& q, const 
 
 std::vector<HeadTrace> attendHeads(const Eigen::Ref<const Mat>& q, const Eigen::Ref<const Mat>& k,
                                    const Eigen::Ref<const Mat>& v, int heads, int dHead, float scale, bool causal,
-                                   Mat& concat) {
+                                   Mat& concat, bool keepMaps) {
   HeadOptions o;
   o.scale = scale;
   o.causal = causal;
-  return attendGroupedHeads(q, k, v, heads, heads, dHead, o, concat);
+  return attendGroupedHeads(q, k, v, heads, heads, dHead, o, concat, keepMaps);
 }
 
 }  // namespace attnlab

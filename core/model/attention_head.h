@@ -1,6 +1,7 @@
 #pragma once
 #include <vector>
 
+#include "core/model/head_options.h"
 #include "core/model/trace.h"
 
 namespace attnlab {
@@ -11,33 +12,35 @@ namespace attnlab {
 ///   out    = A·V                 [n, d_head]
 HeadTrace attendHead(Mat q, Mat k, Mat v, float scale, bool causal);
 
+/// One head with those options; the trace keeps the scaled (and soft-capped) scores unmasked, and the summary.
+HeadTrace attendHead(Mat q, Mat k, Mat v, const HeadOptions& o);
+
+/// The same head without its maps (long inputs, issue 18): attends kTileRows queries at a time, each tile's
+/// scores only over the keys its queries see ([keys, rows] ≤ kTileRows·n floats at once), and reads the summary off
+/// each tile's weights. The output equals attendHead's to float rounding; `scores` and `attention` stay empty.
+HeadTrace attendHeadTiled(Mat q, Mat k, Mat v, const HeadOptions& o);
+inline constexpr int kTileRows = 64;
+
 /// Every head of a layer: head h reads columns [h·dHead, (h+1)·dHead) of q, k and v [n, heads·dHead]
 /// (column blocks of one fused [n, 3d] matrix are fine). When the layer's attention has at least
 /// kParallelHeadMadds multiply-adds (GPT-2 small from about 100 tokens) the heads run side by side on the
 /// OpenMP threads; the numbers are the same either way. `concat` [n, heads·dHead] receives the outputs.
 std::vector<HeadTrace> attendHeads(const Eigen::Ref<const Mat>& q, const Eigen::Ref<const Mat>& k,
                                    const Eigen::Ref<const Mat>& v, int heads, int dHead, float scale, bool causal,
-                                   Mat& concat);
+                                   Mat& concat, bool keepMaps = true);
 
 inline constexpr double kParallelHeadMadds = 8.0e6;
 
-/// What today's decoders add to a head's scores (DESIGN.md, Round two):
-///   softcap c > 0    scores ← tanh(scores / c)·c after scaling, before the mask (Gemma 2)
-///   window W > 0     query i sees key j only when i − W < j ≤ i (Mistral, Qwen2, Gemma 2/3 local layers)
-struct HeadOptions {
-  float scale = 1.0f;
-  bool causal = true;
-  int window = 0;
-  float softcap = 0.0f;
-};
-
-/// One head with those options; the trace keeps the scaled (and soft-capped) scores unmasked.
-HeadTrace attendHead(Mat q, Mat k, Mat v, const HeadOptions& o);
-
 /// Grouped-query attention: q [n, heads·dHead], k and v [n, kvHeads·dHead]; query head h reads kv head
 /// ⌊h / (heads / kvHeads)⌋, whose K and V it keeps in its trace. `concat` [n, heads·dHead] receives the outputs.
+/// keepMaps false: every head through attendHeadTiled.
 std::vector<HeadTrace> attendGroupedHeads(const Eigen::Ref<const Mat>& q, const Eigen::Ref<const Mat>& k,
                                           const Eigen::Ref<const Mat>& v, int heads, int kvHeads, int dHead,
-                                          const HeadOptions& o, Mat& concat);
+                                          const HeadOptions& o, Mat& concat, bool keepMaps = true);
+
+/// The explicit maps of a head with options `o`: scores [n, n] (scaled, soft-capped, unmasked) and attention
+/// [n, n] (masked, softmax rows). What attendHead keeps and what head_maps.h recomputes: the same numbers.
+void explicitMaps(const Eigen::Ref<const Mat>& q, const Eigen::Ref<const Mat>& k, const HeadOptions& o, Mat& scores,
+                  Mat& attention);
 
 }  // namespace attnlab

@@ -41,6 +41,9 @@ struct Intervention {
   /// run in full; the result is the same either way.
   const Trace* reuse = nullptr;
   int reuseLayers = 0;
+  /// Whether the pass keeps every head's n × n maps (trace.h; Auto: short inputs only). Not a change to the
+  /// numbers: long inputs attend in tiles and the maps are recomputed on demand (head_maps.h).
+  MapKeeping maps = MapKeeping::Auto;
 
   bool empty() const { return ablate.empty() && patchHeads.empty() && residualLayer < 0; }
 };

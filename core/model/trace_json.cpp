@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/model/head_maps.h"
+
 namespace attnlab {
 namespace {
 
@@ -44,7 +46,8 @@ nlohmann::json traceToJson(const Trace& t, const nlohmann::json& config, const T
       if (options.qkv) hj.update({{"q", rowsOf(h.q)}, {"k", rowsOf(h.k)}, {"v", rowsOf(h.v)}});
       const auto& only = options.mapsOf;
       if (options.allMaps || std::find(only.begin(), only.end(), std::make_pair(li, hi)) != only.end())
-        hj.update({{"scores", rowsOf(h.scores)}, {"attention", rowsOf(h.attention)}});
+        hj.update(
+            {{"scores", rowsOf(headScores(h))}, {"attention", rowsOf(headAttention(h))}});  // long inputs: recomputed
       hj["output"] = rowsOf(h.output);
       heads.push_back(std::move(hj));
     }

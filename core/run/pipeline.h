@@ -2,6 +2,7 @@
 // Parameters → model → tokens → Trace: the one path the GUI's worker and the command line share.
 #include <memory>
 
+#include "core/model/head_maps.h"
 #include "core/model/model.h"
 #include "core/session/params.h"
 
@@ -13,6 +14,8 @@ struct PipelineResult {
   TokenizedText text;
   Trace trace;
   Intervention intervention;  ///< the ablation the trace was run with
+  /// The trace's maps on demand: a long input keeps none (trace.h), and views ask here for the ones they draw.
+  std::shared_ptr<HeadMapCache> maps = std::make_shared<HeadMapCache>();
 };
 
 /// Runs the parameters' model on their sentence, with the heads of p.prediction.ablate switched off. `model` may be

@@ -1,6 +1,8 @@
 #include "core/spectra/head_spectrum.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "core/base/parallel_jobs.h"
 #include "core/model/blocks.h"
@@ -9,6 +11,8 @@ namespace attnlab {
 
 double scoreScale(const HeadTrace& h) {
   // c = ⟨S, P⟩ / ⟨P, P⟩ with P = Q·Kᵀ   (least squares over all n² entries)
+  // A long input keeps no scores (trace.h): the scale its pass used is in its options.
+  if (h.scores.size() == 0 && h.q.rows() > 0) return h.options.scale;
   const MatD p = h.q.cast<double>() * h.k.cast<double>().transpose();
   const double pp = p.squaredNorm();
   if (!(pp > 0) || h.scores.rows() != p.rows() || h.scores.cols() != p.cols()) return 1.0;
@@ -20,9 +24,16 @@ HeadMatricesD headMatricesD(const HeadTrace& h, bool causal) {
   m.scale = scoreScale(h);
   m.scores.noalias() = h.q.cast<double>() * h.k.cast<double>().transpose();  // [n, n]
   m.scores *= m.scale;
+  if (h.options.softcap > 0.0f) {  // Gemma 2, as the forward pass (explicitMaps) does
+    const double c = h.options.softcap;
+    m.scores = m.scores.unaryExpr([c](double s) { return std::tanh(s / c) * c; });
+  }
   m.expScores = expShifted(m.scores);
   m.attention = m.scores;
   if (causal) applyCausalMask(m.attention);
+  if (h.options.window > 0)  // sliding-window layers: keys j ≤ i − W are out
+    for (Eigen::Index i = h.options.window; i < m.attention.rows(); ++i)
+      m.attention.row(i).head(i - h.options.window + 1).setConstant(-std::numeric_limits<double>::infinity());
   softmaxRowsInPlace(m.attention);
   return m;
 }

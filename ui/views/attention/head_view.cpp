@@ -184,12 +184,7 @@ ViewNumbers HeadView::numbers(const ComputeResult& result) const {
   if (!result.ok()) return TraceView::numbers(result);
   const int l = result.layer();
   ViewNumbers n = numbersFrame(result, tr("Attention of every head of layer %1").arg(l));
-  const QStringList tokens = result.tokenLabels();
-  const LayerTrace& layer = result.trace().layers[static_cast<std::size_t>(l)];
-  for (std::size_t h = 0; h < layer.heads.size(); ++h)
-    n.matrices.push_back(labelled("attention_L" + std::to_string(l) + "_H" + std::to_string(h),
-                                  tr("Attention · layer %1 · head %2").arg(l).arg(h),
-                                  layer.heads[h].attention.cast<double>(), tokens, tokens));
+  for (int h = 0; h < result.trace().headCount(); ++h) addAttentionNumbers(n, result, l, h);
   return n;
 }
 

@@ -4,6 +4,7 @@
 #include <QPainter>
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "core/session/token_pins.h"
 #include "ui/plots/view_style.h"
@@ -35,14 +36,28 @@ QColor HeadViewCanvas::headColor(int head) {
 }
 
 void HeadViewCanvas::setData(const ResultPtr& result, int layer) {
+  std::vector<std::shared_ptr<const Mat>> maps;
   std::vector<const Mat*> heads;
-  for (const HeadTrace& h : result->trace().layers[static_cast<std::size_t>(layer)].heads)
-    heads.push_back(&h.attention);
+  const int n = result->trace().tokenCount();
+  tooLong_.clear();
+  QStringList tokens = result->tokenLabels();
+  if (n > kMaxTokens) {
+    tooLong_ = tr("The head view draws texts of up to %1 tokens; this one has %2. The heatmap (zoom and pan) and the "
+                  "model view show every token.")
+                   .arg(kMaxTokens)
+                   .arg(n);
+    tokens.clear();
+  } else {
+    for (int h = 0; h < result->trace().headCount(); ++h) {
+      maps.push_back(result->attentionMap(layer, h));  // a long input's maps are recomputed here (head_maps.h)
+      heads.push_back(maps.back().get());
+    }
+  }
   const bool sameHeads = heads.size() == heads_.size();
-  const QStringList tokens = result->tokenLabels();
   // A hovered or pinned token is an index: with other tokens it would name another word.
   if (tokens != tokens_) setFocusToken(-1, -1, false);
   result_ = result;
+  maps_ = std::move(maps);
   heads_ = std::move(heads);
   tokens_ = tokens;
   if (!sameHeads) visible_.assign(heads_.size(), true);
@@ -125,8 +140,8 @@ void HeadViewCanvas::rebuildLines() {
   lines_.clear();
   for (std::size_t h = 0; h < heads_.size(); ++h) {
     const Mat& a = *heads_[h];
-    for (int i = 0; i < a.rows(); ++i)
-      for (int j = 0; j < a.cols(); ++j)
+    for (int j = 0; j < a.cols(); ++j)  // down each column: the maps are column-major
+      for (int i = 0; i < a.rows(); ++i)
         if (a(i, j) >= threshold_ && a(i, j) >= kZero) lines_.push_back({i, j, static_cast<int>(h), a(i, j)});
   }
   // Beyond kMaxLines the picture is a grey mass anyway and painting lags: keep the strongest ones.
@@ -136,6 +151,18 @@ void HeadViewCanvas::rebuildLines() {
                      [](const Line& a, const Line& b) { return a.weight > b.weight; });
     lines_.resize(kMaxLines);
   }
+}
+
+float HeadViewCanvas::focusFloor(const Mat& a, const std::vector<int>& focus, int side) const {
+  const int n = static_cast<int>(tokens_.size());
+  if (n < kFocusEdgesFrom) return 0.f;
+  std::vector<float> w;
+  w.reserve(static_cast<std::size_t>(n) * focus.size());
+  for (int f : focus)
+    for (int t = 0; t < n; ++t) w.push_back(side == 0 ? a(f, t) : a(t, f));
+  const std::size_t k = std::min(w.size(), static_cast<std::size_t>(kFocusEdges) * focus.size());
+  std::nth_element(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(k - 1), w.end(), std::greater<float>());
+  return w[k - 1];
 }
 
 int HeadViewCanvas::naturalRowHeight() const { return std::max(6, static_cast<int>(fontMetrics().height() * 1.35)); }
@@ -236,12 +263,15 @@ std::vector<std::vector<QLineF>> HeadViewCanvas::collectLines(const QRect& clip,
     for (int h = 0; h < heads; ++h) {
       if (!visible_[static_cast<std::size_t>(h)]) continue;
       const Mat& a = *heads_[static_cast<std::size_t>(h)];
+      // Long texts: only each focused token's strongest edges, else its lines cover the column.
+      const float floor = static_cast<float>(
+          std::max({threshold_ / 4, static_cast<double>(kZero), static_cast<double>(focusFloor(a, focus, side))}));
       for (int t = 0; t < tokens_.size(); ++t) {
         float sum = 0;
         for (int f : focus) {
           const float w = side == 0 ? a(f, t) : a(t, f);
           sum += w;
-          if (w < threshold_ / 4 || w < kZero) continue;
+          if (w < floor) continue;
           side == 0 ? add(f, t, h, w) : add(t, f, h, w);
         }
         float& e = (*emphasis)[static_cast<std::size_t>(t)];
@@ -263,6 +293,11 @@ void HeadViewCanvas::paintEvent(QPaintEvent* event) {
   const QRect visible = visibleRegion().boundingRect();
   if (!visible.isEmpty()) clip &= visible;
   p.fillRect(clip, style.background());
+  if (!tooLong_.isEmpty()) {
+    p.setPen(style.foreground());
+    p.drawText(rect().adjusted(kMargin, kMargin, -kMargin, -kMargin), Qt::AlignCenter | Qt::TextWordWrap, tooLong_);
+    return;
+  }
   if (tokens_.isEmpty()) return;
   std::vector<float> emphasis(static_cast<std::size_t>(tokens_.size()), 0.f);  // other column, in focus
   const auto buckets = collectLines(clip, &emphasis);

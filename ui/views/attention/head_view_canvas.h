@@ -4,6 +4,7 @@
 #include <QLineF>
 #include <QWidget>
 #include <array>
+#include <memory>
 #include <vector>
 
 #include "ui/views/common/compute_result.h"
@@ -16,6 +17,12 @@ namespace attnlab::ui {
 class HeadViewCanvas : public QWidget {
   Q_OBJECT
  public:
+  /// Longest text drawn: every head's map of a layer is held (12 × 2,048² floats = 200 MB for GPT-2), and beyond
+  /// that the rows are under a pixel high. Longer texts get a message pointing to the heatmap and model views.
+  static constexpr int kMaxTokens = 2048;
+  /// From this many tokens on, a focused token shows only its kFocusEdges strongest edges per head.
+  static constexpr int kFocusEdgesFrom = 256;
+  static constexpr int kFocusEdges = 16;
   explicit HeadViewCanvas(QWidget* parent = nullptr);
 
   /// The attention matrices of `layer`'s heads (rows = queries), read in place from the shared
@@ -52,6 +59,8 @@ class HeadViewCanvas : public QWidget {
   std::vector<Panel> panels() const;
   /// Number of line segments the last paint drew (for the benchmark and tests).
   int linesDrawn() const { return linesDrawn_; }
+  /// Why the canvas draws no lines (a text beyond kMaxTokens), or empty.
+  QString tooLongMessage() const { return tooLong_; }
   /// Lines above the threshold before the cap on the number drawn (the strongest 4000 are kept).
   int linesAboveThreshold() const { return totalLines_; }
   static QColor headColor(int head);
@@ -73,6 +82,8 @@ class HeadViewCanvas : public QWidget {
     float weight;
   };
   void rebuildLines();
+  /// The weakest weight still drawn from the focused tokens (the kFocusEdges-th strongest per token; 0 when short).
+  float focusFloor(const Mat& a, const std::vector<int>& focus, int side) const;
   int columnWidth() const;
   int topMargin() const;  ///< room for the per-head column titles
   void updateMinimumHeight();
@@ -81,8 +92,10 @@ class HeadViewCanvas : public QWidget {
   std::vector<std::vector<QLineF>> collectLines(const QRect& clip, std::vector<float>* emphasis) const;
   void paintLabels(QPainter& p, const QRect& clip, const std::vector<float>& emphasis);
 
-  ResultPtr result_;               ///< keeps the matrices alive
-  std::vector<const Mat*> heads_;  ///< [n, n] each
+  ResultPtr result_;                              ///< keeps the stored matrices alive
+  std::vector<std::shared_ptr<const Mat>> maps_;  ///< [n, n] each: stored, or recomputed for a long input
+  std::vector<const Mat*> heads_;                 ///< maps_, as pointers
+  QString tooLong_;                               ///< why nothing is drawn (a text beyond kMaxTokens), or empty
   QStringList tokens_;
   std::vector<bool> visible_;
   std::vector<Line> lines_;  ///< weights ≥ threshold, all heads

@@ -55,15 +55,22 @@ void ModelGridView::showResult(const ResultPtr& result) {
     layers_ = t.layerCount();
     heads_ = t.headCount();
     const AttentionScale scale = ViewStyle::instance().attentionScale();
+    // A long input keeps no maps (trace.h): its thumbnails are the maps pooled (max) in the forward pass.
+    const auto drawn = [](const HeadTrace& h) -> const Mat& {
+      return h.keepsMaps() ? h.attention : h.summary.thumbMax;
+    };
+    const auto largest = [&](const HeadTrace& h) {
+      return h.keepsMaps() ? (h.attention.size() ? h.attention.maxCoeff() : 0.f) : h.summary.maxWeight;
+    };
     float gridMax = 0;
     for (const LayerTrace& l : t.layers)
-      for (const HeadTrace& h : l.heads) gridMax = std::max(gridMax, h.attention.size() ? h.attention.maxCoeff() : 0.f);
+      for (const HeadTrace& h : l.heads) gridMax = std::max(gridMax, largest(h));
     scaleMax_ = scale == AttentionScale::Shared ? gridMax : 1;
     for (const LayerTrace& l : t.layers)
       for (const HeadTrace& h : l.heads) {
-        const float own = h.attention.size() ? h.attention.maxCoeff() : 1;
+        const float own = largest(h) > 0 ? largest(h) : 1;
         const float hi = scale == AttentionScale::PerMap ? own : static_cast<float>(scaleMax_);
-        thumbs_.push_back(attentionImage(h.attention, ViewStyle::instance().sequential(), hi));
+        thumbs_.push_back(attentionImage(drawn(h), ViewStyle::instance().sequential(), hi));
       }
   }
   update();
@@ -72,13 +79,9 @@ void ModelGridView::showResult(const ResultPtr& result) {
 ViewNumbers ModelGridView::numbers(const ComputeResult& result) const {
   ViewNumbers n = numbersFrame(result, tr("Attention of every layer and head"));
   if (!result.ok()) return n;
-  const QStringList tokens = result.tokenLabels();
   const Trace& t = result.trace();
   for (int l = 0; l < t.layerCount(); ++l)
-    for (int h = 0; h < t.headCount(); ++h)
-      n.matrices.push_back(labelled("attention_L" + std::to_string(l) + "_H" + std::to_string(h),
-                                    tr("Attention · layer %1 · head %2").arg(l).arg(h),
-                                    t.layers[l].heads[h].attention.cast<double>(), tokens, tokens));
+    for (int h = 0; h < t.headCount(); ++h) addAttentionNumbers(n, result, l, h);
   return n;
 }
 

@@ -35,6 +35,10 @@ struct ComputeResult {
   /// (no piece style: the trained tiny models give each sentence's words their own symbols, "#37") the
   /// word of the sentence that holds the id, when one does.
   QString idLabel(int id) const;
+  /// Head (l, h)'s attention weights [n, n] / scores: stored (short inputs) or recomputed and cached (long ones,
+  /// head_maps.h). Throws InputError when one map would exceed the cache's budget.
+  std::shared_ptr<const Mat> attentionMap(int l, int h) const { return run->maps->attention(run->trace, l, h); }
+  std::shared_ptr<const Mat> scoresMap(int l, int h) const { return run->maps->scores(run->trace, l, h); }
   /// The selected layer/head clamped into the trace's range.
   int layer() const;
   int head() const;

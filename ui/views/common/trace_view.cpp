@@ -19,6 +19,27 @@ std::vector<std::string> toStd(const QStringList& l) {
 
 }  // namespace
 
+void TraceView::addAttentionNumbers(ViewNumbers& n, const ComputeResult& result, int l, int h) {
+  const std::string id = "_L" + std::to_string(l) + "_H" + std::to_string(h);
+  const QString title = tr("Attention · layer %1 · head %2").arg(l).arg(h);
+  const QStringList tokens = result.tokenLabels();
+  if (tokens.size() <= kFullMapNumbersTokens) {
+    n.matrices.push_back(labelled("attention" + id, title, result.attentionMap(l, h)->cast<double>(), tokens, tokens));
+    return;
+  }
+  const HeadSummary& s = result.trace().layers[static_cast<std::size_t>(l)].heads[static_cast<std::size_t>(h)].summary;
+  const int t = static_cast<int>(s.thumbMax.rows()), count = static_cast<int>(tokens.size());
+  QStringList spans;
+  for (int a = 0; a < t; ++a)  // cell a covers tokens [⌈a·n/t⌉, ⌈(a+1)·n/t⌉)
+    spans << QStringLiteral("%1-%2")
+                 .arg((static_cast<long long>(a) * count + t - 1) / t)
+                 .arg((static_cast<long long>(a + 1) * count + t - 1) / t - 1);
+  n.matrices.push_back(
+      labelled("attention_pooled_max" + id, title + tr(" · pooled (max)"), s.thumbMax.cast<double>(), spans, spans));
+  n.matrices.push_back(
+      labelled("attention_pooled_mean" + id, title + tr(" · pooled (mean)"), s.thumbMean.cast<double>(), spans, spans));
+}
+
 LabelledMatrix TraceView::labelled(const std::string& name, const QString& title, const MatD& values,
                                    const QStringList& rowLabels, const QStringList& colLabels) {
   return {name, title.toStdString(), values, toStd(rowLabels), toStd(colLabels)};
@@ -35,11 +56,8 @@ ViewNumbers TraceView::numbersFrame(const ComputeResult& result, const QString& 
 ViewNumbers TraceView::numbers(const ComputeResult& result) const {
   if (!result.ok()) return numbersFrame(result, displayName());
   const int l = result.layer(), h = result.head();
-  const QString title = tr("Attention · layer %1 · head %2").arg(l).arg(h);
-  ViewNumbers n = numbersFrame(result, title);
-  const QStringList tokens = result.tokenLabels();
-  n.matrices.push_back(labelled("attention_L" + std::to_string(l) + "_H" + std::to_string(h), title,
-                                result.trace().layers[l].heads[h].attention.cast<double>(), tokens, tokens));
+  ViewNumbers n = numbersFrame(result, tr("Attention · layer %1 · head %2").arg(l).arg(h));
+  addAttentionNumbers(n, result, l, h);
   return n;
 }
 

@@ -54,6 +54,11 @@ class TraceView : public QWidget {
   /// A matrix with token or index labels, for numbers().
   static LabelledMatrix labelled(const std::string& name, const QString& title, const MatD& values,
                                  const QStringList& rowLabels, const QStringList& colLabels);
+  /// Head (l, h)'s attention as numbers: the whole map [n, n] up to kFullMapNumbersTokens tokens; beyond, the map
+  /// pooled into its summary's cells (max and mean, head_summary.h; labels name each cell's token span), since a
+  /// table of 8,192² numbers is no use to anyone and would not fit in memory for every head.
+  static void addAttentionNumbers(ViewNumbers& n, const ComputeResult& result, int l, int h);
+  static constexpr int kFullMapNumbersTokens = 2048;
   /// The frame of numbers(): view name, title, the parameters that produced them.
   ViewNumbers numbersFrame(const ComputeResult& result, const QString& title) const;
 

@@ -116,13 +116,16 @@ void QkvView::showResult(const ResultPtr& result) {
     kvWhere = tr("L%1 kv head %2 (shared by H%3–H%4)").arg(l).arg(g).arg(g * group).arg(g * group + group - 1);
     kvId = "_L" + std::to_string(l) + "_KV" + std::to_string(g);
   }
-  showPanels(
-      {{tr("%1 queries Q  [n × d_head]").arg(where), head.q, tokens, dims, sym, div, "q" + id},
-       {tr("%1 keys K  [n × d_head]").arg(kvWhere), head.k, tokens, dims, sym, div, "k" + kvId},
-       {tr("%1 values V  [n × d_head]").arg(kvWhere), head.v, tokens, dims, sym, div, "v" + kvId},
-       {tr("%1 scores Q·Kᵀ%2 (before softmax)").arg(where, result->trace().causal ? tr(", mask not applied") : ""),
-        head.scores, tokens, tokens, sym, div, "scores" + id, true}},
-      2);
+  std::vector<Panel> panels = {
+      {tr("%1 queries Q  [n × d_head]").arg(where), head.q, tokens, dims, sym, div, "q" + id},
+      {tr("%1 keys K  [n × d_head]").arg(kvWhere), head.k, tokens, dims, sym, div, "k" + kvId},
+      {tr("%1 values V  [n × d_head]").arg(kvWhere), head.v, tokens, dims, sym, div, "v" + kvId}};
+  // The n × n scores of a long text belong to the heatmap's pyramid, not to a cell-by-cell plot.
+  if (tokens.size() <= kMaxScoresTokens)
+    panels.push_back(
+        {tr("%1 scores Q·Kᵀ%2 (before softmax)").arg(where, result->trace().causal ? tr(", mask not applied") : ""),
+         *result->scoresMap(l, h), tokens, tokens, sym, div, "scores" + id, true});
+  showPanels(panels, 2);
   markTokens(result);
 }
 

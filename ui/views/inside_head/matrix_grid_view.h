@@ -64,6 +64,8 @@ class QkvView : public MatrixGridView {
   QString viewName() const override { return "qkv"; }
   QString displayName() const override { return tr("Q, K, V, scores"); }
   void showResult(const ResultPtr& result) override;
+  /// Longest text whose scores get a panel (the heatmap draws longer maps from its pyramid).
+  static constexpr int kMaxScoresTokens = 2048;
 };
 
 }  // namespace attnlab::ui

@@ -1,0 +1,99 @@
+#include "core/model/head_maps.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+#include "core/base/errors.h"
+#include "core/model/attention_head.h"
+#include "core/model/blocks.h"
+
+namespace attnlab {
+
+Mat headScores(const HeadTrace& h) {
+  if (h.scores.size() > 0) return h.scores;
+  Mat scores, attention;
+  explicitMaps(h.q, h.k, h.options, scores, attention);
+  return scores;
+}
+
+Mat headAttention(const HeadTrace& h) {
+  if (h.attention.size() > 0) return h.attention;
+  Mat scores, attention;
+  explicitMaps(h.q, h.k, h.options, scores, attention);
+  return attention;
+}
+
+void headAttentionRows(const HeadTrace& h, Eigen::Index first, Eigen::Index count, Mat& block) {
+  if (h.attention.size() > 0) {
+    block = h.attention.middleRows(first, count);
+    return;
+  }
+  const Eigen::Index n = h.k.rows();
+  block.noalias() = (h.q.middleRows(first, count) * h.k.transpose()) * h.options.scale;  // [count, n]
+  if (h.options.softcap > 0.0f) {
+    const float c = h.options.softcap;
+    block = block.unaryExpr([c](float s) { return std::tanh(s / c) * c; });
+  }
+  constexpr float minusInf = -std::numeric_limits<float>::infinity();
+  for (Eigen::Index r = 0; r < count; ++r) {
+    long f = 0, e = 0;
+    visibleKeys(h.options, first + r, n, f, e);
+    block.row(r).head(f).setConstant(minusInf);
+    block.row(r).tail(n - e).setConstant(minusInf);
+  }
+  softmaxRowsInPlace(block);
+}
+
+void checkMapFits(long long tokens, double budgetBytes) {
+  const double bytes = static_cast<double>(tokens) * static_cast<double>(tokens) * sizeof(float);
+  if (bytes <= budgetBytes) return;
+  char size[64];
+  std::snprintf(size, sizeof size, "%.1f GB (the map budget is %.1f GB)", bytes / (1024.0 * 1024 * 1024),
+                budgetBytes / (1024.0 * 1024 * 1024));
+  throw InputError("one attention map of " + std::to_string(tokens) + " tokens would take " + size +
+                   ": the views draw it from pooled levels instead");
+}
+
+std::shared_ptr<const Mat> HeadMapCache::attention(const Trace& trace, int layer, int head) {
+  return get(trace, 0, layer, head);
+}
+
+std::shared_ptr<const Mat> HeadMapCache::scores(const Trace& trace, int layer, int head) {
+  return get(trace, 1, layer, head);
+}
+
+double HeadMapCache::bytes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return bytes_;
+}
+
+std::shared_ptr<const Mat> HeadMapCache::get(const Trace& trace, int kind, int layer, int head) {
+  const HeadTrace& h = trace.layers.at(static_cast<std::size_t>(layer)).heads.at(static_cast<std::size_t>(head));
+  const Mat& stored = kind == 0 ? h.attention : h.scores;
+  if (stored.size() > 0) return std::shared_ptr<const Mat>(&stored, [](const Mat*) {});  // the trace owns it
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = entries_.begin(); it != entries_.end(); ++it)
+      if (it->kind == kind && it->layer == layer && it->head == head) {
+        entries_.splice(entries_.begin(), entries_, it);
+        return it->map;
+      }
+  }
+  checkMapFits(h.q.rows(), budget_);
+  auto map = std::make_shared<const Mat>(kind == 0 ? headAttention(h) : headScores(h));  // outside the lock
+  const double size = static_cast<double>(map->size()) * sizeof(float);
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const Entry& e : entries_)  // another thread made it meanwhile
+    if (e.kind == kind && e.layer == layer && e.head == head) return e.map;
+  while (!entries_.empty() && bytes_ + size > budget_) {
+    bytes_ -= static_cast<double>(entries_.back().map->size()) * sizeof(float);
+    entries_.pop_back();
+  }
+  entries_.push_front({kind, layer, head, map});
+  bytes_ += size;
+  return map;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,186 @@
+// Long inputs without n² maps (issue 18): a head attended in tiles (attendHeadTiled) gives the output of the
+// explicit head (attendHead) to float rounding, for causal, bidirectional, sliding-window and soft-capped heads and
+// for lengths around the tile size; its summary (entropy, sink share, previous-token, distance, pooled thumbnails)
+// equals the one read off the explicit map, and that one equals a brute-force computation written here from the
+// definitions in head_summary.h; a recomputed map (head_maps.h) equals the stored one; the map cache keeps its
+// budget, hands out stored maps without copying and refuses a map larger than the budget, naming its size.
+#include <QtTest>
+
+#include <cmath>
+
+#include "core/base/errors.h"
+#include "core/base/rng.h"
+#include "core/model/attention_head.h"
+#include "core/model/head_maps.h"
+#include "tests/fuzzy_compare.h"
+
+using namespace attnlab;
+
+namespace {
+
+Mat randomMat(int rows, int cols, Rng& rng, double sd) {
+  Mat m(rows, cols);
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) m(i, j) = static_cast<float>(sd * rng.normal());
+  return m;
+}
+
+struct Case {
+  int n;
+  HeadOptions o;
+};
+
+HeadOptions options(bool causal, int window, float softcap) {
+  HeadOptions o;
+  o.scale = 0.125f;
+  o.causal = causal;
+  o.window = window;
+  o.softcap = softcap;
+  return o;
+}
+
+/// head_summary.h's definitions, in double, straight from a map [n, n].
+HeadSummary bruteForce(const Mat& a) {
+  const int n = static_cast<int>(a.rows()), t = std::min(n, kThumbnailSize);
+  HeadSummary s;
+  s.tokens = n;
+  s.thumbMean = Mat::Zero(t, t);
+  s.thumbMax = Mat::Zero(t, t);
+  const auto start = [&](int c) { return static_cast<int>((static_cast<long long>(c) * n + t - 1) / t); };
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      const double w = a(i, j);
+      if (w > 0) s.entropy -= w * std::log(w);
+      s.meanDistance += w * std::abs(i - j);
+      s.maxWeight = std::max(s.maxWeight, a(i, j));
+    }
+    s.sinkShare += a(i, 0);
+    if (i > 0) s.previousToken += a(i, i - 1);
+  }
+  s.entropy /= n;
+  s.sinkShare /= n;
+  s.meanDistance /= n;
+  s.previousToken = n > 1 ? s.previousToken / (n - 1) : 0;
+  for (int c = 0; c < t; ++c)
+    for (int d = 0; d < t; ++d) {
+      const auto block = a.block(start(c), start(d), start(c + 1) - start(c), start(d + 1) - start(d));
+      s.thumbMean(c, d) = block.cast<double>().mean();
+      s.thumbMax(c, d) = block.maxCoeff();
+    }
+  return s;
+}
+
+void compareSummaries(const HeadSummary& got, const HeadSummary& want) {
+  QCOMPARE(got.tokens, want.tokens);
+  QVERIFY2(std::abs(got.entropy - want.entropy) <= 1e-4 * std::max(1.0, want.entropy),
+           qPrintable(QString("entropy %1 vs %2").arg(got.entropy).arg(want.entropy)));
+  QVERIFY(std::abs(got.sinkShare - want.sinkShare) <= 1e-5);
+  QVERIFY(std::abs(got.previousToken - want.previousToken) <= 1e-5);
+  QVERIFY2(std::abs(got.meanDistance - want.meanDistance) <= 1e-4 * std::max(1.0, want.meanDistance),
+           qPrintable(QString("distance %1 vs %2").arg(got.meanDistance).arg(want.meanDistance)));
+  QVERIFY(std::abs(got.maxWeight - want.maxWeight) <= 1e-5);
+  ATTNLAB_COMPARE_MATRICES(got.thumbMean, want.thumbMean, 1e-5);
+  ATTNLAB_COMPARE_MATRICES(got.thumbMax, want.thumbMax, 1e-5);
+}
+
+}  // namespace
+
+class TestTiledAttention : public QObject {
+  Q_OBJECT
+ private slots:
+  void tiledEqualsExplicit_data() {
+    QTest::addColumn<int>("n");
+    QTest::addColumn<bool>("causal");
+    QTest::addColumn<int>("window");
+    QTest::addColumn<float>("softcap");
+    for (int n : {1, 2, 63, 64, 65, 200}) {
+      QTest::addRow("causal n=%d", n) << n << true << 0 << 0.0f;
+      QTest::addRow("bidirectional n=%d", n) << n << false << 0 << 0.0f;
+      QTest::addRow("window 5 n=%d", n) << n << true << 5 << 0.0f;
+      QTest::addRow("softcap n=%d", n) << n << true << 0 << 2.0f;
+    }
+    QTest::addRow("window 100 spans tiles") << 300 << true << 100 << 0.0f;
+    QTest::addRow("bidirectional window") << 150 << false << 7 << 0.0f;
+  }
+  void tiledEqualsExplicit() {
+    QFETCH(int, n);
+    QFETCH(bool, causal);
+    QFETCH(int, window);
+    QFETCH(float, softcap);
+    Rng rng(7 + static_cast<unsigned>(n));
+    const Mat q = randomMat(n, 16, rng, 3.0), k = randomMat(n, 16, rng, 3.0), v = randomMat(n, 16, rng, 1.0);
+    const HeadOptions o = options(causal, window, softcap);
+    const HeadTrace full = attendHead(q, k, v, o);
+    const HeadTrace tiled = attendHeadTiled(q, k, v, o);
+    QVERIFY(full.keepsMaps());
+    QVERIFY(!tiled.keepsMaps());
+    QCOMPARE(tiled.attention.size(), Eigen::Index(0));
+    ATTNLAB_COMPARE_MATRICES(tiled.output, full.output, 1e-5);
+    compareSummaries(full.summary, bruteForce(full.attention));
+    compareSummaries(tiled.summary, full.summary);
+    // Recomputed on demand: the very numbers a short input keeps.
+    ATTNLAB_COMPARE_MATRICES(headAttention(tiled), full.attention, 1e-6);
+    ATTNLAB_COMPARE_MATRICES(headScores(tiled), full.scores, 1e-6);
+    Mat rows;
+    const Eigen::Index first = n / 3, count = std::max<Eigen::Index>(1, n / 2);
+    headAttentionRows(tiled, first, count, rows);
+    ATTNLAB_COMPARE_MATRICES(rows, full.attention.middleRows(first, count), 1e-6);
+  }
+
+  void handSummary() {
+    // Causal 3 × 3: rows [1], [.5 .5], [.2 .3 .5].
+    Mat a(3, 3);
+    a << 1, 0, 0, .5f, .5f, 0, .2f, .3f, .5f;
+    const HeadSummary s = summarizeMap(a);
+    QVERIFY(std::abs(s.entropy - (std::log(2.0) - (.2 * std::log(.2) + .3 * std::log(.3) + .5 * std::log(.5))) / 3) <
+            1e-6);
+    QVERIFY(std::abs(s.sinkShare - (1 + .5 + .2) / 3) < 1e-6);
+    QVERIFY(std::abs(s.previousToken - (.5 + .3) / 2) < 1e-6);
+    QVERIFY(std::abs(s.meanDistance - (0 + .5 + (.2 * 2 + .3)) / 3) < 1e-6);
+    QCOMPARE(s.thumbMax.rows(), 3);  // three tokens: one cell each, the map itself
+    ATTNLAB_COMPARE_MATRICES(s.thumbMax, a, 1e-7);
+  }
+
+  void cacheKeepsBudgetAndSharesStoredMaps() {
+    Rng rng(3);
+    const int n = 100;
+    Trace t;
+    t.layers.resize(1);
+    for (int h = 0; h < 3; ++h)
+      t.layers[0].heads.push_back(attendHeadTiled(randomMat(n, 8, rng, 1), randomMat(n, 8, rng, 1),
+                                                  randomMat(n, 8, rng, 1), options(true, 0, 0)));
+    t.layers[0].heads.push_back(
+        attendHead(randomMat(n, 8, rng, 1), randomMat(n, 8, rng, 1), randomMat(n, 8, rng, 1), options(true, 0, 0)));
+    const double mapBytes = n * n * 4.0;
+    HeadMapCache cache(2.5 * mapBytes);  // room for two recomputed maps
+    const auto stored = cache.attention(t, 0, 3);
+    QCOMPARE(stored.get(), &t.layers[0].heads[3].attention);  // no copy
+    QCOMPARE(cache.bytes(), 0.0);
+    const auto a0 = cache.attention(t, 0, 0);
+    QCOMPARE(cache.attention(t, 0, 0).get(), a0.get());  // cached
+    cache.attention(t, 0, 1);
+    cache.attention(t, 0, 2);  // evicts head 0, the least recently used
+    QCOMPARE(cache.bytes(), 2 * mapBytes);
+    QVERIFY(cache.attention(t, 0, 0).get() != a0.get());
+    ATTNLAB_COMPARE_MATRICES(*a0, headAttention(t.layers[0].heads[0]), 0);  // still valid after eviction
+    HeadMapCache tiny(0.5 * mapBytes);
+    try {
+      tiny.attention(t, 0, 0);
+      QFAIL("a map over the budget was made");
+    } catch (const InputError& e) {
+      QVERIFY2(QString(e.what()).contains("100 tokens"), e.what());
+    }
+  }
+
+  void planKeepsShortInputsOnly() {
+    QVERIFY(planMapKeeping(MapKeeping::Auto, 300, 12, 12));   // 2·144·300²·4 B = 104 MB
+    QVERIFY(!planMapKeeping(MapKeeping::Auto, 400, 12, 12));  // 184 MB
+    QVERIFY(!planMapKeeping(MapKeeping::Never, 2, 1, 1));
+    QVERIFY(planMapKeeping(MapKeeping::Always, 1000, 12, 12));  // 1.1 GB, under the trace budget
+    QVERIFY_THROWS_EXCEPTION(InputError, planMapKeeping(MapKeeping::Always, 4000, 12, 12));
+    QVERIFY(!planMapKeeping(MapKeeping::Auto, 100000, 30, 9));  // no maps: no trace-budget refusal
+  }
+};
+
+QTEST_GUILESS_MAIN(TestTiledAttention)
+#include "test_tiled_attention.moc"
