@@ -1,6 +1,6 @@
 // Issue 18's long-input targets: a forward pass that keeps no n² maps (tiles + summaries, MapKeeping::Auto on long
-// inputs) against the one that keeps every map (Always, the behaviour before), the map of one head recomputed when
-// the user selects it, every row of it in 64-row blocks (what a pyramid reads), and the peak resident memory.
+// inputs) against the one that keeps every map (Always, the behaviour before), an edit of the last and of the middle
+// token (the rows before it taken from the last run), the map of one head recomputed when the user selects it, every row of it in 64-row blocks (what a pyramid reads), and the peak resident memory.
 //   GPT-2 small shape (bench_gpt2's /tmp/attnlab-bench-gpt2-small):  --tokens 512,1024
 //   SmolLM2-135M shape (bench_decoder --shape smollm2-135m):          --dir /tmp/attnlab-bench-smollm2-135m-f32
 //   --tokens 8192
@@ -110,6 +110,17 @@ int main(int argc, char** argv) {
       } catch (const InputError& e) {
         std::printf("  keeping every map: refused (%s)\n", e.what());
       }
+    }
+    // An edit: the last token changed (typing at the end of the page), then one in the middle; the rows before it come
+    // from the last run (Intervention::prefix, as the window's worker passes its last result).
+    for (const int at : {n - 1, n / 2}) {
+      TokenizedText edited = text;
+      edited.ids[static_cast<std::size_t>(at)] = (edited.ids[static_cast<std::size_t>(at)] + 1) % model->vocabularySize();
+      Intervention edit;
+      edit.prefix = &trace;
+      const double editMs = medianOfRuns(runs, [&] { model->forward(edited, {}, edit); });
+      report(("  edit of token " + std::to_string(at) + ": the pass from that row on").c_str(), editMs,
+             n <= 512 ? 200.0 : 350.0);
     }
     // Switching the selected head: a fresh cache recomputes its map from Q and K.
     const int l = info.layers / 2, h = info.heads - 1;

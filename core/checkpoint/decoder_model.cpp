@@ -8,6 +8,7 @@
 #include "core/compute/heap_policy.h"
 #include "core/model/attention_head.h"
 #include "core/model/blocks.h"
+#include "core/model/prefix_reuse.h"
 #include "core/model/resumed_runs.h"
 
 namespace attnlab {
@@ -160,10 +161,14 @@ Trace DecoderModel::forward(const TokenizedText& text, const RunControl& control
   bool anyLocal = false;
   for (bool b : config_.decoder.usesLocalRope) anyLocal = anyLocal || b;
   if (anyLocal) local = ropeTables(config_.decoder.localRope, config_.dHead(), n);
+  // Rows taken from the last run; not with dynamic RoPE, whose angles depend on the text's length.
+  const bool dynamic = config_.decoder.rope.scaling == RopeScaling::Dynamic ||
+                       (anyLocal && config_.decoder.localRope.scaling == RopeScaling::Dynamic);
+  const int p = dynamic ? 0 : reusablePrefixRows(iv, text.ids, config_.layers, keepMaps);
   for (int l = copyReusedLayers(iv, text.ids, trace, h); l < config_.layers; ++l) {
     control.checkpoint(static_cast<double>(l) / config_.layers);
     interveneOnResidual(iv, l, h);
-    trace.layers.push_back(runLayer(l, h, config_.decoder.usesLocalRope[l] ? local : global, iv, keepMaps));
+    trace.layers.push_back(runLayer(l, h, config_.decoder.usesLocalRope[l] ? local : global, iv, keepMaps, p));
     h = trace.layers.back().residualOut;
   }
   interveneOnResidual(iv, config_.layers, trace.layers.back().residualOut);
@@ -172,34 +177,53 @@ Trace DecoderModel::forward(const TokenizedText& text, const RunControl& control
 }
 
 LayerTrace DecoderModel::runLayer(int layer, const Mat& x, const RopeTables& rope, const Intervention& iv,
-                                  bool keepMaps) const {
+                                  bool keepMaps, int p) const {
   const DecoderLayerWeights& w = layers_[layer];
   const DecoderSpec& d = config_.decoder;
   const int heads = config_.heads, kv = d.kvHeads, dh = config_.dHead();
+  const Eigen::Index m = x.rows() - p;  // rows computed here; [0, p) come from iv.prefix (prefix_reuse.h)
   LayerTrace t;
   t.residualIn = x;
-  const Mat qkv = w.qkvW.affine(norm(x, w.inNorm), w.qkvB);  // [n, (H + 2·H_kv)·d_head]
+  const Mat xNew = p > 0 ? Mat(x.bottomRows(m)) : Mat();
+  const Mat& rows = p > 0 ? xNew : x;
+  const Mat qkv = w.qkvW.affine(norm(rows, w.inNorm), w.qkvB);  // [m, (H + 2·H_kv)·d_head]
   Mat q = qkv.leftCols(static_cast<Eigen::Index>(heads) * dh);
   Mat k = qkv.middleCols(static_cast<Eigen::Index>(heads) * dh, static_cast<Eigen::Index>(kv) * dh);
-  const Mat v = qkv.rightCols(static_cast<Eigen::Index>(kv) * dh);
+  Mat v = qkv.rightCols(static_cast<Eigen::Index>(kv) * dh);
   if (d.qkNorm) {
     normEachHead(q, heads, dh, w.qNorm, d.rmsEps, d.normAddsOne);
     normEachHead(k, kv, dh, w.kNorm, d.rmsEps, d.normAddsOne);
   }
-  applyRope(q, heads, dh, rope);
-  applyRope(k, kv, dh, rope);
+  const RopeTables newRows = p > 0 ? RopeTables{rope.cos.bottomRows(m), rope.sin.bottomRows(m)} : RopeTables{};
+  applyRope(q, heads, dh, p > 0 ? newRows : rope);  // positions p … n − 1
+  applyRope(k, kv, dh, p > 0 ? newRows : rope);
+  if (p > 0) {
+    const LayerTrace& prev = iv.prefix->layers[static_cast<std::size_t>(layer)];
+    q = stackHeadRows(prev, &HeadTrace::q, p, q, heads, 1, dh);
+    k = stackHeadRows(prev, &HeadTrace::k, p, k, kv, heads / kv, dh);
+    v = stackHeadRows(prev, &HeadTrace::v, p, v, kv, heads / kv, dh);
+  }
   HeadOptions o;
   o.scale = static_cast<float>(d.attnScale);
   o.window = d.window[layer];
   o.softcap = static_cast<float>(d.attnSoftcap);
-  t.heads = attendGroupedHeads(q, k, v, heads, kv, dh, o, t.concat, keepMaps);
+  t.heads = attendGroupedHeads(q, k, v, heads, kv, dh, o, t.concat, keepMaps && p == 0);
   interveneOnHeads(iv, layer, dh, t.concat, t.heads);
-  t.attentionOut = w.oW.affine(t.concat, w.oB);  // [n, d]
-  if (d.sandwichNorms) t.attentionOut = norm(t.attentionOut, w.postAttnNorm);
-  const Mat h = x + t.attentionOut;
-  t.mlpOut = mlp(norm(h, d.sandwichNorms ? w.preFfnNorm : w.postAttnNorm), w);
-  if (d.sandwichNorms) t.mlpOut = norm(t.mlpOut, w.postFfnNorm);
-  t.residualOut = h + t.mlpOut;
+  Mat attentionOut = w.oW.affine(t.concat.bottomRows(m), w.oB);  // [m, d]
+  if (d.sandwichNorms) attentionOut = norm(attentionOut, w.postAttnNorm);
+  const Mat h = rows + attentionOut;
+  Mat mlpOut = mlp(norm(h, d.sandwichNorms ? w.preFfnNorm : w.postAttnNorm), w);
+  if (d.sandwichNorms) mlpOut = norm(mlpOut, w.postFfnNorm);
+  if (p == 0) {
+    t.attentionOut = std::move(attentionOut);
+    t.residualOut = h + mlpOut;
+    t.mlpOut = std::move(mlpOut);
+    return t;
+  }
+  const LayerTrace& prev = iv.prefix->layers[static_cast<std::size_t>(layer)];
+  t.attentionOut = stackRows(prev.attentionOut, p, attentionOut);
+  t.mlpOut = stackRows(prev.mlpOut, p, mlpOut);
+  t.residualOut = stackRows(prev.residualOut, p, h + mlpOut);
   return t;
 }
 

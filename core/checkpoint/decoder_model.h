@@ -62,7 +62,9 @@ class DecoderModel : public HfModel {
   friend class DecoderDecodeSession;
   friend class DecoderResumedLayers;
   void loadLayer(WeightSource& w, int layer);
-  LayerTrace runLayer(int layer, const Mat& x, const RopeTables& rope, const Intervention& iv, bool keepMaps) const;
+  /// p > 0: rows [0, p) taken from iv.prefix's layer (prefix_reuse.h).
+  LayerTrace runLayer(int layer, const Mat& x, const RopeTables& rope, const Intervention& iv, bool keepMaps,
+                      int p = 0) const;
   Mat norm(const Mat& x, const WeightView& w) const;
   Mat mlp(const Mat& x, const DecoderLayerWeights& w) const;
 

@@ -6,6 +6,7 @@
 #include "core/compute/heap_policy.h"
 #include "core/model/attention_head.h"
 #include "core/model/blocks.h"
+#include "core/model/prefix_reuse.h"
 
 namespace attnlab {
 
@@ -66,10 +67,11 @@ Trace Gpt2Model::forward(const TokenizedText& text, const RunControl& control, c
   Mat h(n, config_.dModel);
   for (int i = 0; i < n; ++i) h.row(i) = wte_.matrix().row(text.ids[i]) + wpe_.matrix().row(i);
   trace.embeddings = h;
+  const int p = reusablePrefixRows(iv, text.ids, config_.layers, keepMaps);  // rows taken from the last run
   for (int l = copyReusedLayers(iv, text.ids, trace, h); l < config_.layers; ++l) {
     control.checkpoint(static_cast<double>(l) / config_.layers);
     interveneOnResidual(iv, l, h);
-    trace.layers.push_back(runLayer(l, h, iv, keepMaps));
+    trace.layers.push_back(runLayer(l, h, iv, keepMaps, p));
     h = trace.layers.back().residualOut;
   }
   interveneOnResidual(iv, config_.layers, trace.layers.back().residualOut);
@@ -77,19 +79,39 @@ Trace Gpt2Model::forward(const TokenizedText& text, const RunControl& control, c
   return trace;
 }
 
-LayerTrace Gpt2Model::runLayer(int layer, const Mat& x, const Intervention& iv, bool keepMaps) const {
-  const int d = config_.dModel, dh = config_.dHead();
+LayerTrace Gpt2Model::runLayer(int layer, const Mat& x, const Intervention& iv, bool keepMaps, int p) const {
+  const int d = config_.dModel, dh = config_.dHead(), heads = config_.heads;
   LayerTrace t;
   t.residualIn = x;
-  // qkv = LN₁(x)·W_attn + b   [n, 3d]; columns [0, d) are Q, [d, 2d) K, [2d, 3d) V, head h at h·d_head.
-  const Mat qkv = queryKeyValue(layer, x);
-  t.heads = attendHeads(qkv.middleCols(0, d), qkv.middleCols(d, d), qkv.middleCols(2 * d, d), config_.heads, dh,
-                        attentionScale(layer), /*causal=*/true, t.concat, keepMaps);
+  // qkv = LN₁(x)·W_attn + b   [n − p, 3d] for the rows not taken from the last run; columns [0, d) are Q, [d, 2d) K,
+  // [2d, 3d) V, head h at h·d_head.
+  const Mat qkv = queryKeyValue(layer, p > 0 ? Mat(x.bottomRows(x.rows() - p)) : x);
+  const float scale = attentionScale(layer);
+  if (p == 0) {
+    t.heads = attendHeads(qkv.middleCols(0, d), qkv.middleCols(d, d), qkv.middleCols(2 * d, d), heads, dh, scale,
+                          /*causal=*/true, t.concat, keepMaps);
+  } else {
+    const LayerTrace& prev = iv.prefix->layers[static_cast<std::size_t>(layer)];
+    t.heads = attendHeads(stackHeadRows(prev, &HeadTrace::q, p, qkv.middleCols(0, d), heads, 1, dh),
+                          stackHeadRows(prev, &HeadTrace::k, p, qkv.middleCols(d, d), heads, 1, dh),
+                          stackHeadRows(prev, &HeadTrace::v, p, qkv.middleCols(2 * d, d), heads, 1, dh), heads, dh,
+                          scale, /*causal=*/true, t.concat, /*keepMaps=*/false);
+  }
   interveneOnHeads(iv, layer, dh, t.concat, t.heads);
-  t.attentionOut = layers_[layer].projW.affine(t.concat, layers_[layer].projB.vector());  // [n, d]
-  const Mat h = x + t.attentionOut;
-  t.mlpOut = mlp(layer, h);
-  t.residualOut = h + t.mlpOut;
+  const Eigen::Index m = x.rows() - p;  // rows computed here
+  const Mat attentionOut = layers_[layer].projW.affine(t.concat.bottomRows(m), layers_[layer].projB.vector());
+  const Mat h = x.bottomRows(m) + attentionOut;
+  const Mat mlpOut = mlp(layer, h);
+  if (p == 0) {
+    t.attentionOut = attentionOut;
+    t.mlpOut = mlpOut;
+    t.residualOut = h + mlpOut;
+  } else {
+    const LayerTrace& prev = iv.prefix->layers[static_cast<std::size_t>(layer)];
+    t.attentionOut = stackRows(prev.attentionOut, p, attentionOut);
+    t.mlpOut = stackRows(prev.mlpOut, p, mlpOut);
+    t.residualOut = stackRows(prev.residualOut, p, h + mlpOut);
+  }
   return t;
 }
 

@@ -47,7 +47,8 @@ class Gpt2Model : public HfModel, private ResumableLayers {
 
  private:
   friend class Gpt2DecodeSession;
-  LayerTrace runLayer(int layer, const Mat& x, const Intervention& iv, bool keepMaps) const;
+  /// p > 0: rows [0, p) taken from iv.prefix's layer (prefix_reuse.h).
+  LayerTrace runLayer(int layer, const Mat& x, const Intervention& iv, bool keepMaps, int p = 0) const;
   /// act(LN₂(h)·W_fc + b_fc)·W_mproj + b_mproj   [n, d] → [n, d]
   Mat mlp(int layer, const Mat& h) const;
   float attentionScale(int layer) const;

@@ -44,6 +44,9 @@ struct Intervention {
   /// Whether the pass keeps every head's n × n maps (trace.h; Auto: short inputs only). Not a change to the
   /// numbers: long inputs attend in tiles and the maps are recomputed on demand (head_maps.h).
   MapKeeping maps = MapKeeping::Auto;
+  /// The previous traced run of this model with the same ablations (the GUI's last result): a causal pass that keeps
+  /// no maps takes the rows before the first changed token from it (prefix_reuse.h). Ignored otherwise.
+  const Trace* prefix = nullptr;
 
   bool empty() const { return ablate.empty() && patchHeads.empty() && residualLayer < 0; }
 };

@@ -16,6 +16,9 @@ PipelineResult runPipeline(const Params& p, std::shared_ptr<const Model> model, 
   if (previous && previous->model == r.model && previous->text.ids == r.text.ids) {
     iv.reuse = &previous->trace;
     iv.reuseLayers = firstDifferingLayer(previous->intervention, iv, r.info.layers);
+  } else if (previous && previous->model == r.model && previous->intervention.ablate == iv.ablate &&
+             previous->intervention.mode == iv.mode) {
+    iv.prefix = &previous->trace;  // an edited text: a long input's unchanged first rows come from the last run
   }
   r.trace = r.model->forward(r.text, control, iv);
   return r;

@@ -21,7 +21,8 @@ struct PipelineResult {
 /// Runs the parameters' model on their sentence, with the heads of p.prediction.ablate switched off. `model` may be
 /// passed in to reuse an already built one (the GUI caches); when null it is made from the parameters. Throws
 /// InputError / Cancelled. `previous` (the GUI's last result) lends its trace's layers before the first one whose
-/// ablation changed when it ran the same model on the same tokens (Intervention::reuse).
+/// ablation changed when it ran the same model on the same tokens (Intervention::reuse), or, for other tokens with the
+/// same ablations, the rows before the first changed token of a long input (Intervention::prefix).
 PipelineResult runPipeline(const Params& p, std::shared_ptr<const Model> model = nullptr,
                            const RunControl& control = {}, std::shared_ptr<const PipelineResult> previous = nullptr);
 

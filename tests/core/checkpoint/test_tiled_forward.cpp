@@ -2,11 +2,13 @@
 // them (Always) on every model family: the same residual streams and head outputs to float rounding, each head's map
 // recomputed on demand equal to the stored one, the same summaries, and `attnlab dump`'s JSON of the recomputed maps
 // equal to that of the stored ones. Exercises GPT-2, BERT, grouped-query Llama, Mistral's window and Gemma 2's
-// soft-cap at 40 tokens (below the tile size and across tile boundaries for the window).
+// soft-cap at 40 tokens (below the tile size and across tile boundaries for the window). An edited text's pass that takes
+// its unchanged first rows from the last run equals the pass of the whole text.
 #include <QtTest>
 
 #include "core/checkpoint/checkpoint.h"
 #include "core/model/head_maps.h"
+#include "core/model/prefix_reuse.h"
 #include "core/model/trace_json.h"
 #include "tests/fuzzy_compare.h"
 
@@ -71,6 +73,57 @@ class TestTiledForward : public QObject {
     for (std::size_t i = 0; i < mk.size(); ++i)
       for (std::size_t j = 0; j < mk[i].size(); ++j)
         QVERIFY(std::abs(mt[i][j].get<double>() - mk[i][j].get<double>()) < 1e-5);
+  }
+
+  // An edited text (prefix_reuse.h): the rows before the first changed token taken from the last run give the pass of
+  // the whole text; so does a text grown at the end; mean ablation, kept maps and dynamic RoPE compute every row.
+  void editReusesTheUnchangedPrefix_data() {
+    QTest::addColumn<QString>("dir");
+    QTest::newRow("gpt2") << "reference/models/gpt2_tiny";
+    for (const char* n : {"llama-gqa", "mistral-window", "gemma2-softcap", "gemma3-pattern", "qwen3-norms"})
+      QTest::newRow(n) << QString("reference/decoders/") + n;
+  }
+  void editReusesTheUnchangedPrefix() {
+    QFETCH(QString, dir);
+    const auto model = loadCheckpoint(dataDir(dir));
+    const int n = std::min(40, model->info().maxTokens);
+    const TokenizedText before = someIds(*model, n);
+    TokenizedText edited = before, grown = someIds(*model, n);
+    edited.ids[30] = (edited.ids[30] + 1) % model->vocabularySize();
+    grown.ids.resize(n - 5);
+    grown.tokens.resize(n - 5);
+    Intervention tile;
+    tile.maps = MapKeeping::Never;
+    tile.ablate = {{0, 1}};
+    const Trace last = model->forward(before, {}, tile);
+    for (const TokenizedText* text : {&edited, &grown}) {
+      const TokenizedText& now = text == &edited ? edited : before;
+      const TokenizedText& old = text == &edited ? before : grown;
+      const Trace previous = text == &edited ? last : model->forward(old, {}, tile);
+      Intervention withPrefix = tile;
+      withPrefix.prefix = &previous;
+      QCOMPARE(reusablePrefixRows(withPrefix, now.ids, model->info().layers, false), text == &edited ? 30 : n - 5);
+      const Trace reused = model->forward(now, {}, withPrefix);
+      const Trace full = model->forward(now, {}, tile);
+      // The products run on fewer rows, so the kernels round differently: the same tolerance as kept vs tiled.
+      for (int l = 0; l < full.layerCount(); ++l) {
+        ATTNLAB_COMPARE_MATRICES(reused.layers[l].residualOut, full.layers[l].residualOut, 1e-4);
+        ATTNLAB_COMPARE_MATRICES(reused.layers[l].mlpOut, full.layers[l].mlpOut, 1e-4);
+        for (int h = 0; h < full.headCount(); ++h) {
+          ATTNLAB_COMPARE_MATRICES(reused.layers[l].heads[h].k, full.layers[l].heads[h].k, 1e-4);
+          ATTNLAB_COMPARE_MATRICES(reused.layers[l].heads[h].output, full.layers[l].heads[h].output, 1e-4);
+          ATTNLAB_COMPARE_MATRICES(reused.layers[l].heads[h].summary.thumbMean, full.layers[l].heads[h].summary.thumbMean,
+                                   1e-4);
+        }
+      }
+    }
+    Intervention mean = tile;
+    mean.mode = AblationMode::Mean;
+    mean.prefix = &last;
+    QCOMPARE(reusablePrefixRows(mean, edited.ids, model->info().layers, false), 0);
+    Intervention kept = tile;
+    kept.prefix = &last;
+    QCOMPARE(reusablePrefixRows(kept, edited.ids, model->info().layers, /*keepMaps=*/true), 0);
   }
 };
 
