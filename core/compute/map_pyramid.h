@@ -69,9 +69,8 @@ class MapPyramid {
   /// Rows [firstRow, firstRow + count) and columns [firstCol, firstCol + colCount) at full resolution
   /// into `out` (row-major), from level 0 or through the producer in blocks.
   void readWindow(int firstRow, int count, int firstCol, int colCount, MapLevel& out) const;
-  /// The largest and smallest value of the map (from the coarsest level).
+  /// The largest value of the map (the coarsest level's largest maximum).
   float maxValue() const { return maxValue_; }
-  float minValue() const { return minValue_; }
   /// Bytes held by the levels (both poolings; level 0 once).
   std::size_t bytes() const;
 
@@ -82,7 +81,7 @@ class MapPyramid {
   int rows_ = 0, cols_ = 0;
   Producer producer_;
   std::vector<MapLevel> max_, mean_;  ///< per level; level 0 in max_[0] only (empty when not kept)
-  float maxValue_ = 0, minValue_ = 0;
+  float maxValue_ = 0;
   mutable int cachedRow_ = -1;
   mutable Mat rowCache_;  ///< [1, cols]: the row value() read last through the producer
 };

@@ -11,6 +11,7 @@
 #include <QStringList>
 #include <QWidget>
 #include <memory>
+#include <vector>
 
 #include "core/compute/map_pyramid.h"
 #include "ui/plots/colormaps.h"
@@ -20,6 +21,14 @@ namespace attnlab::ui {
 class ZoomableHeatmap : public QWidget {
   Q_OBJECT
  public:
+  /// A level's cells as the renderer reads them: `data` holds rows [r0, …) and columns [c0, …) of the
+  /// level, `stride` floats apart.
+  struct LevelSource {
+    const float* data = nullptr;
+    Eigen::Index stride = 0;
+    int r0 = 0, c0 = 0;
+  };
+
   explicit ZoomableHeatmap(QWidget* parent = nullptr);
 
   /// The map to draw (shared: the view keeps building new ones) and its token labels (rows, columns).
@@ -79,10 +88,15 @@ class ZoomableHeatmap : public QWidget {
  private:
   /// The visible map as one pixel per screen pixel of plotRect(): cached until the view changes.
   const QImage& mapImage();
+  /// Where level `level`'s cells are read, for the pixel rows' cell ranges [rowLo, rowHi].
+  LevelSource sourceFor(int level, const std::vector<int>& rowLo, const std::vector<int>& rowHi);
   /// The whole map at a coarse level, the minimap's picture (cached per map and pooling).
   const QImage& minimapImage();
   void clampOrigin();
+  /// The content changed (map, pooling, colours): the next paint renders every pixel.
   void invalidate();
+  /// Only the view moved: the next paint reuses what it can of the cached picture.
+  void moved();
   void drawAxes(QPainter& p, const QRect& plot) const;
   void drawLabels(QPainter& p, const QRect& plot, bool rows) const;
   void drawColorBar(QPainter& p, const QRect& plot) const;
@@ -103,8 +117,11 @@ class ZoomableHeatmap : public QWidget {
   QPointF origin_;      ///< the map point (column, row) at plotRect()'s top-left corner
   QImage image_, minimap_;
   bool imageValid_ = false, minimapValid_ = false;
-  MapLevel window_;  ///< full-resolution cells read last through the producer (no level 0)
-  QRect windowCells_;
+  double imageScale_ = 0;  ///< the scale, origin and level image_ was drawn at
+  QPointF imageOrigin_;
+  int imageLevel_ = -1;
+  MapLevel rows_;  ///< whole rows of the map read through the producer (no level 0), from rowsFirst_
+  int rowsFirst_ = 0;
   enum class Drag { None, Map, Minimap } drag_ = Drag::None;
   QPointF lastPos_;
 };
