@@ -128,6 +128,7 @@ void ZoomableHeatmap::setPyramid(std::shared_ptr<const MapPyramid> pyramid, cons
   pyramid_ = std::move(pyramid);
   rowLabels_ = rowLabels;
   colLabels_ = colLabels;
+  labelWidthPt_ = -1;
   rows_.resize(0, 0);
   rowsFirst_ = 0;
   minimapValid_ = false;
@@ -190,12 +191,39 @@ QFont ZoomableHeatmap::tickFont() const {
 QRect ZoomableHeatmap::plotRect() const {
   const QFontMetrics fm(tickFont());
   const int line = fm.height();
-  const int label = fm.averageCharWidth() * 14 + 6;  // labels are cut at 14 characters
+  const int label = labelWidth();
   const int top = title_.isEmpty() ? 8 : line + 14;
   const int left = label + line + 8;
   const int bottom = static_cast<int>(label * 0.87) + line + 8;  // labels rotated 60°
   const int right = kBarWidth + 16 + fm.horizontalAdvance("0.0000") + 8;
-  return QRect(left, top, std::max(1, width() - left - right), std::max(1, height() - top - bottom));
+  const QRect avail(left, top, std::max(1, width() - left - right), std::max(1, height() - top - bottom));
+  if (!pyramid_ || pyramid_->empty()) return avail;
+  // The viewport is the whole map's rectangle at the fit (square cells), centred with its labels: zoomed
+  // in, the map fills the same rectangle.
+  const double fit = std::min(static_cast<double>(avail.width()) / pyramid_->cols(),
+                              static_cast<double>(avail.height()) / pyramid_->rows());
+  const int w = std::max(1, static_cast<int>(pyramid_->cols() * fit)),
+            h = std::max(1, static_cast<int>(pyramid_->rows() * fit));
+  return QRect(avail.left() + (avail.width() - w) / 2, avail.top() + (avail.height() - h) / 2, w, h);
+}
+
+QString ZoomableHeatmap::shownLabel(const QStringList& labels, int i) {
+  QString text = labels.value(i, QString::number(i));
+  return text.size() > 14 ? text.left(13) + QChar(0x2026) : text;
+}
+
+int ZoomableHeatmap::labelWidth() const {
+  // The widest label that can be shown (token text cut at 14 characters, or an index), measured once
+  // per font size: the margins hold it.
+  const QFont f = tickFont();
+  if (f.pointSizeF() == labelWidthPt_) return labelWidth_;
+  const QFontMetrics fm(f);
+  int w = fm.horizontalAdvance(QString::number(pyramid_ ? std::max(pyramid_->rows(), pyramid_->cols()) : 0));
+  for (const QStringList* labels : {&rowLabels_, &colLabels_})
+    for (int i = 0; i < labels->size(); ++i) w = std::max(w, fm.horizontalAdvance(shownLabel(*labels, i)));
+  labelWidthPt_ = f.pointSizeF();
+  labelWidth_ = w + 6;
+  return labelWidth_;
 }
 
 double ZoomableHeatmap::fitScale() const {
@@ -395,7 +423,7 @@ const QImage& ZoomableHeatmap::minimapImage() {
 QRect ZoomableHeatmap::minimapRect() const {
   if (!pyramid_ || pyramid_->empty()) return {};
   const QRectF vis = visibleCells();
-  if (vis.width() >= pyramid_->cols() && vis.height() >= pyramid_->rows()) return {};
+  if (vis.width() > pyramid_->cols() - 0.5 && vis.height() > pyramid_->rows() - 0.5) return {};  // all in view
   const QRect plot = plotRect();
   const double side = std::min<double>(kMinimapSide, std::min(plot.width(), plot.height()) / 3.0);
   const double k = side / std::max(pyramid_->rows(), pyramid_->cols());
@@ -430,13 +458,17 @@ void ZoomableHeatmap::drawAxes(QPainter& p, const QRect& plot) const {
     t.setPointSizeF(f.pointSizeF() + 2);
     t.setBold(true);
     p.setFont(t);
-    p.drawText(QRect(0, 2, width(), plot.top() - 2), Qt::AlignCenter, title_);
+    p.drawText(QRect(plot.center().x() - width(), 2, 2 * width(), plot.top() - 2), Qt::AlignCenter, title_);
   }
+  // The axis titles just beyond the tick labels (the column ones rotated 60°).
+  const int label = labelWidth();
   f.setPointSizeF(f.pointSizeF() + 1);
   p.setFont(f);
-  p.drawText(QRect(0, height() - fm.height() - 8, width(), fm.height() + 6), Qt::AlignCenter, colTitle_);
+  p.drawText(
+      QRect(plot.center().x() - width(), plot.bottom() + static_cast<int>(label * 0.87), 2 * width(), fm.height() + 6),
+      Qt::AlignCenter, colTitle_);
   p.save();
-  p.translate(4, plot.center().y());
+  p.translate(std::max(4, plot.left() - label - fm.height() - 6), plot.center().y());
   p.rotate(-90);
   p.drawText(QRect(-plot.height() / 2, 0, plot.height(), fm.height() + 4), Qt::AlignCenter, rowTitle_);
   p.restore();
@@ -453,12 +485,12 @@ void ZoomableHeatmap::drawLabels(QPainter& p, const QRect& plot, bool rows) cons
   const QRectF vis = visibleCells(), screen = mapScreenRect();
   const double first = rows ? vis.top() : vis.left(), last = rows ? vis.bottom() : vis.right();
   const double origin = rows ? origin_.y() : origin_.x();
-  const int w = fm.averageCharWidth() * 14;
+  const int w = labelWidth();
   for (int i = static_cast<int>(std::ceil(first / step)) * step; i < last; i += step) {
-    if (i < first - 0.5) continue;
-    QString text = tokens ? labels.value(i, QString::number(i)) : QString::number(i);
-    if (text.size() > 14) text = text.left(13) + QChar(0x2026);
-    const double at = (i + (tokens ? 0.5 : 0.0) - origin) * scale_;
+    const double centre = i + (tokens ? 0.5 : 0.0);  // a token's label at its row's middle
+    if (centre < first || centre > last) continue;
+    const QString text = tokens ? shownLabel(labels, i) : QString::number(i);
+    const double at = (centre - origin) * scale_;
     if (rows) {
       const double y = plot.top() + at;
       p.drawLine(QPointF(screen.left() - 4, y), QPointF(screen.left(), y));
@@ -501,10 +533,12 @@ void ZoomableHeatmap::drawColorBar(QPainter& p, const QRect& plot) const {
 void ZoomableHeatmap::drawMinimap(QPainter& p) {
   const QRect box = minimapRect();
   if (box.isEmpty()) return;
-  p.drawImage(box, minimapImage());
+  // A light halo and a dark edge: the minimap stands out over any colour of the map under it.
+  p.fillRect(box.adjusted(-3, -3, 3, 3), QColor(255, 255, 255, 220));
   p.setBrush(Qt::NoBrush);
-  p.setPen(QPen(ViewStyle::instance().foreground(), 1));
-  p.drawRect(box.adjusted(-1, -1, 0, 0));
+  p.setPen(QPen(QColor(40, 40, 40), 1));
+  p.drawRect(box.adjusted(-4, -4, 3, 3));
+  p.drawImage(box, minimapImage());
   const QRectF vis = visibleCells();
   const double k = static_cast<double>(box.width()) / pyramid_->cols();
   const QRectF view(box.topLeft() + vis.topLeft() * k, vis.size() * k);

@@ -105,6 +105,8 @@ class ZoomableHeatmap : public QWidget {
   QRectF mapScreenRect() const;
   void minimapMove(const QPointF& pos);
   QFont tickFont() const;
+  int labelWidth() const;
+  static QString shownLabel(const QStringList& labels, int i);
 
   std::shared_ptr<const MapPyramid> pyramid_;
   QStringList rowLabels_, colLabels_;
@@ -112,6 +114,8 @@ class ZoomableHeatmap : public QWidget {
   Pooling pooling_ = Pooling::Max;
   double groupMax_ = 0;
   double fontScale_ = 1;
+  mutable double labelWidthPt_ = -1;  ///< the font size labelWidth_ was measured at
+  mutable int labelWidth_ = 0;
   double scale_ = 1;
   bool fitted_ = true;  ///< the whole map in view: stays so when the widget is resized
   QPointF origin_;      ///< the map point (column, row) at plotRect()'s top-left corner
