@@ -3,7 +3,8 @@
 // pass will make it, its pooled pyramid built without the whole map in memory, then the ZoomableHeatmap
 // at 1200 × 900 (offscreen): paint of the whole map, a zoom step (wheel notch about the centre), a pan
 // step pooled (zoomed 4× into the map) and at full resolution (4 pixels a cell: cells read through the
-// producer, as level 0 does not fit its budget). Targets: paint, zoom and pan each ≤ 16 ms.
+// producer, as level 0 does not fit its budget). Targets: paint, zoom and pan each ≤ 16 ms. The build
+// has no target in issue 18; it is reported against 1 s (the 8,192-token first pass may take 6 s).
 #include <QApplication>
 #include <QImage>
 #include <QPainter>

@@ -15,20 +15,13 @@
 
 #include "core/compute/map_pyramid.h"
 #include "ui/plots/colormaps.h"
+#include "ui/plots/zoomable_heatmap_render.h"
 
 namespace attnlab::ui {
 
 class ZoomableHeatmap : public QWidget {
   Q_OBJECT
  public:
-  /// A level's cells as the renderer reads them: `data` holds rows [r0, …) and columns [c0, …) of the
-  /// level, `stride` floats apart.
-  struct LevelSource {
-    const float* data = nullptr;
-    Eigen::Index stride = 0;
-    int r0 = 0, c0 = 0;
-  };
-
   explicit ZoomableHeatmap(QWidget* parent = nullptr);
 
   /// The map to draw (shared: the view keeps building new ones) and its token labels (rows, columns).
