@@ -360,8 +360,46 @@ void ZoomableHeatmap::paintEvent(QPaintEvent*) {
     drawLabels(p, plot, true);
     drawLabels(p, plot, false);
     drawColorBar(p, plot);
+    drawMarks(p, plot);
     drawMinimap(p);
   }
+}
+
+void ZoomableHeatmap::setTokenMarks(const std::vector<int>& pinned, int hovered) {
+  if (pinned == pins_ && hovered == hovered_) return;
+  pins_ = pinned;
+  hovered_ = hovered;
+  update();  // drawn over the cached picture: nothing to re-render
+}
+
+void ZoomableHeatmap::drawMarks(QPainter& p, const QRect& plot) const {
+  // As MatrixPlot's: the hovered token's row and column a light band, pinned tokens' outlined in orange
+  // over a dark line (visible on every colour map); at least 3 pixels wide when cells are smaller.
+  p.save();
+  p.setClipRect(mapScreenRect());
+  const ViewStyle& style = ViewStyle::instance();
+  const auto band = [&](int t, bool row) {
+    const double at = ((row ? t - origin_.y() : t - origin_.x())) * scale_, size = std::max(scale_, 3.0);
+    const double centre = at + scale_ / 2;
+    return row ? QRectF(plot.left(), plot.top() + centre - size / 2, plot.width(), size)
+               : QRectF(plot.left() + centre - size / 2, plot.top(), size, plot.height());
+  };
+  const int n = pyramid_->rows(), m = pyramid_->cols();
+  if (hovered_ >= 0) {
+    p.setPen(QPen(QColor(255, 255, 255, 160), style.lineWidth(1)));
+    p.setBrush(QColor(255, 255, 255, 45));
+    if (hovered_ < n) p.drawRect(band(hovered_, true));
+    if (hovered_ < m) p.drawRect(band(hovered_, false));
+  }
+  p.setBrush(Qt::NoBrush);
+  for (const auto& [colour, width] : {std::pair{QColor(20, 20, 20), 4.0}, std::pair{QColor(0xFF, 0x5A, 0x1F), 2.2}}) {
+    p.setPen(QPen(colour, style.lineWidth(width)));
+    for (int t : pins_) {
+      if (t >= 0 && t < n) p.drawRect(band(t, true));
+      if (t >= 0 && t < m) p.drawRect(band(t, false));
+    }
+  }
+  p.restore();
 }
 
 void ZoomableHeatmap::drawAxes(QPainter& p, const QRect& plot) const {

@@ -36,6 +36,11 @@ class ZoomableHeatmap : public QWidget {
   /// Range::UnitInterval); the shared maximum as MatrixPlot::setGroupMax.
   void setGroupMax(double max);
   void setFontScale(double scale);
+  /// Pinned tokens get their rows and columns outlined, the hovered token (−1: none) a light band, as
+  /// in MatrixPlot::setTokenMarks.
+  void setTokenMarks(const std::vector<int>& pinned, int hovered);
+  const std::vector<int>& markedPins() const { return pins_; }
+  int markedHover() const { return hovered_; }
   /// The colour range in use and the colour of a value (tests).
   std::pair<double, double> colorRange() const;
   QRgb colorOf(double value) const;
@@ -94,6 +99,7 @@ class ZoomableHeatmap : public QWidget {
   void drawLabels(QPainter& p, const QRect& plot, bool rows) const;
   void drawColorBar(QPainter& p, const QRect& plot) const;
   void drawMinimap(QPainter& p);
+  void drawMarks(QPainter& p, const QRect& plot) const;
   /// The map's cells on screen, clipped to plotRect().
   QRectF mapScreenRect() const;
   void minimapMove(const QPointF& pos);
@@ -105,6 +111,8 @@ class ZoomableHeatmap : public QWidget {
   QStringList rowLabels_, colLabels_;
   QString title_, rowTitle_, colTitle_;
   Pooling pooling_ = Pooling::Max;
+  std::vector<int> pins_;
+  int hovered_ = -1;
   double groupMax_ = 0;
   double fontScale_ = 1;
   mutable double labelWidthPt_ = -1;  ///< the font size labelWidth_ was measured at

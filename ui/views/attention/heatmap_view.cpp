@@ -115,6 +115,7 @@ void HeatmapView::showResult(const ResultPtr& result) {
   if (longShown_) {
     long_->setTitle(title);
     long_->setPyramid(pyramidOf(result, l, h), labels, labels);
+    long_->setTokenMarks(pinsWithin(result->params.selection.pinned, static_cast<int>(labels.size())), hoveredToken());
     stack_->setCurrentWidget(longBox_);
   } else {
     plot_->setTitle(title);
@@ -125,7 +126,10 @@ void HeatmapView::showResult(const ResultPtr& result) {
   updatePinTable();
 }
 
-void HeatmapView::onHoverChanged(int token) { plot_->setTokenMarks(plot_->markedPins(), token); }
+void HeatmapView::onHoverChanged(int token) {
+  plot_->setTokenMarks(plot_->markedPins(), token);
+  long_->setTokenMarks(long_->markedPins(), token);
+}
 
 void HeatmapView::updatePinTable() {
   sums_ = {};

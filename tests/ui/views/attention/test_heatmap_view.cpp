@@ -7,6 +7,7 @@
 #include <QtTest>
 
 #include "ui/shell/live_controller.h"
+#include "ui/views/common/token_selection.h"
 #include "ui/views/attention/heatmap_view.h"
 
 using namespace attnlab;
@@ -42,6 +43,8 @@ class TestHeatmapView : public QObject {
 
   void longInputsAreZoomableWithExactHover() {
     HeatmapView v;
+    TokenSelection selection;
+    v.setTokenSelection(&selection);
     v.resize(900, 800);
     v.show();
     const int n = HeatmapView::kLongInput + 44;
@@ -67,6 +70,8 @@ class TestHeatmapView : public QObject {
     const QString text = v.hoverStrip()->text();
     QVERIFY2(text.contains(QString("[%1]").arg(row)) && text.contains(QString("[%1]").arg(col)), qPrintable(text));
     QVERIFY2(text.contains(QString::number(a(row, col), 'f', 4)), qPrintable(text));
+    // The hovered cell's query is the hovered token, marked on the map like the pins of the result.
+    QCOMPARE(w->markedHover(), row);
     // The numbers are the whole map, not a pooled level.
     const ViewNumbers numbers = v.numbers(*r);
     QCOMPARE(numbers.matrices.at(0).values.rows(), Eigen::Index{n});
