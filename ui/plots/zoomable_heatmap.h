@@ -90,6 +90,7 @@ class ZoomableHeatmap : public QWidget {
   LevelSource sourceFor(int level, const std::vector<int>& rowLo, const std::vector<int>& rowHi);
   /// The whole map at a coarse level, the minimap's picture (cached per map and pooling).
   const QImage& minimapImage();
+  static constexpr int kBarWidth = 14;  ///< the colour bar's width in pixels
   void clampOrigin();
   /// The content changed (map, pooling, colours): the next paint renders every pixel.
   void invalidate();

@@ -7,8 +7,8 @@
 #include <QtTest>
 
 #include "ui/shell/live_controller.h"
-#include "ui/views/common/token_selection.h"
 #include "ui/views/attention/heatmap_view.h"
+#include "ui/views/common/token_selection.h"
 
 using namespace attnlab;
 using namespace attnlab::ui;
