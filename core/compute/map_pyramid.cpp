@@ -57,32 +57,37 @@ void MapPyramid::build(std::shared_ptr<const Mat> map, const Options& options) {
 
 void MapPyramid::poolBlock(const Mat& block, int firstRow) {
   // Level 1 from rows [firstRow, firstRow + n) of the map: firstRow is even (kBlockRows is), so the
-  // block's row pairs are level 1's rows firstRow/2 … . The block is column-major: a column pair is
-  // pooled down its rows first (contiguous, vectorised), then row pairs. One thread: on a shared
+  // block's row pairs are level 1's rows firstRow/2 … . The block is column-major: each column pair is
+  // read down its two contiguous columns, writing one column of level 1. One thread: on a shared
   // two-core machine OpenMP regions per block cost more in waiting than they save (bench_heatmap).
   const int n = static_cast<int>(block.rows()), outRows = (n + 1) / 2, outCols = levelCols(1), base = firstRow / 2;
-  MapLevel& mx = max_[1];
-  MapLevel& mean = mean_[1];
-  Vec colMax(n), colSum(n);
+  // Written column by column into column-major scratch, then copied into the row-major level: writing
+  // the level directly strides by a whole row (16 kB at 8,192 columns), and those addresses share one
+  // L1 set, so every store missed.
+  poolMax_.resize(outRows, outCols);
+  poolMean_.resize(outRows, outCols);
   for (int j = 0; j < outCols; ++j) {
     const int c0 = 2 * j, pair = std::min(2, cols_ - c0);
-    colMax = block.col(c0);
-    colSum = block.col(c0);
-    if (pair == 2) {
-      colMax = colMax.cwiseMax(block.col(c0 + 1));
-      colSum += block.col(c0 + 1);
-    }
+    const float* a = block.col(c0).data();
+    const float* b = pair == 2 ? block.col(c0 + 1).data() : a;  // a lone last column pairs with itself
+    const float perCell = pair == 2 ? 1.0f : 0.5f;              // … and its sum is halved back
+    float* mx = poolMax_.col(j).data();
+    float* mean = poolMean_.col(j).data();
     for (int i = 0; i < outRows; ++i) {
-      const int r0 = 2 * i, rowPair = std::min(2, n - r0);
-      float m = colMax[r0], s = colSum[r0];
-      if (rowPair == 2) {
-        m = std::max(m, colMax[r0 + 1]);
-        s += colSum[r0 + 1];
+      const int r = 2 * i;
+      float m = std::max(a[r], b[r]), s = (a[r] + b[r]) * perCell;
+      int cells = pair;
+      if (r + 1 < n) {
+        m = std::max(m, std::max(a[r + 1], b[r + 1]));
+        s += (a[r + 1] + b[r + 1]) * perCell;
+        cells *= 2;
       }
-      mx(base + i, j) = m;
-      mean(base + i, j) = s / static_cast<float>(rowPair * pair);
+      mx[i] = m;
+      mean[i] = s / static_cast<float>(cells);
     }
   }
+  max_[1].middleRows(base, outRows) = poolMax_;
+  mean_[1].middleRows(base, outRows) = poolMean_;
 }
 
 void MapPyramid::buildCoarser(int k) {

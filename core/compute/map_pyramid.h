@@ -82,6 +82,7 @@ class MapPyramid {
   Producer producer_;
   std::vector<MapLevel> max_, mean_;  ///< per level; level 0 in max_[0] only (empty when not kept)
   float maxValue_ = 0;
+  Mat poolMax_, poolMean_;  ///< build's scratch: one block's level-1 cells, column-major
   mutable int cachedRow_ = -1;
   mutable Mat rowCache_;  ///< [1, cols]: the row value() read last through the producer
 };

@@ -26,12 +26,6 @@ void pixelRanges(int pixels, double origin, double scale, int cell, int cells, s
   }
 }
 
-/// The colour table's entry for t ∈ [0, 1] (clamped), as renderPixels picks it.
-QRgb lookup(const std::vector<QRgb>& table, double t) {
-  const int top = static_cast<int>(table.size()) - 1;
-  return table[static_cast<std::size_t>(std::clamp(static_cast<int>(t * top + 0.5), 0, top))];
-}
-
 /// Paints pixels [x0, x1) × [y0, y1) of `image`: each the max or mean of the level cells it covers.
 /// The rows under a pixel row are pooled first into `band` (contiguous, vectorised), then each pixel
 /// pools its columns of the band. One thread: ~3 ms for 1200 × 900 pixels, and OpenMP's threads waiting

@@ -3,6 +3,7 @@
 // screen pixel covers, and the picture of a rectangle of pixels, each the max or mean of its cells.
 #include <Eigen/Core>
 #include <QImage>
+#include <algorithm>
 #include <vector>
 
 namespace attnlab::ui {
@@ -22,8 +23,11 @@ struct LevelSource {
 void pixelRanges(int pixels, double origin, double scale, int cell, int cells, std::vector<int>& lo,
                  std::vector<int>& hi);
 
-/// The colour table's entry for t ∈ [0, 1] (clamped), as renderPixels picks it.
-QRgb lookup(const std::vector<QRgb>& table, double t);
+/// The colour table's entry for t ∈ [0, 1] (clamped), as renderPixels picks it (inline: once a pixel).
+inline QRgb lookup(const std::vector<QRgb>& table, double t) {
+  const int top = static_cast<int>(table.size()) - 1;
+  return table[static_cast<std::size_t>(std::clamp(static_cast<int>(t * top + 0.5), 0, top))];
+}
 
 /// What renderPixels draws: the pixel → level-cell ranges of both axes and the colours.
 struct PixelJob {
