@@ -135,6 +135,34 @@ class TestZoomableHeatmap : public QObject {
     QCOMPARE(w.drawnLevel(), 0);
   }
 
+  void aPanDrawsWhatAFullRenderDraws_data() {
+    QTest::addColumn<double>("pixelsPerCell");
+    QTest::newRow("pooled level") << 0.3;
+    QTest::newRow("full resolution through the producer") << 3.0;
+  }
+  void aPanDrawsWhatAFullRenderDraws() {
+    // A drag moves the cached picture and renders only the uncovered strips: the result must be the
+    // picture a full render of the new view gives.
+    QFETCH(double, pixelsPerCell);
+    ZoomableHeatmap w;
+    w.resize(600, 500);
+    w.setPyramid(pyramidOf(uniform(1500, 1400), 4096), {}, {});
+    w.zoomBy(pixelsPerCell / w.scale(), w.plotRect().center());
+    const int level = w.drawnLevel();
+    w.grab();
+    for (const QPointF& step : {QPointF(17, -9), QPointF(-40, 0), QPointF(0, 23)}) w.panBy(step);
+    QCOMPARE(w.drawnLevel(), level);
+    const QImage scrolled = w.grab().toImage();
+    w.setPooling(Pooling::Mean);  // content changes: the next paint renders every pixel
+    w.setPooling(Pooling::Max);
+    const QImage full = w.grab().toImage();
+    const QRect plot = w.plotRect();
+    int differ = 0;
+    for (int y = plot.top(); y <= plot.bottom(); ++y)
+      for (int x = plot.left(); x <= plot.right(); ++x) differ += scrolled.pixel(x, y) != full.pixel(x, y);
+    QCOMPARE(differ, 0);
+  }
+
   void hoverReadsTheExactValueWithoutLevelZero() {
     ZoomableHeatmap w;
     w.resize(600, 500);
