@@ -1,5 +1,8 @@
 #include "ui/views/attention/heatmap_view.h"
 
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QStackedWidget>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <numeric>
@@ -21,9 +24,31 @@ HeatmapView::HeatmapView(QWidget* parent) : TraceView(parent) {
   hover_ = new QLabel(hoverHint(), this);
   hover_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   hover_->setProperty(kScreenOnlyProperty, true);  // a hint for the mouse, not part of a figure
+  long_ = new ZoomableHeatmap(this);
+  long_->setAxisTitles(tr("query (attends from)"), tr("key (attends to)"));
+  auto* pooling = new QComboBox(this);
+  pooling->addItems({tr("Max"), tr("Mean")});
+  pooling->setToolTip(tr("How a pixel covering many cells summarises them: the largest weight or their mean"));
+  connect(pooling, &QComboBox::currentIndexChanged, this,
+          [this](int i) { long_->setPooling(i == 1 ? Pooling::Mean : Pooling::Max); });
+  auto* poolingRow = new QWidget(this);
+  poolingRow->setProperty(kScreenOnlyProperty, true);  // a control, not part of a figure
+  auto* poolingLayout = new QHBoxLayout(poolingRow);
+  poolingLayout->setContentsMargins(0, 0, 0, 0);
+  poolingLayout->addWidget(new QLabel(tr("Pooling of cells smaller than a pixel:"), poolingRow));
+  poolingLayout->addWidget(pooling);
+  poolingLayout->addStretch(1);
+  longBox_ = new QWidget(this);
+  auto* longLayout = new QVBoxLayout(longBox_);
+  longLayout->setContentsMargins(0, 0, 0, 0);
+  longLayout->addWidget(poolingRow);
+  longLayout->addWidget(long_, 1);
+  stack_ = new QStackedWidget(this);
+  stack_->addWidget(plot_);
+  stack_->addWidget(longBox_);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
-  layout->addWidget(plot_, 1);
+  layout->addWidget(stack_, 1);
   layout->addWidget(pinTable_);
   layout->addWidget(hover_);
   // A token label pins (Ctrl/Shift: adds to the pins); so does a Ctrl/Shift-click on a cell, its query.
@@ -38,18 +63,39 @@ HeatmapView::HeatmapView(QWidget* parent) : TraceView(parent) {
           [this] { hoverToken(plot_->hoveredRow() >= 0 ? plot_->hoveredRow() : plot_->hoveredLabel()); });
   connect(plot_, &MatrixPlot::cellHovered, this, [this](int r, int c, double v) {
     hoverToken(r >= 0 ? r : plot_->hoveredLabel());  // the query's token lights up in every view
-    if (r < 0 || !result_ || !result_->ok()) {
-      hover_->setText(hoverHint());  // a read-out never outlives the cell or the sentence it names
-      return;
-    }
-    const QStringList labels = result_->tokenLabels();
-    hover_->setText(tr("query “%1” [%2] → key “%3” [%4]: weight %5")
-                        .arg(labels.value(r))
-                        .arg(r)
-                        .arg(labels.value(c))
-                        .arg(c)
-                        .arg(v, 0, 'f', 4));
+    showCellHover(r, c, v);
   });
+  connect(long_, &ZoomableHeatmap::cellHovered, this, [this](int r, int c, double v) {
+    hoverToken(r);
+    showCellHover(r, c, v);
+  });
+  connect(long_, &ZoomableHeatmap::cellClicked, this, [this, extend](int r, int, Qt::KeyboardModifiers m) {
+    if (extend(m)) requestPinClick(result_, r, true);
+  });
+}
+
+void HeatmapView::showCellHover(int r, int c, double v) {
+  if (r < 0 || !result_ || !result_->ok()) {
+    hover_->setText(hoverHint());  // a read-out never outlives the cell or the sentence it names
+    return;
+  }
+  const QStringList labels = result_->tokenLabels();
+  hover_->setText(tr("query “%1” [%2] → key “%3” [%4]: weight %5")
+                      .arg(labels.value(r))
+                      .arg(r)
+                      .arg(labels.value(c))
+                      .arg(c)
+                      .arg(v, 0, 'f', 4));
+}
+
+std::shared_ptr<const MapPyramid> HeatmapView::pyramidOf(const ResultPtr& result, int layer, int head) {
+  // Shares ownership of the result, whose trace holds the map [n, n].
+  const Mat& a =
+      result->trace().layers[static_cast<std::size_t>(layer)].heads[static_cast<std::size_t>(head)].attention;
+  auto pyramid = std::make_shared<MapPyramid>();
+  pyramid->build(static_cast<int>(a.rows()), static_cast<int>(a.cols()),
+                 [result, &a](int first, int count, Mat& block) { block = a.middleRows(first, count); });
+  return pyramid;
 }
 
 QString HeatmapView::hoverHint() const { return tr("Hover a cell to read its weight."); }
@@ -62,18 +108,32 @@ void HeatmapView::showResult(const ResultPtr& result) {
   if (!result || !result->ok()) return;
   const int l = result->layer(), h = result->head();
   const QStringList labels = result->tokenLabels();
-  plot_->setTitle(
-      tr("Attention · layer %1 · head %2%3").arg(l).arg(h).arg(result->trace().causal ? tr(" · causal") : ""));
-  plot_->setMatrix(result->trace().layers[l].heads[h].attention, labels, labels);
-  plot_->setTokenMarks(pinsWithin(result->params.selection.pinned, static_cast<int>(labels.size())), hoveredToken());
+  const QString title =
+      tr("Attention · layer %1 · head %2%3").arg(l).arg(h).arg(result->trace().causal ? tr(" · causal") : "");
+  const Mat& a = result->trace().layers[l].heads[h].attention;
+  longShown_ = a.rows() > kLongInput;
+  if (longShown_) {
+    long_->setTitle(title);
+    long_->setPyramid(pyramidOf(result, l, h), labels, labels);
+    long_->setTokenMarks(pinsWithin(result->params.selection.pinned, static_cast<int>(labels.size())), hoveredToken());
+    stack_->setCurrentWidget(longBox_);
+  } else {
+    plot_->setTitle(title);
+    plot_->setMatrix(a, labels, labels);
+    plot_->setTokenMarks(pinsWithin(result->params.selection.pinned, static_cast<int>(labels.size())), hoveredToken());
+    stack_->setCurrentWidget(plot_);
+  }
   updatePinTable();
 }
 
-void HeatmapView::onHoverChanged(int token) { plot_->setTokenMarks(plot_->markedPins(), token); }
+void HeatmapView::onHoverChanged(int token) {
+  plot_->setTokenMarks(plot_->markedPins(), token);
+  long_->setTokenMarks(long_->markedPins(), token);
+}
 
 void HeatmapView::updatePinTable() {
   sums_ = {};
-  const Mat& a = plot_->matrix();
+  const Mat& a = result_->trace().layers[result_->layer()].heads[result_->head()].attention;
   const int n = static_cast<int>(a.rows());
   sums_.pins = pinsWithin(result_->params.selection.pinned, n);
   pinTable_->setVisible(!sums_.pins.empty());
@@ -127,6 +187,7 @@ ViewNumbers HeatmapView::numbers(const ComputeResult& result) const {
 
 void HeatmapView::setFontScale(double scale) {
   plot_->setFontScale(scale);
+  long_->setFontScale(scale);
   QFont f = hover_->font();
   f.setPointSizeF(9 * scale);
   hover_->setFont(f);

@@ -1,15 +1,29 @@
 #pragma once
 #include <QLabel>
+#include <memory>
 
 #include "ui/plots/matrix_plot.h"
+#include "ui/plots/zoomable_heatmap.h"
 #include "ui/views/common/trace_view.h"
+
+class QStackedWidget;
 
 namespace attnlab::ui {
 
-/// The attention matrix of the selected layer and head: rows are queries, columns keys.
+/// The attention matrix of the selected layer and head: rows are queries, columns keys. Up to
+/// kLongInput tokens a MatrixPlot; longer inputs a ZoomableHeatmap (zoom, pan, minimap) drawn from a
+/// pyramid of pooled levels, with a Max/Mean pooling choice.
 class HeatmapView : public TraceView {
   Q_OBJECT
  public:
+  /// Beyond this many tokens the map is drawn zoomable from pooled levels: a MatrixPlot of n² cells
+  /// (QCustomPlot's colour map image) costs more than a frame and cannot show them all anyway.
+  static constexpr int kLongInput = 256;
+  /// The pooled pyramid of the head's map, built from row blocks. Now it reads the trace's stored map
+  /// (shared with the result, no copy); once long inputs stop storing maps, the producer computes the
+  /// rows from the head's Q and K instead.
+  static std::shared_ptr<const MapPyramid> pyramidOf(const ResultPtr& result, int layer, int head);
+
   explicit HeatmapView(QWidget* parent = nullptr);
   QString viewName() const override { return "heatmap"; }
   QString displayName() const override { return tr("Attention"); }
@@ -17,6 +31,9 @@ class HeatmapView : public TraceView {
   void setFontScale(double scale) override;
   ViewNumbers numbers(const ComputeResult& result) const override;
   MatrixPlot* plot() const { return plot_; }
+  ZoomableHeatmap* longPlot() const { return long_; }
+  /// True when the last result was long: the zoomable map is shown instead of plot().
+  bool showsLong() const { return longShown_; }
   /// The hover read-out strip (screen only: hidden in exported figures).
   QLabel* hoverStrip() const { return hover_; }
   /// The pinned tokens' attention: fromPinned[j] = Σ_{p pinned} A(p, j) (what they attend to),
@@ -34,8 +51,13 @@ class HeatmapView : public TraceView {
 
  private:
   QString hoverHint() const;
+  void showCellHover(int row, int col, double value);
   void updatePinTable();
   MatrixPlot* plot_;
+  ZoomableHeatmap* long_;
+  QWidget* longBox_;  ///< long_ and its pooling choice
+  QStackedWidget* stack_;
+  bool longShown_ = false;
   QLabel* hover_;
   QLabel* pinTable_;
   ResultPtr result_;

@@ -1,0 +1,180 @@
+#include "core/compute/map_pyramid.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+
+namespace attnlab {
+namespace {
+
+/// Cells of the map covered along one axis by cell `i` of level `k` (2ᵏ, fewer at the far edge).
+int cellsAlong(int extent, int k, int i) { return std::min(1 << k, extent - i * (1 << k)); }
+
+int ceilShift(int extent, int k) { return (extent + (1 << k) - 1) >> k; }
+
+}  // namespace
+
+void MapPyramid::build(int rows, int cols, Producer producer, const Options& options) {
+  rows_ = std::max(0, rows);
+  cols_ = std::max(0, cols);
+  producer_ = std::move(producer);
+  max_.clear();
+  mean_.clear();
+  cachedRow_ = -1;
+  maxValue_ = 0;
+  if (empty()) return;
+  const int coarsest = std::max(1, options.coarsestSide);
+  int count = 1;
+  while (std::max(ceilShift(rows_, count - 1), ceilShift(cols_, count - 1)) > coarsest) ++count;
+  max_.resize(static_cast<std::size_t>(count));
+  mean_.resize(static_cast<std::size_t>(count));
+  const std::size_t level0Bytes = static_cast<std::size_t>(rows_) * static_cast<std::size_t>(cols_) * sizeof(float);
+  const bool keep0 = count == 1 || level0Bytes <= options.level0BudgetBytes;
+  if (keep0) max_[0].resize(rows_, cols_);
+  if (count > 1) {
+    max_[1].resize(levelRows(1), levelCols(1));
+    mean_[1].resize(levelRows(1), levelCols(1));
+  }
+  Mat block;
+  for (int first = 0; first < rows_; first += kBlockRows) {
+    const int n = std::min(kBlockRows, rows_ - first);
+    block.resize(n, cols_);
+    producer_(first, n, block);
+    assert(block.rows() == n && block.cols() == cols_);
+    if (keep0) max_[0].middleRows(first, n) = block;
+    if (count > 1) poolBlock(block, first);
+  }
+  for (int k = 2; k < count; ++k) buildCoarser(k);
+  maxValue_ = max_.back().maxCoeff();
+}
+
+void MapPyramid::build(std::shared_ptr<const Mat> map, const Options& options) {
+  const int r = static_cast<int>(map->rows()), c = static_cast<int>(map->cols());
+  build(
+      r, c, [map](int first, int n, Mat& block) { block = map->middleRows(first, n); }, options);
+}
+
+void MapPyramid::poolBlock(const Mat& block, int firstRow) {
+  // Level 1 from rows [firstRow, firstRow + n) of the map: firstRow is even (kBlockRows is), so the
+  // block's row pairs are level 1's rows firstRow/2 … . The block is column-major: each column pair is
+  // read down its two contiguous columns, writing one column of level 1. One thread: on a shared
+  // two-core machine OpenMP regions per block cost more in waiting than they save (bench_heatmap).
+  const int n = static_cast<int>(block.rows()), outRows = (n + 1) / 2, outCols = levelCols(1), base = firstRow / 2;
+  // Written column by column into column-major scratch, then copied into the row-major level: writing
+  // the level directly strides by a whole row (16 kB at 8,192 columns), and those addresses share one
+  // L1 set, so every store missed.
+  poolMax_.resize(outRows, outCols);
+  poolMean_.resize(outRows, outCols);
+  for (int j = 0; j < outCols; ++j) {
+    const int c0 = 2 * j, pair = std::min(2, cols_ - c0);
+    const float* a = block.col(c0).data();
+    const float* b = pair == 2 ? block.col(c0 + 1).data() : a;  // a lone last column pairs with itself
+    const float perCell = pair == 2 ? 1.0f : 0.5f;              // … and its sum is halved back
+    float* mx = poolMax_.col(j).data();
+    float* mean = poolMean_.col(j).data();
+    for (int i = 0; i < outRows; ++i) {
+      const int r = 2 * i;
+      float m = std::max(a[r], b[r]), s = (a[r] + b[r]) * perCell;
+      int cells = pair;
+      if (r + 1 < n) {
+        m = std::max(m, std::max(a[r + 1], b[r + 1]));
+        s += (a[r + 1] + b[r + 1]) * perCell;
+        cells *= 2;
+      }
+      mx[i] = m;
+      mean[i] = s / static_cast<float>(cells);
+    }
+  }
+  max_[1].middleRows(base, outRows) = poolMax_;
+  mean_[1].middleRows(base, outRows) = poolMean_;
+}
+
+void MapPyramid::buildCoarser(int k) {
+  // Level k from level k − 1: the max of the ≤ 4 maxima; the mean of the ≤ 4 means weighted by the map
+  // cells each covers (cells at the far edges cover fewer), summed in double.
+  const MapLevel& fineMax = max_[static_cast<std::size_t>(k - 1)];
+  const MapLevel& fineMean = mean_[static_cast<std::size_t>(k - 1)];
+  const int outRows = levelRows(k), outCols = levelCols(k);
+  const int fineRows = static_cast<int>(fineMax.rows()), fineCols = static_cast<int>(fineMax.cols());
+  MapLevel& mx = max_[static_cast<std::size_t>(k)];
+  MapLevel& mean = mean_[static_cast<std::size_t>(k)];
+  mx.resize(outRows, outCols);
+  mean.resize(outRows, outCols);
+#pragma omp parallel for schedule(static) if (static_cast <long>(outRows) * outCols > 1 << 14)
+  for (int i = 0; i < outRows; ++i) {
+    const int r0 = 2 * i, r1 = std::min(2 * i + 2, fineRows);
+    for (int j = 0; j < outCols; ++j) {
+      const int c0 = 2 * j, c1 = std::min(2 * j + 2, fineCols);
+      float m = -std::numeric_limits<float>::infinity();
+      double s = 0, cells = 0;
+      for (int r = r0; r < r1; ++r)
+        for (int c = c0; c < c1; ++c) {
+          const double w =
+              static_cast<double>(cellsAlong(rows_, k - 1, r)) * static_cast<double>(cellsAlong(cols_, k - 1, c));
+          m = std::max(m, fineMax(r, c));
+          s += w * static_cast<double>(fineMean(r, c));
+          cells += w;
+        }
+      mx(i, j) = m;
+      mean(i, j) = static_cast<float>(s / cells);
+    }
+  }
+}
+
+bool MapPyramid::hasLevel(int level) const {
+  return level >= 0 && level < levelCount() && max_[static_cast<std::size_t>(level)].size() > 0;
+}
+
+const MapLevel& MapPyramid::level(int level, Pooling pooling) const {
+  assert(hasLevel(level));
+  const auto k = static_cast<std::size_t>(level);
+  return level == 0 || pooling == Pooling::Max ? max_[k] : mean_[k];
+}
+
+int MapPyramid::levelRows(int level) const { return ceilShift(rows_, level); }
+int MapPyramid::levelCols(int level) const { return ceilShift(cols_, level); }
+
+int MapPyramid::levelFor(double pixelsPerCell) const {
+  if (levelCount() <= 1 || !(pixelsPerCell > 0) || pixelsPerCell >= 1) return 0;
+  // Level k's cells are 2ᵏ · pixelsPerCell pixels: the largest k with that ≤ 1 (a hair of slack for
+  // exact powers of two).
+  const int k = static_cast<int>(std::floor(std::log2(1.0 / pixelsPerCell) + 1e-9));
+  return std::clamp(k, 0, levelCount() - 1);
+}
+
+float MapPyramid::value(int row, int col) const {
+  assert(row >= 0 && row < rows_ && col >= 0 && col < cols_);
+  if (hasLevel(0)) return max_[0](row, col);
+  if (cachedRow_ != row) {
+    rowCache_.resize(1, cols_);
+    producer_(row, 1, rowCache_);
+    cachedRow_ = row;
+  }
+  return rowCache_(0, col);
+}
+
+void MapPyramid::readWindow(int firstRow, int count, int firstCol, int colCount, MapLevel& out) const {
+  assert(firstRow >= 0 && firstRow + count <= rows_ && firstCol >= 0 && firstCol + colCount <= cols_);
+  out.resize(count, colCount);
+  if (hasLevel(0)) {
+    out = max_[0].block(firstRow, firstCol, count, colCount);
+    return;
+  }
+  Mat block;
+  for (int r = 0; r < count; r += kBlockRows) {
+    const int n = std::min(kBlockRows, count - r);
+    block.resize(n, cols_);
+    producer_(firstRow + r, n, block);
+    out.middleRows(r, n) = block.middleCols(firstCol, colCount);
+  }
+}
+
+std::size_t MapPyramid::bytes() const {
+  std::size_t total = 0;
+  for (std::size_t k = 0; k < max_.size(); ++k)
+    total += static_cast<std::size_t>(max_[k].size() + mean_[k].size()) * sizeof(float);
+  return total;
+}
+
+}  // namespace attnlab
