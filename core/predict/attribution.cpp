@@ -135,18 +135,26 @@ OutputProjections readOutputProjections(const Model& model, const TokenizedText&
   return p;
 }
 
-HeadContributions headContributions(const OutputProjections& projections, const Trace& trace, int position) {
+HeadContributions headContributions(const OutputProjections& projections, const Trace& trace, int position,
+                                    const HeadContributions* previous) {
   position = resolvePosition(position, trace.tokenCount());
   HeadContributions c;
   c.position = position;
   c.outputBias = projections.bias;
-  const int heads = trace.headCount();
-  for (int l = 0; l < trace.layerCount(); ++l) {
+  const int heads = trace.headCount(), layers = trace.layerCount();
+  c.concatRows.resize(layers, layers > 0 ? trace.layers[0].concat.cols() : 0);
+  for (int l = 0; l < layers; ++l) c.concatRows.row(l) = trace.layers[l].concat.row(position);
+  const bool comparable = previous && previous->position == position && previous->concatRows.rows() == layers &&
+                          previous->concatRows.cols() == c.concatRows.cols();
+  for (int l = 0; l < layers; ++l) {
+    if (comparable && previous->concatRows.row(l) == c.concatRows.row(l)) {
+      c.heads.push_back(previous->heads[l]);
+      continue;
+    }
     const Mat& w = projections.weights[l];  // [H·d_head, d]
     const Eigen::Index dh = w.rows() / heads;
     Mat out(heads, w.cols());
-    for (int h = 0; h < heads; ++h)
-      out.row(h) = trace.layers[l].concat.row(position).segment(h * dh, dh) * w.middleRows(h * dh, dh);
+    for (int h = 0; h < heads; ++h) out.row(h) = c.concatRows.row(l).segment(h * dh, dh) * w.middleRows(h * dh, dh);
     c.heads.push_back(out);
   }
   return c;

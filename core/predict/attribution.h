@@ -25,6 +25,7 @@ struct HeadContributions {
   int position = 0;
   std::vector<Mat> heads;  ///< per layer [heads, d]
   Mat outputBias;          ///< [layers, d]: b_O of each layer
+  Mat concatRows;          ///< [layers, H·d_head] the heads' outputs the shares were made from (from projections)
 };
 /// Throws InputError for a sandwich-norm model, one with a non-linear head, or a position outside the text.
 HeadContributions headContributions(const Model& model, const TokenizedText& text, const Trace& trace, int position);
@@ -41,8 +42,12 @@ struct OutputProjections {
 OutputProjections readOutputProjections(const Model& model, const TokenizedText& text, int chunk = 128,
                                         const RunControl& control = {});
 /// The same shares as headContributions(model, …) from the read projections: H·d_head·d multiply-adds per
-/// layer.
-HeadContributions headContributions(const OutputProjections& projections, const Trace& trace, int position);
+/// layer. With `previous` (shares from the same projections), a layer whose heads' outputs at the position are
+/// bit for bit those `previous` was made from takes its shares from there: switching a head of layer L on or off
+/// recomputes layers L… only. The target is not part of the shares: directLogitAttribution applies it (and the
+/// final norm's scale, which changes with the final stream) afterwards, for every layer.
+HeadContributions headContributions(const OutputProjections& projections, const Trace& trace, int position,
+                                    const HeadContributions* previous = nullptr);
 
 struct Attribution {
   int position = 0, target = 0;

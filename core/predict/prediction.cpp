@@ -151,13 +151,18 @@ std::vector<TokenScore> predict(const Model& model, const Trace& trace, int posi
 
 namespace {
 
-/// The residual rows at one position decoded [layers + 1, vocab]: row 0 the embeddings, row l + 1 the stream
-/// after layer l (the last row is the prediction's). One product over W_U for all of them.
-Mat lensLogits(const Unembedding& u, const Trace& trace, int position) {
-  Mat rows(trace.layerCount() + 1, trace.embeddings.cols());  // [layers + 1, d]
+/// The residual rows at one position [layers + 1, d]: row 0 the embeddings, row l + 1 the stream after layer l
+/// (the last row is the prediction's).
+Mat lensStreams(const Trace& trace, int position) {
+  Mat rows(trace.layerCount() + 1, trace.embeddings.cols());
   rows.row(0) = trace.embeddings.row(position);
   for (int l = 0; l < trace.layerCount(); ++l) rows.row(l + 1) = trace.layers[l].residualOut.row(position);
-  return u.logits(rows);
+  return rows;
+}
+
+/// Those rows decoded [layers + 1, vocab]: one product over W_U for all of them.
+Mat lensLogits(const Unembedding& u, const Trace& trace, int position) {
+  return u.logits(lensStreams(trace, position));
 }
 
 std::vector<LensRow> lensRows(const Model& model, const Mat& logits, int k) {
@@ -175,13 +180,33 @@ std::vector<LensRow> logitLens(const Model& model, const Trace& trace, int posit
 
 PositionReadout readPosition(const Model& model, const Trace& trace, int position, int k, double temperature,
                              int lensK) {
+  return readPosition(model, trace, position, k, temperature, lensK, PositionReadout{});
+}
+
+PositionReadout readPosition(const Model& model, const Trace& trace, int position, int k, double temperature, int lensK,
+                             const PositionReadout& previous) {
   const Unembedding& u = requireUnembedding(model);
   if (!(temperature > 0.0)) throw InputError("the temperature must be positive");
-  const Mat logits = lensLogits(u, trace, resolvePosition(position, trace.tokenCount()));
   PositionReadout r;
-  r.logits = logits.bottomRows(1).transpose();
+  r.position = resolvePosition(position, trace.tokenCount());
+  r.lensK = lensK;
+  r.streams = lensStreams(trace, r.position);
+  const Eigen::Index rows = r.streams.rows();
+  const bool comparable = previous.position == r.position && previous.lensK == lensK &&
+                          previous.streams.rows() == rows && previous.streams.cols() == r.streams.cols() &&
+                          static_cast<Eigen::Index>(previous.lens.size()) == rows;
+  std::vector<int> changed;  // rows to decode
+  for (Eigen::Index i = 0; i < rows; ++i)
+    if (!comparable || previous.streams.row(i) != r.streams.row(i)) changed.push_back(static_cast<int>(i));
+  Mat fresh(changed.size(), r.streams.cols());  // [changed, d]
+  for (std::size_t j = 0; j < changed.size(); ++j) fresh.row(static_cast<Eigen::Index>(j)) = r.streams.row(changed[j]);
+  const Mat logits = fresh.rows() > 0 ? u.logits(fresh) : Mat();  // [changed, vocab]
+  r.lens = comparable ? previous.lens : std::vector<LensRow>(static_cast<std::size_t>(rows));
+  for (std::size_t j = 0; j < changed.size(); ++j)
+    r.lens[static_cast<std::size_t>(changed[j])] = {changed[j] - 1, topTokens(model, logits.row(j).transpose(), lensK)};
+  const bool lastFresh = !changed.empty() && changed.back() == rows - 1;
+  r.logits = lastFresh ? Vec(logits.bottomRows(1).transpose()) : previous.logits;
   r.top = topTokens(model, r.logits, k, temperature);
-  r.lens = lensRows(model, logits, lensK);
   return r;
 }
 

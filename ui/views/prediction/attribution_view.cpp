@@ -124,9 +124,11 @@ void AttributionView::showResult(const ResultPtr& result) {
   const int position = predictionPosition(*r);
   // W_O is read once per model (GPT-2 small: 7 probe passes, ~0.7 s) and kept; each edit then costs
   // H·d_head·d multiply-adds per layer instead of a probe forward pass.
+  // The last shares too: headContributions copies a layer's where its heads' outputs are the same.
   std::shared_ptr<const OutputProjections> cached = projectionsModel_.lock() == r->run->model ? projections_ : nullptr;
+  std::shared_ptr<const HeadContributions> previous = cached ? parts_ : nullptr;
   job_->run<Outcome>(
-      [r, position, cached](const RunControl& control) {
+      [r, position, cached, previous](const RunControl& control) {
         const Model& m = *r->run->model;
         const PredictionSettings& s = r->params.prediction;
         // Unknown tokens fail here, before any work, with resolveToken's message.
@@ -137,13 +139,15 @@ void AttributionView::showResult(const ResultPtr& result) {
         o.projections = cached ? cached
                                : std::make_shared<const OutputProjections>(
                                      readOutputProjections(m, r->run->text, 128, control.part(0.0, 0.9)));
-        o.attribution = directLogitAttribution(m, r->trace(), headContributions(*o.projections, r->trace(), position),
-                                               target, versus);
+        o.parts = std::make_shared<const HeadContributions>(
+            headContributions(*o.projections, r->trace(), position, previous.get()));
+        o.attribution = directLogitAttribution(m, r->trace(), *o.parts, target, versus);
         return o;
       },
       [this, r](const Outcome& o) {
         projections_ = o.projections;
         projectionsModel_ = r->run->model;
+        parts_ = o.parts;
         draw(r, o.attribution);
       },
       [this](const QString& e) { showMessage(e); });

@@ -32,6 +32,7 @@ class AttributionView : public TraceView {
   struct Outcome {
     Attribution attribution;
     std::shared_ptr<const OutputProjections> projections;
+    std::shared_ptr<const HeadContributions> parts;  ///< the head shares it was made from
   };
   void draw(const ResultPtr& result, const Attribution& a);
   void showMessage(const QString& text);
@@ -49,6 +50,8 @@ class AttributionView : public TraceView {
   QString title_;
   std::shared_ptr<const OutputProjections> projections_;  ///< W_O of projectionsModel_, read once
   std::weak_ptr<const Model> projectionsModel_;           ///< weak: a model the window dropped is not kept alive
+  /// The last head shares made from projections_: switching a head of layer L on or off copies layers < L.
+  std::shared_ptr<const HeadContributions> parts_;
 };
 
 }  // namespace attnlab::ui
