@@ -132,10 +132,10 @@ int main(int argc, char** argv) {
   // What the window runs when a head is switched on or off: the ablated pass copying the layers before the
   // head's from the last run (Intervention::reuse); the readout, copying the lens rows of the unchanged streams
   // from the plain run's; the comparison of the plain run's logits (kept by the Prediction view) with the
-  // ablated run's (the readout's last row); the attribution from the cached W_O, copying the shares of the
-  // unchanged layers from the plain run's.
+  // ablated run's (the readout's last row); the attribution from the cached W_O applied to the plain run's
+  // prediction's direction (kept by the Attribution view; made again when the toggle changes the prediction).
   const PositionReadout plainReadout = readPosition(*model, trace, -1, 10, 1.0, 1);
-  const HeadContributions plainParts = headContributions(projections, trace, -1);
+  const ProjectedForm plainForm = projectedForm(*model, projections, plainReadout.top[0].id);
   const Mat plainFinal = trace.layers.back().residualOut;
   for (const int layer : {0, info.layers / 2, info.layers - 1}) {
     Intervention toggle;
@@ -148,8 +148,9 @@ int main(int argc, char** argv) {
     const auto readoutPart = [&] { readout = readPosition(*model, ablated, -1, 10, 1.0, 1, plainReadout); };
     const auto comparePart = [&] { compareRuns(plainReadout.logits, readout.logits, -1); };
     const auto attributionPart = [&] {
-      directLogitAttribution(*model, ablated, headContributions(projections, ablated, -1, &plainParts),
-                             readout.top[0].id);
+      const int target = readout.top[0].id;
+      directLogitAttribution(*model, ablated,
+                             target == plainForm.target ? plainForm : projectedForm(*model, projections, target), -1);
     };
     const std::string what = "toggling head " + std::to_string(layer) + ".0";
     report((what + " -> forward from its layer + readout + KL + attribution").c_str(),
@@ -162,9 +163,10 @@ int main(int argc, char** argv) {
                },
                1.0, 10),
            100.0);
-    std::printf("  of which forward %.2f, readout %.2f, KL %.2f, attribution %.2f ms\n", medianMs(forwardPart, 0.5, 10),
-                medianMs(readoutPart), medianMs(comparePart), medianMs(attributionPart));
-    report("  the same without copying lens rows, logits or shares",
+    std::printf("  of which forward %.2f, readout %.2f, KL %.2f, attribution %.2f ms (prediction %s)\n",
+                medianMs(forwardPart, 0.5, 10), medianMs(readoutPart), medianMs(comparePart), medianMs(attributionPart),
+                readout.top[0].id == plainForm.target ? "kept" : "changed: W_O projected again");
+    report("  the same without copying lens rows, logits or the projected W_O",
            medianMs(
                [&] {
                  const Trace t = model->forward(text, {}, toggle);

@@ -25,7 +25,6 @@ struct HeadContributions {
   int position = 0;
   std::vector<Mat> heads;  ///< per layer [heads, d]
   Mat outputBias;          ///< [layers, d]: b_O of each layer
-  Mat concatRows;          ///< [layers, H·d_head] the heads' outputs the shares were made from (from projections)
 };
 /// Throws InputError for a sandwich-norm model, one with a non-linear head, or a position outside the text.
 HeadContributions headContributions(const Model& model, const TokenizedText& text, const Trace& trace, int position);
@@ -42,12 +41,8 @@ struct OutputProjections {
 OutputProjections readOutputProjections(const Model& model, const TokenizedText& text, int chunk = 128,
                                         const RunControl& control = {});
 /// The same shares as headContributions(model, …) from the read projections: H·d_head·d multiply-adds per
-/// layer. With `previous` (shares from the same projections), a layer whose heads' outputs at the position are
-/// bit for bit those `previous` was made from takes its shares from there: switching a head of layer L on or off
-/// recomputes layers L… only. The target is not part of the shares: directLogitAttribution applies it (and the
-/// final norm's scale, which changes with the final stream) afterwards, for every layer.
-HeadContributions headContributions(const OutputProjections& projections, const Trace& trace, int position,
-                                    const HeadContributions* previous = nullptr);
+/// layer.
+HeadContributions headContributions(const OutputProjections& projections, const Trace& trace, int position);
 
 struct Attribution {
   int position = 0, target = 0;
@@ -62,6 +57,22 @@ struct Attribution {
 /// Throws InputError for a sandwich-norm model, one with a non-linear head, or a token outside the vocabulary.
 Attribution directLogitAttribution(const Model& model, const Trace& trace, const HeadContributions& parts, int target,
                                    int versus = -1);
+
+/// The read W_O of every layer applied to the frozen final norm's linear form for logit(target) [− logit(versus)]
+/// taken at σ = 1 (g₀; the form at the position's σ is g₀ / σ): head h of layer l then adds
+/// (out_h[p] · heads[l][h's d_head rows]) / σ to the logit. Made once per target by one pass over the read W_O
+/// (SmolLM2: 40 MB, ~3 ms), it makes each further attribution to that target — the window's head toggles, whose
+/// prediction mostly stays — H·d_head multiply-adds per layer, whatever the layers the toggle changed.
+struct ProjectedForm {
+  int target = -1, versus = -1;
+  std::vector<VecD> heads;  ///< per layer [H·d_head]: W_O,l · g₀
+  double outputBias = 0.0;  ///< Σ_l b_O,l · g₀
+};
+/// Throws InputError for a token outside the vocabulary.
+ProjectedForm projectedForm(const Model& model, const OutputProjections& projections, int target, int versus = -1);
+/// The same attribution as directLogitAttribution(model, trace, headContributions(projections, trace, position),
+/// form.target, form.versus), to float rounding, from the form made from those projections.
+Attribution directLogitAttribution(const Model& model, const Trace& trace, const ProjectedForm& form, int position);
 
 /// logit(target) [− logit(versus) when versus ≥ 0] of one residual row x [d], through the whole head (transform,
 /// norm, W_U, bias, soft-cap).

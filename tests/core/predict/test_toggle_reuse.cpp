@@ -1,11 +1,12 @@
 // What the window reuses when a head is switched on or off (issue 16's toggle target) gives the numbers of the full
 // computation: compareRuns from logits the caller has, the readout copying the lens rows of unchanged streams, and
-// the attribution copying the head shares of unchanged layers. Each copy is checked against a fresh computation on
-// GPT-2 and a grouped-query Llama fixture, and the reuse criterion is shown to be what decides (a planted row is
-// copied only where the stream is bit for bit the same; another position or target copies nothing wrong).
+// the attribution from W_O projected once on the target's direction. Each is checked against a fresh computation on
+// GPT-2 and a grouped-query Llama fixture, and the reuse criterion is shown to be what decides (a planted lens row
+// is copied only where the stream is bit for bit the same; another position or lens depth copies nothing).
 #include <QtTest>
 
 #include <cmath>
+#include <limits>
 #include <memory>
 
 #include "core/base/errors.h"
@@ -87,6 +88,25 @@ class TestToggleReuse : public QObject {
     QVERIFY_THROWS_EXCEPTION(InputError, compareRuns(Vec::Zero(4), Vec::Zero(4), 4));
   }
 
+  void topOneIsTheFirstOfTheLargest() {
+    // The lens rows take their top token from a vectorised argmax; it must agree with the general pass of k > 1
+    // (the first of tied logits; infinities and NaN as that pass treats them).
+    const auto model = open("models/gpt2_tiny");
+    const Eigen::Index vocab = model->unembedding()->vocab;
+    for (int tie : {0, 1, 17, 63, 64, 1000}) {
+      if (tie + 40 >= vocab) continue;
+      Vec z = Vec::Random(vocab);
+      z(tie + 40) = z(tie) = 5.0f;
+      QCOMPARE(topTokens(*model, z, 1)[0].id, tie);
+      QCOMPARE(topTokens(*model, z, 2)[0].id, tie);
+      z(3) = std::numeric_limits<float>::quiet_NaN();
+      QCOMPARE(topTokens(*model, z, 1)[0].id, topTokens(*model, z, 2)[0].id);
+      z(0) = std::numeric_limits<float>::quiet_NaN();
+      z(9) = std::numeric_limits<float>::infinity();
+      QCOMPARE(topTokens(*model, z, 1)[0].id, topTokens(*model, z, 2)[0].id);
+    }
+  }
+
   void readoutCopiesOnlyUnchangedStreams() {
     for (const char* name : {"models/gpt2_tiny", "decoders/llama-gqa"}) {
       const auto model = open(name);
@@ -114,35 +134,38 @@ class TestToggleReuse : public QObject {
     }
   }
 
-  void attributionCopiesOnlyUnchangedLayers() {
+  void projectedFormGivesTheAttribution() {
     for (const char* name : {"models/gpt2_tiny", "decoders/llama-gqa"}) {
       const auto model = open(name);
       const TokenizedText text = model->tokenize("The cat sat on the mat because it was warm");
       const Trace plain = model->forward(text);
       const OutputProjections w = readOutputProjections(*model, text);
-      const HeadContributions before = headContributions(w, plain, -1);
-      const int layers = plain.layerCount();
-      const Trace t = toggled(*model, text, plain, layers - 1);
-      const HeadContributions reused = headContributions(w, t, -1, &before);
-      const HeadContributions fresh = headContributions(w, t, -1);
-      for (int l = 0; l < layers; ++l) QCOMPARE(reused.heads[l], fresh.heads[l]);
-      QVERIFY(reused.heads[layers - 1] != before.heads[layers - 1]);  // the toggled layer is recomputed
-      // Any target, with the final norm's scale of the toggled run: the same attribution, adding up to the logit.
-      for (int target : {predict(*model, t, -1, 1)[0].id, 5}) {
-        const Attribution a = directLogitAttribution(*model, t, reused, target, 7);
-        const Attribution b = directLogitAttribution(*model, t, fresh, target, 7);
-        QCOMPARE(a.heads, b.heads);
-        QCOMPARE(a.mlp, b.mlp);
-        QVERIFY(std::abs(a.total() - a.logit) <= 1e-4 * std::max(1.0, std::abs(a.logit)));
-      }
-      // A planted share is copied where the heads' outputs are the same, not in the toggled layer nor elsewhere.
-      HeadContributions planted = before;
-      planted.heads[0](0, 0) = 1234.5f;
-      planted.heads[static_cast<std::size_t>(layers - 1)](0, 0) = 1234.5f;
-      const HeadContributions got = headContributions(w, t, -1, &planted);
-      QCOMPARE(got.heads[0](0, 0), 1234.5f);
-      QVERIFY(got.heads[static_cast<std::size_t>(layers - 1)](0, 0) != 1234.5f);
-      QVERIFY(headContributions(w, t, 2, &planted).heads[0](0, 0) != 1234.5f);
+      const int predicted = predict(*model, plain, -1, 1)[0].id;
+      for (int layer : {0, plain.layerCount() - 1})
+        for (auto [target, versus] : {std::pair{predicted, -1}, {5, 7}}) {
+          // Made on the plain run, used on the toggled one (another final stream, so another σ) at two positions.
+          const ProjectedForm form = projectedForm(*model, w, target, versus);
+          const Trace t = toggled(*model, text, plain, layer);
+          for (int position : {t.tokenCount() - 1, 2}) {
+            const Attribution a = directLogitAttribution(*model, t, form, position);
+            const Attribution b = directLogitAttribution(*model, t, headContributions(w, t, position), target, versus);
+            QCOMPARE(a.target, target);
+            QCOMPARE(a.versus, versus);
+            QCOMPARE(a.position, position);
+            const double scale = std::max(1.0, b.heads.cwiseAbs().maxCoeff());
+            QVERIFY((a.heads - b.heads).cwiseAbs().maxCoeff() <= 1e-5 * scale);
+            QCOMPARE(a.mlp, b.mlp);
+            QCOMPARE(a.embeddings, b.embeddings);
+            QVERIFY(std::abs(a.bias - b.bias) <= 1e-5 * std::max(1.0, std::abs(b.bias)));
+            QCOMPARE(a.logit, b.logit);
+            QVERIFY(std::abs(a.total() - a.logit) <= 1e-4 * std::max(1.0, std::abs(a.logit)));
+          }
+        }
+      // Another target's form gives that target's attribution, not this one's.
+      const Attribution other = directLogitAttribution(*model, plain, projectedForm(*model, w, 5), -1);
+      const Attribution mine = directLogitAttribution(*model, plain, projectedForm(*model, w, predicted), -1);
+      QVERIFY(predicted == 5 || std::abs(other.logit - mine.logit) > 1e-6);
+      QVERIFY_THROWS_EXCEPTION(InputError, projectedForm(*model, w, static_cast<int>(model->unembedding()->vocab)));
     }
   }
 };

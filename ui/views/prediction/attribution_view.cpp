@@ -124,11 +124,11 @@ void AttributionView::showResult(const ResultPtr& result) {
   const int position = predictionPosition(*r);
   // W_O is read once per model (GPT-2 small: 7 probe passes, ~0.7 s) and kept; each edit then costs
   // H·d_head·d multiply-adds per layer instead of a probe forward pass.
-  // The last shares too: headContributions copies a layer's where its heads' outputs are the same.
+  // So is the last target's projected form (W_O · its direction): a toggle keeping the prediction skips that pass.
   std::shared_ptr<const OutputProjections> cached = projectionsModel_.lock() == r->run->model ? projections_ : nullptr;
-  std::shared_ptr<const HeadContributions> previous = cached ? parts_ : nullptr;
+  std::shared_ptr<const ProjectedForm> form = cached ? form_ : nullptr;
   job_->run<Outcome>(
-      [r, position, cached, previous](const RunControl& control) {
+      [r, position, cached, form](const RunControl& control) {
         const Model& m = *r->run->model;
         const PredictionSettings& s = r->params.prediction;
         // Unknown tokens fail here, before any work, with resolveToken's message.
@@ -139,15 +139,16 @@ void AttributionView::showResult(const ResultPtr& result) {
         o.projections = cached ? cached
                                : std::make_shared<const OutputProjections>(
                                      readOutputProjections(m, r->run->text, 128, control.part(0.0, 0.9)));
-        o.parts = std::make_shared<const HeadContributions>(
-            headContributions(*o.projections, r->trace(), position, previous.get()));
-        o.attribution = directLogitAttribution(m, r->trace(), *o.parts, target, versus);
+        o.form = form && form->target == target && form->versus == versus
+                     ? form
+                     : std::make_shared<const ProjectedForm>(projectedForm(m, *o.projections, target, versus));
+        o.attribution = directLogitAttribution(m, r->trace(), *o.form, position);
         return o;
       },
       [this, r](const Outcome& o) {
         projections_ = o.projections;
         projectionsModel_ = r->run->model;
-        parts_ = o.parts;
+        form_ = o.form;
         draw(r, o.attribution);
       },
       [this](const QString& e) { showMessage(e); });

@@ -32,7 +32,7 @@ class AttributionView : public TraceView {
   struct Outcome {
     Attribution attribution;
     std::shared_ptr<const OutputProjections> projections;
-    std::shared_ptr<const HeadContributions> parts;  ///< the head shares it was made from
+    std::shared_ptr<const ProjectedForm> form;  ///< W_O applied to the target's direction, from `projections`
   };
   void draw(const ResultPtr& result, const Attribution& a);
   void showMessage(const QString& text);
@@ -50,8 +50,9 @@ class AttributionView : public TraceView {
   QString title_;
   std::shared_ptr<const OutputProjections> projections_;  ///< W_O of projectionsModel_, read once
   std::weak_ptr<const Model> projectionsModel_;           ///< weak: a model the window dropped is not kept alive
-  /// The last head shares made from projections_: switching a head of layer L on or off copies layers < L.
-  std::shared_ptr<const HeadContributions> parts_;
+  /// The last target's projected form, made from projections_: the next attribution to the same target (a head
+  /// switched on or off, the prediction unchanged) skips the pass over W_O.
+  std::shared_ptr<const ProjectedForm> form_;
 };
 
 }  // namespace attnlab::ui
