@@ -67,11 +67,16 @@ RunComparison compareRuns(const Vec& plainLogits, const Vec& changedLogits, int 
     return blockSum(n, [&](Eigen::Index b, Eigen::Index m) { return (p.segment(b, m) * x.segment(b, m)).sum(); }) /
            mass;
   };
-  const Eigen::ArrayXf shifted = a - static_cast<float>(weighted(a));
-  const double beta = weighted(shifted), g = weighted(expRemainder(shifted));
-  c.kl = beta + std::log1p(g - beta);
+  const double mean = weighted(a), lseQ = logSumExp(changedLogits, temperature);
+  const Eigen::ArrayXf shifted = a - static_cast<float>(mean);
+  if (-shifted.minCoeff() < 40.0f) {
+    const double beta = weighted(shifted), g = weighted(expRemainder(shifted));
+    c.kl = beta + std::log1p(g - beta);
+  } else {  // a changed logit far above the plain one (e^(−b) would overflow a float): the direct form, ±1e-7
+    c.kl = mean + lseQ - lseP;
+  }
   c.plainProb = std::exp(plainLogits(c.target) / temperature - lseP);
-  c.changedProb = std::exp(changedLogits(c.target) / temperature - logSumExp(changedLogits, temperature));
+  c.changedProb = std::exp(changedLogits(c.target) / temperature - lseQ);
   return c;
 }
 

@@ -32,10 +32,12 @@ Trace toggled(const Model& m, const TokenizedText& text, const Trace& plain, int
   return m.forward(text, {}, iv);
 }
 
-/// KL(p ‖ q) of softmax(z / T) in double, written out from the definition.
+/// KL(p ‖ q) of softmax(z / T) in double, from the log-softmaxes: Σ p·((z/T − lse) − (z'/T − lse')).
 double klReference(const Vec& zp, const Vec& zq, double t) {
-  const VecD p = softmaxAt(zp, t), q = softmaxAt(zq, t);
-  return (p.array() * (p.array().log() - q.array().log())).sum();
+  const VecD a = zp.cast<double>() / t, b = zq.cast<double>() / t;
+  const double la = a.maxCoeff() + std::log((a.array() - a.maxCoeff()).exp().sum());
+  const double lb = b.maxCoeff() + std::log((b.array() - b.maxCoeff()).exp().sum());
+  return ((a.array() - la).exp() * ((a.array() - la) - (b.array() - lb))).sum();
 }
 
 void compareReadouts(const PositionReadout& got, const PositionReadout& fresh) {
@@ -83,6 +85,13 @@ class TestToggleReuse : public QObject {
       QVERIFY(tiny > 0.0 && tiny < 1e-6);
       QVERIFY2(std::abs(compareRuns(zp, nudged, -1, t).kl - tiny) <= 1e-3 * tiny,
                qPrintable(QString::number(compareRuns(zp, nudged, -1, t).kl / tiny)));
+      for (float jump : {30.0f, 300.0f}) {  // one token far up (at a low temperature): no float overflow
+        Vec up = zp;
+        up(0) += jump;
+        const double big = klReference(zp, up, t / 10);
+        QVERIFY2(std::abs(compareRuns(zp, up, -1, t / 10).kl - big) <= 1e-5 * std::max(1.0, big),
+                 qPrintable(QString("%1 vs %2").arg(compareRuns(zp, up, -1, t / 10).kl).arg(big)));
+      }
     }
     QVERIFY_THROWS_EXCEPTION(InputError, compareRuns(Vec::Zero(4), Vec::Zero(5), -1));
     QVERIFY_THROWS_EXCEPTION(InputError, compareRuns(Vec::Zero(4), Vec::Zero(4), 4));
