@@ -195,18 +195,33 @@ Attribution directLogitAttribution(const Model& model, const Trace& trace, const
 }
 
 ProjectedForm projectedForm(const Model& model, const OutputProjections& projections, int target, int versus) {
+  return projectedForms(model, projections, {target}, versus).front();
+}
+
+std::vector<ProjectedForm> projectedForms(const Model& model, const OutputProjections& projections,
+                                          const std::vector<int>& targets, int versus) {
   const Unembedding& u = requireUnembedding(model);
   refuseNonLinear(model);
-  for (int id : {target, versus})
+  std::vector<int> ids = targets;
+  ids.push_back(versus);
+  for (int id : ids)
     if (id >= u.vocab) throw InputError("token id " + std::to_string(id) + " is outside the vocabulary");
-  const VecD g0 = frozenForm(u, direction(u, target, versus), 1.0);
-  const Vec g0f = g0.cast<float>();  // the products in float, as headContributions' shares are
-  ProjectedForm f;
-  f.target = target;
-  f.versus = versus;
-  for (const Mat& w : projections.weights) f.heads.push_back((w * g0f).cast<double>());  // [H·d_head]
-  f.outputBias = projections.bias.cast<double>().colwise().sum().transpose().dot(g0);
-  return f;
+  const auto count = static_cast<Eigen::Index>(targets.size());
+  MatD g0(u.d, count);  // [d, targets]: the frozen forms at σ = 1
+  for (Eigen::Index j = 0; j < count; ++j) g0.col(j) = frozenForm(u, direction(u, targets[j], versus), 1.0);
+  const Mat g0f = g0.cast<float>();  // the products in float, as headContributions' shares are
+  const VecD bias = g0.transpose() * projections.bias.cast<double>().colwise().sum().transpose();  // [targets]
+  std::vector<ProjectedForm> forms(targets.size());
+  for (Eigen::Index j = 0; j < count; ++j) {
+    forms[j].target = targets[j];
+    forms[j].versus = versus;
+    forms[j].outputBias = bias(j);
+  }
+  for (const Mat& w : projections.weights) {
+    const MatD v = (w * g0f).cast<double>();  // [H·d_head, targets]
+    for (Eigen::Index j = 0; j < count; ++j) forms[j].heads.push_back(v.col(j));
+  }
+  return forms;
 }
 
 Attribution directLogitAttribution(const Model& model, const Trace& trace, const ProjectedForm& form, int position) {

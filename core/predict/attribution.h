@@ -70,6 +70,11 @@ struct ProjectedForm {
 };
 /// Throws InputError for a token outside the vocabulary.
 ProjectedForm projectedForm(const Model& model, const OutputProjections& projections, int target, int versus = -1);
+/// The forms of several targets (the same versus) from one pass over the read W_O, in the order given: the pass is
+/// memory-bound, so ten targets cost about what one does. The window makes them for the run's top predictions, so
+/// that a toggle which changes the prediction mostly finds its form made.
+std::vector<ProjectedForm> projectedForms(const Model& model, const OutputProjections& projections,
+                                          const std::vector<int>& targets, int versus = -1);
 /// The same attribution as directLogitAttribution(model, trace, headContributions(projections, trace, position),
 /// form.target, form.versus), to float rounding, from the form made from those projections.
 Attribution directLogitAttribution(const Model& model, const Trace& trace, const ProjectedForm& form, int position);

@@ -170,6 +170,19 @@ class TestToggleReuse : public QObject {
             QVERIFY(std::abs(a.total() - a.logit) <= 1e-4 * std::max(1.0, std::abs(a.logit)));
           }
         }
+      // Forms made together equal forms made alone, in the order asked.
+      const std::vector<ProjectedForm> together = projectedForms(*model, w, {5, predicted, 7}, 3);
+      QCOMPARE(together.size(), std::size_t(3));
+      for (std::size_t j = 0; j < together.size(); ++j) {
+        const ProjectedForm alone = projectedForm(*model, w, together[j].target, 3);
+        QCOMPARE(together[j].versus, 3);
+        QVERIFY(std::abs(together[j].outputBias - alone.outputBias) <=
+                1e-9 * std::max(1.0, std::abs(alone.outputBias)));
+        for (std::size_t l = 0; l < alone.heads.size(); ++l)
+          QVERIFY((together[j].heads[l] - alone.heads[l]).cwiseAbs().maxCoeff() <=
+                  1e-5 * std::max(1.0, alone.heads[l].cwiseAbs().maxCoeff()));
+      }
+      QCOMPARE(together[1].target, predicted);
       // Another target's form gives that target's attribution, not this one's.
       const Attribution other = directLogitAttribution(*model, plain, projectedForm(*model, w, 5), -1);
       const Attribution mine = directLogitAttribution(*model, plain, projectedForm(*model, w, predicted), -1);
