@@ -204,16 +204,18 @@ PositionReadout readPosition(const Model& model, const Trace& trace, int positio
     if (!comparable || previous.streams.row(i) != r.streams.row(i)) changed.push_back(static_cast<int>(i));
   Mat fresh(changed.size(), r.streams.cols());  // [changed, d]
   for (std::size_t j = 0; j < changed.size(); ++j) fresh.row(static_cast<Eigen::Index>(j)) = r.streams.row(changed[j]);
-  const Mat logits = fresh.rows() > 0 ? u.logits(fresh) : Mat();  // [changed, vocab]
+  // Transposed once to [vocab, changed]: each row's logits contiguous for its top tokens, not strided by the row
+  // count.
+  const Mat logits = fresh.rows() > 0 ? Mat(u.logits(fresh).transpose()) : Mat();
   r.lens = comparable ? previous.lens : std::vector<LensRow>(static_cast<std::size_t>(rows));
   // Each row's softmax normaliser is vocab exps (SmolLM2: 31 rows, ~3 ms on one core): the rows split over the
   // threads.
   const int count = static_cast<int>(changed.size());
 #pragma omp parallel for schedule(static)
   for (int j = 0; j < count; ++j)
-    r.lens[static_cast<std::size_t>(changed[j])] = {changed[j] - 1, topTokens(model, logits.row(j).transpose(), lensK)};
+    r.lens[static_cast<std::size_t>(changed[j])] = {changed[j] - 1, topTokens(model, logits.col(j), lensK)};
   const bool lastFresh = !changed.empty() && changed.back() == rows - 1;
-  r.logits = lastFresh ? Vec(logits.bottomRows(1).transpose()) : previous.logits;
+  r.logits = lastFresh ? Vec(logits.rightCols(1)) : previous.logits;
   r.top = topTokens(model, r.logits, k, temperature);
   return r;
 }
