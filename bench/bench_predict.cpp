@@ -5,9 +5,9 @@
 //   the full head-patching map (144 heads, no residual map)                      ≤ 3 s
 // The patching map is timed on the 64-token text and on the classic IOI pair (14 tokens), each also through
 // one full forward pass per head (Model's default lastRowsWith, the path before the resumed runs) for reference.
-// --reference 0 skips those. Other shapes: --dir /tmp/attnlab-bench-smollm2-135m-f32 (written by bench_decoder --shape
-// smollm2-135m). Also the residual patching map ((layers + 1) × 64 forward passes) and a 13 × 64 logit-lens grid,
-// untargeted.
+// --reference 0 skips those; --patching 0 skips the patching maps. Other shapes: --dir
+// /tmp/attnlab-bench-smollm2-135m-f32 (written by bench_decoder --shape smollm2-135m). Also the residual patching
+// map ((layers + 1) × 64 forward passes) and a 13 × 64 logit-lens grid, untargeted.
 #include <omp.h>
 
 #include <Eigen/Core>
@@ -66,7 +66,8 @@ int main(int argc, char** argv) {
                                             {"--tokens", "64"},
                                             {"--threads", "2"},
                                             {"--resid", "0"},
-                                            {"--reference", "1"}};
+                                            {"--reference", "1"},
+                                            {"--patching", "1"}};
   for (int i = 1; i + 1 < argc; i += 2) opt[argv[i]] = argv[i + 1];
   const std::string dir = opt["--dir"];
   const int tokens = std::stoi(opt["--tokens"]), threads = std::stoi(opt["--threads"]);
@@ -129,27 +130,62 @@ int main(int argc, char** argv) {
       1.0, 10);
   report("one head ablated -> forward + prediction + KL", ablationMs, 100.0);
   // What the window runs when a head is switched on or off: the ablated pass copying the layers before the
-  // head's from the last run (Intervention::reuse), the readout, the comparison with the plain run's final stream
-  // (kept by the Prediction view) and the attribution from the cached W_O.
+  // head's from the last run (Intervention::reuse); the readout, copying the lens rows of the unchanged streams
+  // from the plain run's; the comparison of the plain run's logits (kept by the Prediction view) with the
+  // ablated run's (the readout's last row); the attribution from the cached W_O applied to the directions of the
+  // plain run's top 10 predictions (kept by the Attribution view; made again when the toggle's prediction is none).
+  const PositionReadout plainReadout = readPosition(*model, trace, -1, 10, 1.0, 1);
+  std::vector<int> plainTop;
+  for (const TokenScore& t : plainReadout.top) plainTop.push_back(t.id);
+  const std::vector<ProjectedForm> plainForms = projectedForms(*model, projections, plainTop);
+  const auto formOf = [&](int target) {
+    for (const ProjectedForm& f : plainForms)
+      if (f.target == target) return f;
+    return projectedForm(*model, projections, target);
+  };
+  report("  projecting W_O on the top 10 predictions' directions (after an edit)",
+         medianMs([&] { projectedForms(*model, projections, plainTop); }), 1e9);
   const Mat plainFinal = trace.layers.back().residualOut;
   for (const int layer : {0, info.layers / 2, info.layers - 1}) {
     Intervention toggle;
     toggle.ablate = {{layer, 0}};
     toggle.reuse = &trace;
     toggle.reuseLayers = firstDifferingLayer(Intervention{}, toggle, info.layers);
-    const double toggleMs = medianMs(
-        [&] {
-          const Trace ablated = model->forward(text, {}, toggle);
-          const PositionReadout readout = readPosition(*model, ablated, -1, 10, 1.0, 1);
-          compareRuns(*model->unembedding(), plainFinal, ablated.layers.back().residualOut, -1, readout.top[0].id);
-          directLogitAttribution(*model, ablated, headContributions(projections, ablated, -1), readout.top[0].id);
-        },
-        1.0, 10);
-    report(("toggling head " + std::to_string(layer) + ".0 -> forward from its layer + readout + KL + attribution")
-               .c_str(),
-           toggleMs, 100.0);
+    Trace ablated;
+    PositionReadout readout;
+    const auto forwardPart = [&] { ablated = model->forward(text, {}, toggle); };
+    const auto readoutPart = [&] { readout = readPosition(*model, ablated, -1, 10, 1.0, 1, plainReadout); };
+    const auto comparePart = [&] { compareRuns(plainReadout.logits, readout.logits, -1); };
+    const auto attributionPart = [&] { directLogitAttribution(*model, ablated, formOf(readout.top[0].id), -1); };
+    const std::string what = "toggling head " + std::to_string(layer) + ".0";
+    report((what + " -> forward from its layer + readout + KL + attribution").c_str(),
+           medianMs(
+               [&] {
+                 forwardPart();
+                 readoutPart();
+                 comparePart();
+                 attributionPart();
+               },
+               1.0, 10),
+           100.0);
+    std::printf("  of which forward %.2f, readout %.2f, KL %.2f, attribution %.2f ms (prediction %s)\n",
+                medianMs(forwardPart, 0.5, 10), medianMs(readoutPart), medianMs(comparePart), medianMs(attributionPart),
+                readout.top[0].id == plainTop[0]                                  ? "kept"
+                : std::count(plainTop.begin(), plainTop.end(), readout.top[0].id) ? "changed, among the top 10"
+                                                                                  : "changed: W_O projected again");
+    report("  the same without copying lens rows, logits or the projected W_O",
+           medianMs(
+               [&] {
+                 const Trace t = model->forward(text, {}, toggle);
+                 const PositionReadout r = readPosition(*model, t, -1, 10, 1.0, 1);
+                 compareRuns(*model->unembedding(), plainFinal, t.layers.back().residualOut, -1, r.top[0].id);
+                 directLogitAttribution(*model, t, headContributions(projections, t, -1), r.top[0].id);
+               },
+               1.0, 10),
+           1e9);
   }
 
+  if (opt["--patching"] == "0") return 0;
   const int target = model->vocabularyId("Ġfox"), versus = model->vocabularyId("Ġcat");
   const int vocab = model->unembedding()->vocab;
   if (target < 0 || versus < 0 || target >= vocab || versus >= vocab) {  // a shape-only checkpoint

@@ -152,16 +152,19 @@ HeadContributions headContributions(const OutputProjections& projections, const 
   return c;
 }
 
-Attribution directLogitAttribution(const Model& model, const Trace& trace, const HeadContributions& parts, int target,
-                                   int versus) {
+namespace {
+
+/// Everything of the attribution but the heads' shares and the output biases (added by the callers): the
+/// embeddings, β and b, the MLPs, through g = the frozen form at the position's σ (returned in `g`).
+Attribution attributionFrame(const Model& model, const Trace& trace, int p, int target, int versus, VecD& g) {
   const Unembedding& u = requireUnembedding(model);
   refuseNonLinear(model);
   for (int id : {target, versus})
     if (id >= u.vocab) throw InputError("token id " + std::to_string(id) + " is outside the vocabulary");
-  const int p = parts.position, layers = trace.layerCount();
+  const int layers = trace.layerCount();
   const Mat& x = trace.layers.back().residualOut;
   const VecD w = direction(u, target, versus);
-  const VecD g = frozenForm(u, w, u.scales(x.row(p)).coeff(0));
+  g = frozenForm(u, w, u.scales(x.row(p)).coeff(0));
   Attribution a;
   a.position = p;
   a.target = target;
@@ -169,19 +172,71 @@ Attribution directLogitAttribution(const Model& model, const Trace& trace, const
   a.heads.resize(layers, trace.headCount());
   a.mlp.resize(layers);
   a.embeddings = trace.embeddings.row(p).cast<double>().dot(g);
-  a.bias = parts.outputBias.cast<double>().colwise().sum().transpose().dot(g);  // Σ_l b_O,l · g
+  a.bias = 0.0;
   if (u.beta.size() > 0) a.bias += u.beta.cast<double>().dot(w);
   if (u.bias.size() > 0) a.bias += u.bias(target) - (versus >= 0 ? u.bias(versus) : 0.0f);
-  for (int l = 0; l < layers; ++l) {
-    a.heads.row(l) = (parts.heads[l].cast<double>() * g).transpose();
-    if (trace.layers[l].mlpOut.size() > 0)
-      a.mlp(l) = trace.layers[l].mlpOut.row(p).cast<double>().dot(g);
-    else
-      a.mlp(l) = 0.0;
-  }
+  for (int l = 0; l < layers; ++l)
+    a.mlp(l) = trace.layers[l].mlpOut.size() > 0 ? trace.layers[l].mlpOut.row(p).cast<double>().dot(g) : 0.0;
   const VecD normed = u.normalise(x.row(p)).row(0).transpose().cast<double>();
   a.logit = normed.dot(w);
   if (u.bias.size() > 0) a.logit += u.bias(target) - (versus >= 0 ? u.bias(versus) : 0.0f);
+  return a;
+}
+
+}  // namespace
+
+Attribution directLogitAttribution(const Model& model, const Trace& trace, const HeadContributions& parts, int target,
+                                   int versus) {
+  VecD g;
+  Attribution a = attributionFrame(model, trace, parts.position, target, versus, g);
+  a.bias += parts.outputBias.cast<double>().colwise().sum().transpose().dot(g);  // Σ_l b_O,l · g
+  for (int l = 0; l < trace.layerCount(); ++l) a.heads.row(l) = (parts.heads[l].cast<double>() * g).transpose();
+  return a;
+}
+
+ProjectedForm projectedForm(const Model& model, const OutputProjections& projections, int target, int versus) {
+  return projectedForms(model, projections, {target}, versus).front();
+}
+
+std::vector<ProjectedForm> projectedForms(const Model& model, const OutputProjections& projections,
+                                          const std::vector<int>& targets, int versus) {
+  const Unembedding& u = requireUnembedding(model);
+  refuseNonLinear(model);
+  std::vector<int> ids = targets;
+  ids.push_back(versus);
+  for (int id : ids)
+    if (id >= u.vocab) throw InputError("token id " + std::to_string(id) + " is outside the vocabulary");
+  const auto count = static_cast<Eigen::Index>(targets.size());
+  MatD g0(u.d, count);  // [d, targets]: the frozen forms at σ = 1
+  for (Eigen::Index j = 0; j < count; ++j) g0.col(j) = frozenForm(u, direction(u, targets[j], versus), 1.0);
+  const Mat g0f = g0.cast<float>();  // the products in float, as headContributions' shares are
+  const VecD bias = g0.transpose() * projections.bias.cast<double>().colwise().sum().transpose();  // [targets]
+  std::vector<ProjectedForm> forms(targets.size());
+  for (Eigen::Index j = 0; j < count; ++j) {
+    forms[j].target = targets[j];
+    forms[j].versus = versus;
+    forms[j].outputBias = bias(j);
+  }
+  for (const Mat& w : projections.weights) {
+    const MatD v = (w * g0f).cast<double>();  // [H·d_head, targets]
+    for (Eigen::Index j = 0; j < count; ++j) forms[j].heads.push_back(v.col(j));
+  }
+  return forms;
+}
+
+Attribution directLogitAttribution(const Model& model, const Trace& trace, const ProjectedForm& form, int position) {
+  const int p = resolvePosition(position, trace.tokenCount());
+  VecD g;
+  Attribution a = attributionFrame(model, trace, p, form.target, form.versus, g);
+  const double sigma = model.unembedding()->scales(trace.layers.back().residualOut.row(p)).coeff(0);  // 1: no norm
+  a.bias += form.outputBias / sigma;
+  const int heads = trace.headCount();
+  for (int l = 0; l < trace.layerCount(); ++l) {
+    const VecD c = trace.layers[l].concat.row(p).transpose().cast<double>();  // [H·d_head]
+    const Eigen::Index dh = c.size() / heads;
+    for (int h = 0; h < heads; ++h)
+      a.heads(l, h) = c.segment(h * dh, dh).dot(form.heads[l].segment(h * dh, dh)) / sigma;
+  }
   return a;
 }
 

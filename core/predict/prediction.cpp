@@ -26,6 +26,10 @@ std::vector<int> topLogitIndices(const Vec& z, int k) {
   std::vector<int> best;
   best.reserve(static_cast<size_t>(k) + 1);
   if (k == 0) return best;
+  if (k == 1) {  // the logit lens's rows: Eigen's argmax (the first of ties) unless the maximum is not finite
+    Eigen::Index at = 0;
+    if (std::isfinite(z.maxCoeff(&at))) return {static_cast<int>(at)};
+  }
   float floor = -std::numeric_limits<float>::infinity();
   for (Eigen::Index i = 0; i < z.size(); ++i) {
     const float v = z(i);
@@ -151,13 +155,18 @@ std::vector<TokenScore> predict(const Model& model, const Trace& trace, int posi
 
 namespace {
 
-/// The residual rows at one position decoded [layers + 1, vocab]: row 0 the embeddings, row l + 1 the stream
-/// after layer l (the last row is the prediction's). One product over W_U for all of them.
-Mat lensLogits(const Unembedding& u, const Trace& trace, int position) {
-  Mat rows(trace.layerCount() + 1, trace.embeddings.cols());  // [layers + 1, d]
+/// The residual rows at one position [layers + 1, d]: row 0 the embeddings, row l + 1 the stream after layer l
+/// (the last row is the prediction's).
+Mat lensStreams(const Trace& trace, int position) {
+  Mat rows(trace.layerCount() + 1, trace.embeddings.cols());
   rows.row(0) = trace.embeddings.row(position);
   for (int l = 0; l < trace.layerCount(); ++l) rows.row(l + 1) = trace.layers[l].residualOut.row(position);
-  return u.logits(rows);
+  return rows;
+}
+
+/// Those rows decoded [layers + 1, vocab]: one product over W_U for all of them.
+Mat lensLogits(const Unembedding& u, const Trace& trace, int position) {
+  return u.logits(lensStreams(trace, position));
 }
 
 std::vector<LensRow> lensRows(const Model& model, const Mat& logits, int k) {
@@ -175,13 +184,39 @@ std::vector<LensRow> logitLens(const Model& model, const Trace& trace, int posit
 
 PositionReadout readPosition(const Model& model, const Trace& trace, int position, int k, double temperature,
                              int lensK) {
+  return readPosition(model, trace, position, k, temperature, lensK, PositionReadout{});
+}
+
+PositionReadout readPosition(const Model& model, const Trace& trace, int position, int k, double temperature, int lensK,
+                             const PositionReadout& previous) {
   const Unembedding& u = requireUnembedding(model);
   if (!(temperature > 0.0)) throw InputError("the temperature must be positive");
-  const Mat logits = lensLogits(u, trace, resolvePosition(position, trace.tokenCount()));
   PositionReadout r;
-  r.logits = logits.bottomRows(1).transpose();
+  r.position = resolvePosition(position, trace.tokenCount());
+  r.lensK = lensK;
+  r.streams = lensStreams(trace, r.position);
+  const Eigen::Index rows = r.streams.rows();
+  const bool comparable = previous.position == r.position && previous.lensK == lensK &&
+                          previous.streams.rows() == rows && previous.streams.cols() == r.streams.cols() &&
+                          static_cast<Eigen::Index>(previous.lens.size()) == rows;
+  std::vector<int> changed;  // rows to decode
+  for (Eigen::Index i = 0; i < rows; ++i)
+    if (!comparable || previous.streams.row(i) != r.streams.row(i)) changed.push_back(static_cast<int>(i));
+  Mat fresh(changed.size(), r.streams.cols());  // [changed, d]
+  for (std::size_t j = 0; j < changed.size(); ++j) fresh.row(static_cast<Eigen::Index>(j)) = r.streams.row(changed[j]);
+  // Transposed once to [vocab, changed]: each row's logits contiguous for its top tokens, not strided by the row
+  // count.
+  const Mat logits = fresh.rows() > 0 ? Mat(u.logits(fresh).transpose()) : Mat();
+  r.lens = comparable ? previous.lens : std::vector<LensRow>(static_cast<std::size_t>(rows));
+  // Each row's softmax normaliser is vocab exps (SmolLM2: 31 rows, ~3 ms on one core): the rows split over the
+  // threads.
+  const int count = static_cast<int>(changed.size());
+#pragma omp parallel for schedule(static)
+  for (int j = 0; j < count; ++j)
+    r.lens[static_cast<std::size_t>(changed[j])] = {changed[j] - 1, topTokens(model, logits.col(j), lensK)};
+  const bool lastFresh = !changed.empty() && changed.back() == rows - 1;
+  r.logits = lastFresh ? Vec(logits.rightCols(1)) : previous.logits;
   r.top = topTokens(model, r.logits, k, temperature);
-  r.lens = lensRows(model, logits, lensK);
   return r;
 }
 

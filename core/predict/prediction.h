@@ -61,9 +61,18 @@ struct PositionReadout {
   Vec logits;                   ///< [vocab] the prediction's logits at the position
   std::vector<TokenScore> top;  ///< the k most probable at `temperature`
   std::vector<LensRow> lens;    ///< the lens, top lensK per row at T = 1
+  int position = -1, lensK = 0;
+  Mat streams;  ///< [layers + 1, d] the rows decoded: what a later readout compares to reuse the lens rows
 };
 PositionReadout readPosition(const Model& model, const Trace& trace, int position, int k, double temperature,
                              int lensK);
+/// The same, copying from `previous` (a readout by the same model, checked by the caller) each lens row whose
+/// stream is bit for bit the one decoded then: switching a head of layer L on or off decodes the rows after
+/// layer L only, as one product (the rows before are the same streams). The copies equal a fresh decode to float
+/// rounding (exactly, unless one row alone is decoded: W_U's single-row kernel sums in another order). Nothing is
+/// copied for another position or lensK.
+PositionReadout readPosition(const Model& model, const Trace& trace, int position, int k, double temperature, int lensK,
+                             const PositionReadout& previous);
 
 struct LensGrid {
   std::vector<int> positions;

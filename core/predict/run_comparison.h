@@ -22,5 +22,9 @@ RunComparison compareRuns(const Unembedding& u, const Trace& plain, const Trace&
 /// costs no second forward pass).
 RunComparison compareRuns(const Unembedding& u, const Mat& plainFinal, const Mat& changedFinal, int position,
                           int target, double temperature = 1.0);
+/// The same from the two runs' logits [vocab] at the position, which the caller already has (the plain run's readout
+/// and the changed run's lens row: the window's head toggle then streams W_U for neither). Throws InputError for
+/// logits of different sizes.
+RunComparison compareRuns(const Vec& plainLogits, const Vec& changedLogits, int target, double temperature = 1.0);
 
 }  // namespace attnlab

@@ -11,6 +11,13 @@
 namespace attnlab::ui {
 namespace {
 
+/// The form for (target, versus) among `forms`, or nullptr.
+const ProjectedForm* findForm(const std::vector<ProjectedForm>& forms, int target, int versus) {
+  for (const ProjectedForm& f : forms)
+    if (f.target == target && f.versus == versus) return &f;
+  return nullptr;
+}
+
 /// [layers, heads + 1]: the heads, then the layer's MLP.
 MatD attributionMatrix(const Attribution& a) {
   MatD m(a.heads.rows(), a.heads.cols() + 1);
@@ -124,26 +131,38 @@ void AttributionView::showResult(const ResultPtr& result) {
   const int position = predictionPosition(*r);
   // W_O is read once per model (GPT-2 small: 7 probe passes, ~0.7 s) and kept; each edit then costs
   // H·d_head·d multiply-adds per layer instead of a probe forward pass.
+  // So are the projected forms (W_O · a target's direction) of the last target and the run's top predictions: a
+  // toggle that keeps the prediction, or makes one of those the prediction, skips that pass over W_O.
   std::shared_ptr<const OutputProjections> cached = projectionsModel_.lock() == r->run->model ? projections_ : nullptr;
+  FormsPtr forms = cached ? forms_ : nullptr;
   job_->run<Outcome>(
-      [r, position, cached](const RunControl& control) {
+      [r, position, cached, forms](const RunControl& control) {
         const Model& m = *r->run->model;
         const PredictionSettings& s = r->params.prediction;
         // Unknown tokens fail here, before any work, with resolveToken's message.
-        const int target =
-            s.target.empty() ? predict(m, r->trace(), position, 1).front().id : resolveToken(m, s.target);
+        const int named = s.target.empty() ? -1 : resolveToken(m, s.target);
         const int versus = s.versus.empty() ? -1 : resolveToken(m, s.versus);
+        const std::vector<TokenScore> top = predict(m, r->trace(), position, kFormTargets);
+        const int target = named >= 0 ? named : top.front().id;
         Outcome o;
         o.projections = cached ? cached
                                : std::make_shared<const OutputProjections>(
                                      readOutputProjections(m, r->run->text, 128, control.part(0.0, 0.9)));
-        o.attribution = directLogitAttribution(m, r->trace(), headContributions(*o.projections, r->trace(), position),
-                                               target, versus);
+        o.forms = forms && findForm(*forms, target, versus) ? forms : nullptr;
+        if (!o.forms) {
+          std::vector<int> targets{target};
+          for (const TokenScore& t : top)
+            if (t.id != target) targets.push_back(t.id);
+          o.forms =
+              std::make_shared<const std::vector<ProjectedForm>>(projectedForms(m, *o.projections, targets, versus));
+        }
+        o.attribution = directLogitAttribution(m, r->trace(), *findForm(*o.forms, target, versus), position);
         return o;
       },
       [this, r](const Outcome& o) {
         projections_ = o.projections;
         projectionsModel_ = r->run->model;
+        forms_ = o.forms;
         draw(r, o.attribution);
       },
       [this](const QString& e) { showMessage(e); });

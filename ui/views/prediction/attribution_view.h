@@ -29,9 +29,14 @@ class AttributionView : public TraceView {
   ViewNumbers numbers(const ComputeResult& result) const override;
 
  private:
+  /// Projected forms made from projections_ (the target's, then the run's top predictions').
+  using FormsPtr = std::shared_ptr<const std::vector<ProjectedForm>>;
+  /// The targets whose forms are made together: a target and the run's top predictions.
+  static constexpr int kFormTargets = 10;
   struct Outcome {
     Attribution attribution;
     std::shared_ptr<const OutputProjections> projections;
+    FormsPtr forms;  ///< W_O applied to the target's direction and to the top predictions', from `projections`
   };
   void draw(const ResultPtr& result, const Attribution& a);
   void showMessage(const QString& text);
@@ -49,6 +54,9 @@ class AttributionView : public TraceView {
   QString title_;
   std::shared_ptr<const OutputProjections> projections_;  ///< W_O of projectionsModel_, read once
   std::weak_ptr<const Model> projectionsModel_;           ///< weak: a model the window dropped is not kept alive
+  /// The last forms made from projections_: the next attribution to one of their targets (a head switched on or
+  /// off, the prediction unchanged or one of the top ones) skips the pass over W_O.
+  FormsPtr forms_;
 };
 
 }  // namespace attnlab::ui

@@ -37,26 +37,44 @@ int targetOf(const Model& m, const PredictionSettings& s) {
   }
 }
 
+/// The plain run to compare an ablated one with, its logits at `position` included: `cached` when it is the
+/// model's on this text, else a forward pass without ablation.
+PredictionView::PlainRun plainRunFor(const ResultPtr& r, int position, const PredictionView::PlainRun& cached,
+                                     const RunControl& control) {
+  const Model& m = *r->run->model;
+  PredictionView::PlainRun plain =
+      cached.model.lock() == r->run->model && cached.ids == r->run->text.ids
+          ? cached
+          : PredictionView::PlainRun{r->run->model, r->run->text.ids,
+                                     m.forward(r->run->text, control).layers.back().residualOut, -1, Vec()};
+  if (plain.position != position || plain.logits.size() == 0) {
+    plain.position = position;
+    plain.logits = rowLogits(*m.unembedding(), plain.finalStream.row(position).transpose());
+  }
+  return plain;
+}
+
 PredictionView::Outcome computeOutcome(const ResultPtr& r, int position, const PredictionView::PlainRun& cached,
+                                       const std::shared_ptr<const PositionReadout>& previous,
                                        const RunControl& control) {
   PredictionView::Outcome o;
   o.position = position;
   const Model& m = *r->run->model;
   const PredictionSettings& s = r->params.prediction;
-  PositionReadout readout = readPosition(m, r->trace(), position, PredictionView::kTop, s.temperature, 1);
-  o.top = std::move(readout.top);
-  o.lens = std::move(readout.lens);
-  const std::vector<TokenScore> keeps = samplingKeeps(m, readout.logits, s.temperature, s.topK, s.topP);
+  o.readout = std::make_shared<const PositionReadout>(
+      previous ? readPosition(m, r->trace(), position, PredictionView::kTop, s.temperature, 1, *previous)
+               : readPosition(m, r->trace(), position, PredictionView::kTop, s.temperature, 1));
+  o.top = o.readout->top;
+  o.lens = o.readout->lens;
+  const std::vector<TokenScore> keeps = samplingKeeps(m, o.readout->logits, s.temperature, s.topK, s.topP);
   for (const TokenScore& t : o.top)
     o.kept.push_back(std::any_of(keeps.begin(), keeps.end(), [&](const TokenScore& k) { return k.id == t.id; }));
   control.checkpoint(0.2);
-  if (!s.ablate.empty()) {  // the trace is the ablated run: compare with the plain model's
-    o.plain = cached.model.lock() == r->run->model && cached.ids == r->run->text.ids
-                  ? cached
-                  : PredictionView::PlainRun{r->run->model, r->run->text.ids,
-                                             m.forward(r->run->text, control.part(0.2, 0.5)).layers.back().residualOut};
-    o.ablation = compareRuns(*m.unembedding(), o.plain.finalStream, r->trace().layers.back().residualOut, position,
-                             targetOf(m, s), s.temperature);
+  if (s.ablate.empty()) {  // this is the plain run: its logits are kept for the next toggle
+    o.plain = {r->run->model, r->run->text.ids, r->trace().layers.back().residualOut, position, o.readout->logits};
+  } else {  // the trace is the ablated run: compare with the plain model's
+    o.plain = plainRunFor(r, position, cached, control.part(0.2, 0.5));
+    o.ablation = compareRuns(o.plain.logits, o.readout->logits, targetOf(m, s), s.temperature);
   }
   return o;
 }
@@ -179,18 +197,21 @@ void PredictionView::showResult(const ResultPtr& result) {
   // A plain run's final stream is what switching heads off is compared with: kept, so the first toggle on
   // this sentence costs no second forward pass.
   if (result->params.prediction.ablate.empty())
-    plain_ = {result->run->model, result->run->text.ids, result->trace().layers.back().residualOut};
+    plain_ = {result->run->model, result->run->text.ids, result->trace().layers.back().residualOut, -1, Vec()};
   const ResultPtr r = result;
   const int position = predictionPosition(*r);
   gridJob_->cancel();
   // The bars and the lens column first (one product of layers + 1 rows), then the grid: (layers + 1) × 48
   // rows, most of a second on GPT-2 small, drawn when it is ready.
+  std::shared_ptr<const PositionReadout> previous = readoutModel_.lock() == r->run->model ? readout_ : nullptr;
   job_->run<Outcome>(
-      [r, position, cached = plain_](const RunControl& control) {
-        return computeOutcome(r, position, cached, control);
+      [r, position, cached = plain_, previous](const RunControl& control) {
+        return computeOutcome(r, position, cached, previous, control);
       },
       [this, r](const Outcome& o) {
-        if (o.ablation) plain_ = o.plain;
+        plain_ = o.plain;
+        readout_ = o.readout;
+        readoutModel_ = r->run->model;
         draw(r, o);
         const std::vector<int> positions = lensPositions(r->trace().tokenCount(), o.position);
         gridJob_->run<LensGrid>(

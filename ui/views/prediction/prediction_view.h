@@ -51,21 +51,25 @@ class PredictionView : public TraceView {
   void stopGenerating();
   bool generating() const;
 
-  /// The final stream [n, d] of the model without ablation on a text (ids), to compare ablated runs with.
+  /// The final stream [n, d] of the model without ablation on a text (ids), to compare ablated runs with, and its
+  /// logits at `position` when known (from its readout: a toggle then multiplies no row by W_U for it).
   struct PlainRun {
     std::weak_ptr<const Model> model;
     std::vector<int> ids;
     Mat finalStream;
+    int position = -1;
+    Vec logits;  ///< [vocab] at `position`, or empty
   };
 
   struct Outcome {
     int position = 0;
     std::vector<TokenScore> top;
-    std::vector<bool> kept;                 ///< per top token: kept by top-k / top-p sampling
-    std::vector<LensRow> lens;              ///< at the position, top 1 per layer
-    LensGrid grid;                          ///< filled by the second job
-    std::optional<RunComparison> ablation;  ///< with heads switched off: the plain model against the ablated
-    PlainRun plain;                         ///< what `ablation` compared with
+    std::vector<bool> kept;                          ///< per top token: kept by top-k / top-p sampling
+    std::vector<LensRow> lens;                       ///< at the position, top 1 per layer
+    LensGrid grid;                                   ///< filled by the second job
+    std::optional<RunComparison> ablation;           ///< with heads switched off: the plain model against the ablated
+    PlainRun plain;                                  ///< what `ablation` compared with (for a plain run: itself)
+    std::shared_ptr<const PositionReadout> readout;  ///< what the bars and the lens column came from
   };
 
  private:
@@ -93,7 +97,11 @@ class PredictionView : public TraceView {
   ResultPtr latest_;  ///< the newest result given, whose parameters edits start from
   Outcome outcome_;
   TokenGenerator* generator_;
-  PlainRun plain_;              ///< the newest plain run seen (weak on the model: a closed model is not kept alive)
+  PlainRun plain_;  ///< the newest plain run seen (weak on the model: a closed model is not kept alive)
+  /// The newest readout and its model: the next one copies the lens rows whose streams are the same (a head
+  /// switched on or off in layer L leaves the rows up to L).
+  std::shared_ptr<const PositionReadout> readout_;
+  std::weak_ptr<const Model> readoutModel_;
   std::string generationBase_;  ///< the sentence Generate appends to
 };
 

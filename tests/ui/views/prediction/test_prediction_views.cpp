@@ -85,6 +85,23 @@ class TestPredictionViews : public QObject {
     const Attribution a =
         directLogitAttribution(model, r->trace(), headContributions(model, r->run->text, r->trace(), last), target);
     QVERIFY(std::abs(m.sum() + a.embeddings + a.bias - a.logit) <= 1e-4 * std::max(1.0, std::abs(a.logit)));
+    // Switching a head off, then naming another target, then back to the prediction: each map is core's for the
+    // shown run and target (the view keeps W_O projected on the last target's direction; another target makes it
+    // again).
+    for (const std::string& named : {std::string(), std::string("Ġcat"), std::string()}) {
+      Params p = r->params;
+      p.prediction.ablate = {{0, 0}};
+      p.prediction.target = named;
+      const ResultPtr toggled = LiveController::compute(p, r->run->model, {});
+      view.showResult(toggled);
+      view.waitForAnalyses();
+      const MatD shown = view.numbers(*toggled).matrices.at(0).values;
+      const int t = named.empty() ? predict(model, toggled->trace(), last, 1).front().id : resolveToken(model, named);
+      const Attribution b = directLogitAttribution(
+          model, toggled->trace(), headContributions(model, toggled->run->text, toggled->trace(), last), t);
+      QVERIFY((shown.leftCols(b.heads.cols()) - b.heads).cwiseAbs().maxCoeff() <= 1e-5);
+      QVERIFY((shown.rightCols(1) - b.mlp).cwiseAbs().maxCoeff() <= 1e-5);
+    }
   }
 
   void builtinModelHasNoNumbers() {
