@@ -1,6 +1,7 @@
 // Issue 18's long-input targets: a forward pass that keeps no n² maps (tiles + summaries, MapKeeping::Auto on long
 // inputs) against the one that keeps every map (Always, the behaviour before), an edit of the last and of the middle
-// token (the rows before it taken from the last run), the map of one head recomputed when the user selects it, every row of it in 64-row blocks (what a pyramid reads), and the peak resident memory.
+// token (the rows before it taken from the last run), the map of one head recomputed when the user selects it, every
+// row of it in 64-row blocks (what a pyramid reads), and the peak resident memory.
 //   GPT-2 small shape (bench_gpt2's /tmp/attnlab-bench-gpt2-small):  --tokens 512,1024
 //   SmolLM2-135M shape (bench_decoder --shape smollm2-135m):          --dir /tmp/attnlab-bench-smollm2-135m-f32
 //   --tokens 8192
@@ -115,7 +116,8 @@ int main(int argc, char** argv) {
     // from the last run (Intervention::prefix, as the window's worker passes its last result).
     for (const int at : {n - 1, n / 2}) {
       TokenizedText edited = text;
-      edited.ids[static_cast<std::size_t>(at)] = (edited.ids[static_cast<std::size_t>(at)] + 1) % model->vocabularySize();
+      edited.ids[static_cast<std::size_t>(at)] =
+          (edited.ids[static_cast<std::size_t>(at)] + 1) % model->vocabularySize();
       Intervention edit;
       edit.prefix = &trace;
       const double editMs = medianOfRuns(runs, [&] { model->forward(edited, {}, edit); });

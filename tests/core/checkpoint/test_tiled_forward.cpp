@@ -2,8 +2,8 @@
 // them (Always) on every model family: the same residual streams and head outputs to float rounding, each head's map
 // recomputed on demand equal to the stored one, the same summaries, and `attnlab dump`'s JSON of the recomputed maps
 // equal to that of the stored ones. Exercises GPT-2, BERT, grouped-query Llama, Mistral's window and Gemma 2's
-// soft-cap at 40 tokens (below the tile size and across tile boundaries for the window). An edited text's pass that takes
-// its unchanged first rows from the last run equals the pass of the whole text.
+// soft-cap at 40 tokens (below the tile size and across tile boundaries for the window). An edited text's pass that
+// takes its unchanged first rows from the last run equals the pass of the whole text.
 #include <QtTest>
 
 #include "core/checkpoint/checkpoint.h"
@@ -112,8 +112,8 @@ class TestTiledForward : public QObject {
         for (int h = 0; h < full.headCount(); ++h) {
           ATTNLAB_COMPARE_MATRICES(reused.layers[l].heads[h].k, full.layers[l].heads[h].k, 1e-4);
           ATTNLAB_COMPARE_MATRICES(reused.layers[l].heads[h].output, full.layers[l].heads[h].output, 1e-4);
-          ATTNLAB_COMPARE_MATRICES(reused.layers[l].heads[h].summary.thumbMean, full.layers[l].heads[h].summary.thumbMean,
-                                   1e-4);
+          ATTNLAB_COMPARE_MATRICES(reused.layers[l].heads[h].summary.thumbMean,
+                                   full.layers[l].heads[h].summary.thumbMean, 1e-4);
         }
       }
     }

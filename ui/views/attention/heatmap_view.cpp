@@ -1,5 +1,7 @@
 #include "ui/views/attention/heatmap_view.h"
 
+#include "core/model/head_maps.h"
+
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QStackedWidget>
@@ -89,12 +91,12 @@ void HeatmapView::showCellHover(int r, int c, double v) {
 }
 
 std::shared_ptr<const MapPyramid> HeatmapView::pyramidOf(const ResultPtr& result, int layer, int head) {
-  // Shares ownership of the result, whose trace holds the map [n, n].
-  const Mat& a =
-      result->trace().layers[static_cast<std::size_t>(layer)].heads[static_cast<std::size_t>(head)].attention;
+  // Rows of the stored map, or (long inputs, which keep none) recomputed from the head's Q and K a block at a time
+  // (head_maps.h); the producer shares ownership of the result, whose trace holds them.
+  const HeadTrace& h = result->trace().layers[static_cast<std::size_t>(layer)].heads[static_cast<std::size_t>(head)];
+  const int n = result->trace().tokenCount();
   auto pyramid = std::make_shared<MapPyramid>();
-  pyramid->build(static_cast<int>(a.rows()), static_cast<int>(a.cols()),
-                 [result, &a](int first, int count, Mat& block) { block = a.middleRows(first, count); });
+  pyramid->build(n, n, [result, &h](int first, int count, Mat& block) { headAttentionRows(h, first, count, block); });
   return pyramid;
 }
 
@@ -110,8 +112,7 @@ void HeatmapView::showResult(const ResultPtr& result) {
   const QStringList labels = result->tokenLabels();
   const QString title =
       tr("Attention · layer %1 · head %2%3").arg(l).arg(h).arg(result->trace().causal ? tr(" · causal") : "");
-  const Mat& a = result->trace().layers[l].heads[h].attention;
-  longShown_ = a.rows() > kLongInput;
+  longShown_ = result->trace().tokenCount() > kLongInput;
   if (longShown_) {
     long_->setTitle(title);
     long_->setPyramid(pyramidOf(result, l, h), labels, labels);
@@ -119,7 +120,7 @@ void HeatmapView::showResult(const ResultPtr& result) {
     stack_->setCurrentWidget(longBox_);
   } else {
     plot_->setTitle(title);
-    plot_->setMatrix(a, labels, labels);
+    plot_->setMatrix(*result->attentionMap(l, h), labels, labels);
     plot_->setTokenMarks(pinsWithin(result->params.selection.pinned, static_cast<int>(labels.size())), hoveredToken());
     stack_->setCurrentWidget(plot_);
   }
@@ -133,18 +134,24 @@ void HeatmapView::onHoverChanged(int token) {
 
 void HeatmapView::updatePinTable() {
   sums_ = {};
-  const Mat& a = result_->trace().layers[result_->layer()].heads[result_->head()].attention;
-  const int n = static_cast<int>(a.rows());
+  const HeadTrace& head = result_->trace().layers[result_->layer()].heads[result_->head()];
+  const int n = result_->trace().tokenCount();
   sums_.pins = pinsWithin(result_->params.selection.pinned, n);
   pinTable_->setVisible(!sums_.pins.empty());
   if (sums_.pins.empty()) return;
   sums_.fromPinned.assign(static_cast<std::size_t>(n), 0.0);
   sums_.toPinned.assign(static_cast<std::size_t>(n), 0.0);
-  for (int p : sums_.pins)
-    for (int j = 0; j < n; ++j) {
-      sums_.fromPinned[static_cast<std::size_t>(j)] += a(p, j);
-      sums_.toPinned[static_cast<std::size_t>(j)] += a(j, p);
+  // The pinned rows and columns, read a block of rows at a time: a long input keeps no map (head_maps.h).
+  Mat block;
+  for (int first = 0; first < n; first += MapPyramid::kBlockRows) {
+    const int count = std::min(MapPyramid::kBlockRows, n - first);
+    headAttentionRows(head, first, count, block);  // [count, n]
+    for (int p : sums_.pins) {
+      for (int r = 0; r < count; ++r) sums_.toPinned[static_cast<std::size_t>(first + r)] += block(r, p);
+      if (p >= first && p < first + count)
+        for (int j = 0; j < n; ++j) sums_.fromPinned[static_cast<std::size_t>(j)] += block(p - first, j);
     }
+  }
   // Long sentences: the 12 tokens with the most attention either way, in sentence order.
   std::vector<int> shown(static_cast<std::size_t>(n));
   std::iota(shown.begin(), shown.end(), 0);

@@ -19,9 +19,8 @@ class HeatmapView : public TraceView {
   /// Beyond this many tokens the map is drawn zoomable from pooled levels: a MatrixPlot of n² cells
   /// (QCustomPlot's colour map image) costs more than a frame and cannot show them all anyway.
   static constexpr int kLongInput = 256;
-  /// The pooled pyramid of the head's map, built from row blocks. Now it reads the trace's stored map
-  /// (shared with the result, no copy); once long inputs stop storing maps, the producer computes the
-  /// rows from the head's Q and K instead.
+  /// The pooled pyramid of the head's map, built from row blocks: the stored map's rows, or for a long input
+  /// (which keeps no maps) rows recomputed from the head's Q and K (headAttentionRows).
   static std::shared_ptr<const MapPyramid> pyramidOf(const ResultPtr& result, int layer, int head);
 
   explicit HeatmapView(QWidget* parent = nullptr);
