@@ -41,8 +41,7 @@ HeadTrace attendHead(Mat q, Mat k, Mat v, const HeadOptions& o) {
   h.q = std::move(q);
   h.k = std::move(k);
   h.v = std::move(v);
-  h.options = o;
-  h.summary = summarizeMap(h.attention);
+  h.options = o;  // no summary: the views read a kept map itself (summarizeMap makes one; 8 % of a 64-token pass)
   return h;
 }
 

@@ -12,7 +12,8 @@ namespace attnlab {
 ///   out    = A·V                 [n, d_head]
 HeadTrace attendHead(Mat q, Mat k, Mat v, float scale, bool causal);
 
-/// One head with those options; the trace keeps the scaled (and soft-capped) scores unmasked, and the summary.
+/// One head with those options; the trace keeps the scaled (and soft-capped) scores unmasked (no summary: see
+/// HeadTrace::summary).
 HeadTrace attendHead(Mat q, Mat k, Mat v, const HeadOptions& o);
 
 /// The same head without its maps (long inputs, issue 18): attends kTileRows queries at a time, each tile's

@@ -16,7 +16,7 @@ struct HeadTrace {
   Mat attention;        ///< softmax rows (masked entries exactly 0)  [n, n]; rows = queries; empty likewise
   Mat output;           ///< attention·V  [n, d_head]
   HeadOptions options;  ///< the rule that made `attention` from q and k (head_maps.h recomputes it)
-  HeadSummary summary;  ///< read off the rows as they were made (long inputs: instead of the map)
+  HeadSummary summary;  ///< read off the rows as they were made: tiled heads only (a kept map: summarizeMap)
 
   /// Whether the forward pass kept this head's n × n maps (short inputs); else head_maps.h recomputes them.
   bool keepsMaps() const { return attention.size() > 0 || q.rows() == 0; }

@@ -27,7 +27,8 @@ void TraceView::addAttentionNumbers(ViewNumbers& n, const ComputeResult& result,
     n.matrices.push_back(labelled("attention" + id, title, result.attentionMap(l, h)->cast<double>(), tokens, tokens));
     return;
   }
-  const HeadSummary& s = result.trace().layers[static_cast<std::size_t>(l)].heads[static_cast<std::size_t>(h)].summary;
+  const HeadTrace& head = result.trace().layers[static_cast<std::size_t>(l)].heads[static_cast<std::size_t>(h)];
+  const HeadSummary s = head.keepsMaps() ? summarizeMap(head.attention) : head.summary;
   const int t = static_cast<int>(s.thumbMax.rows()), count = static_cast<int>(tokens.size());
   QStringList spans;
   for (int a = 0; a < t; ++a)  // cell a covers tokens [⌈a·n/t⌉, ⌈(a+1)·n/t⌉)
