@@ -48,6 +48,9 @@ const std::vector<Option>& paramOptions() {
         {"params", true, "FILE.json: every parameter from one file (the GUI's session/params format)"},
         {"sentence", true, "TEXT: the input sentence"},
         {"sentence-file", true, "FILE: read the input sentence from a text file (a page, thousands of tokens)"},
+        {"keep-last", true,
+         "N: of a text longer than the model takes, keep the last N tokens (at most the model's limit; a leading "
+         "BOS stays); default: refuse it"},
         {"model", true, "DIR: a Hugging Face checkpoint folder (default: the built-in model)"},
         {"d-model", true, "N: model width of the built-in model (default 64)"},
         {"heads", true, "N: attention heads (default 4)"},
@@ -151,6 +154,7 @@ Params paramsFromArgs(const Args& a) {
   if (a.has("sentence")) p.sentence = a.value("sentence");
   if (a.has("sentence-file")) p.sentence = readSentenceFile(a.value("sentence-file"));
   if (a.has("model")) p.modelDir = a.value("model");
+  if (a.has("keep-last")) p.keepLastTokens = a.intValue("keep-last", 0, 1, Params::kKeepAsManyAsFit);
   m.dModel = a.intValue("d-model", m.dModel, 1, 4096);
   m.heads = a.intValue("heads", m.heads, 1, 256);
   m.layers = a.intValue("layers", m.layers, 1, 128);

@@ -1,5 +1,7 @@
 #include "core/run/pipeline.h"
 
+#include <algorithm>
+
 #include "core/base/errors.h"
 #include "core/run/model_factory.h"
 
@@ -10,7 +12,7 @@ PipelineResult runPipeline(const Params& p, std::shared_ptr<const Model> model, 
   PipelineResult r;
   r.model = model ? std::move(model) : makeModel(p);
   r.info = r.model->info();
-  r.text = r.model->tokenize(p.sentence);
+  r.text = keepLastTokens(r.model->tokenize(p.sentence), p.keepLastTokens, r.info.maxTokens, *r.model);
   r.intervention = ablationOf(p.prediction);
   Intervention iv = r.intervention;
   if (previous && previous->model == r.model && previous->text.ids == r.text.ids) {
@@ -22,6 +24,21 @@ PipelineResult runPipeline(const Params& p, std::shared_ptr<const Model> model, 
   }
   r.trace = r.model->forward(r.text, control, iv);
   return r;
+}
+
+TokenizedText keepLastTokens(TokenizedText text, int keep, int maxTokens, const Model& model) {
+  const std::size_t limit = static_cast<std::size_t>(std::max(0, std::min(keep, maxTokens)));
+  const std::size_t n = text.tokens.size();  // the built-in model has words but no ids
+  if (keep <= 0 || limit == 0 || n <= limit) return text;
+  // A token the tokenizer added (BOS, [CLS]) covers no text; the model expects it first.
+  const Token& first = text.tokens.front();
+  const bool bos = limit > 1 && ((first.byteBegin == first.byteEnd && !text.ids.empty()) ||
+                                 (!text.ids.empty() && model.isReservedToken(text.ids[0])));
+  const std::size_t from = n - (bos ? limit - 1 : limit);  // first kept token after the BOS
+  const auto cut = [&](auto& v) { v.erase(v.begin() + (bos ? 1 : 0), v.begin() + static_cast<std::ptrdiff_t>(from)); };
+  cut(text.tokens);
+  if (!text.ids.empty()) cut(text.ids);
+  return text;
 }
 
 Intervention ablationOf(const PredictionSettings& s) {

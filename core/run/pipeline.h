@@ -26,6 +26,10 @@ struct PipelineResult {
 PipelineResult runPipeline(const Params& p, std::shared_ptr<const Model> model = nullptr,
                            const RunControl& control = {}, std::shared_ptr<const PipelineResult> previous = nullptr);
 
+/// `text` cut to its last min(keep, maxTokens) tokens when longer (a leading token the tokenizer added — a BOS or
+/// [CLS], which covers no text — stays first); unchanged when keep is 0 or the text fits.
+TokenizedText keepLastTokens(TokenizedText text, int keep, int maxTokens, const Model& model);
+
 /// The heads the parameters switch off, as the intervention every forward pass of the pipeline applies (the
 /// Prediction chapter's ablation: every view then draws the ablated model).
 Intervention ablationOf(const PredictionSettings& s);

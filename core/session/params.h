@@ -28,6 +28,10 @@ struct ViewSelection {
 struct Params {
   std::string sentence = "the cat walks on the street";
   bool lowercase = true;
+  /// A text longer than the model takes: 0 refuses it (the message names both lengths); N > 0 keeps its last
+  /// min(N, the model's limit) tokens, a leading BOS kept first (issue 18). kKeepAsManyAsFit: the model's limit.
+  int keepLastTokens = 0;
+  static constexpr int kKeepAsManyAsFit = 1 << 30;
   std::string modelDir;  ///< empty: the built-in model; else a checkpoint folder on disk
   ModelConfig model;
   ViewSelection selection;

@@ -267,6 +267,7 @@ json toJson(const Params& p) {
   return json{{"schema", kParamsSchema},
               {"sentence", p.sentence},
               {"lowercase", p.lowercase},
+              {"keep_last_tokens", p.keepLastTokens},
               {"model_dir", p.modelDir},
               {"model", toJson(p.model)},
               {"selection",
@@ -294,6 +295,8 @@ Params paramsFromJson(const json& j, const Params& base) {
   }
   readString(j, "sentence", "", p.sentence);
   readBool(j, "lowercase", "", p.lowercase);
+  readInt(j, "keep_last_tokens", "", p.keepLastTokens);
+  if (p.keepLastTokens < 0) fail("keep_last_tokens", "must be 0 (refuse a text too long) or a token count");
   readString(j, "model_dir", "", p.modelDir);
   if (const json* m = field(j, "model")) {
     if (!m->is_object()) fail("model", "must be an object");

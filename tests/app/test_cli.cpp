@@ -89,6 +89,28 @@ class TestCli : public QObject {
     QVERIFY(r.code != 0 && QString(r.err).contains("missing.txt"));
   }
 
+  void keepLastCutsATextTooLongForTheModel() {
+    // Issue 18: a text beyond the model's positions is refused with both lengths named, or with --keep-last N its
+    // last N tokens are kept (N at most the model's limit: gpt2_tiny has 48 positions).
+    QString words;
+    for (int i = 0; i < 40; ++i) words += QString("w%1 ").arg(i);
+    const QStringList gpt2{"--model", ATTNLAB_TEST_DATA "/reference/models/gpt2_tiny"};
+    Run r = run(QStringList{"predict", "--sentence", words} + gpt2);
+    QVERIFY2(r.code != 0 && QString(r.err).contains("takes at most 48"), r.err.constData());
+    r = run(QStringList{"predict", "--sentence", words, "--keep-last", "10"} + gpt2);
+    QVERIFY2(r.code == 0, r.err.constData());
+    QJsonArray tokens = QJsonDocument::fromJson(r.out).object()["tokens"].toArray();
+    QCOMPARE(tokens.size(), 10);
+    r = run(QStringList{"predict", "--sentence", words, "--keep-last", "1000"} + gpt2);  // the model's 48
+    QCOMPARE(QJsonDocument::fromJson(r.out).object()["tokens"].toArray().size(), 48);
+    r = run({"dump", "--sentence", "a b c d e", "--keep-last", "2", "--no-qkv"});  // the built-in model: no ids
+    QVERIFY2(r.code == 0, r.err.constData());
+    tokens = QJsonDocument::fromJson(r.out).object()["tokens"].toArray();
+    QCOMPARE(tokens.size(), 2);
+    QCOMPARE(tokens[1].toString(), QString("e"));
+    QVERIFY(QString(run({"dump", "--keep-last", "0"}).err).contains("--keep-last must be between 1"));
+  }
+
   void dumpToFileAndFromParams() {
     const QString params = dir_.filePath("p.json");
     QFile f(params);

@@ -367,6 +367,16 @@ void MainWindow::buildMenus() {
       if (auto* p = qobject_cast<PredictionView*>(v)) p->generate(1);
   });
   nextToken->setShortcut(QKeySequence(tr("Ctrl+G")));
+  // A page longer than the model's positions: refused with both lengths named, or (this on) its last tokens kept.
+  QAction* keepLast =
+      editMenu->addAction(tr("&Keep the last tokens of a text too long for the model"), this, [this](bool on) {
+        Params p = controller_->params();
+        p.keepLastTokens = on ? Params::kKeepAsManyAsFit : 0;
+        edit(p);
+      });
+  keepLast->setCheckable(true);
+  connect(editMenu, &QMenu::aboutToShow, this,
+          [this, keepLast] { keepLast->setChecked(controller_->params().keepLastTokens > 0); });
   nextToken->setShortcutContext(Qt::ApplicationShortcut);
   ViewActions::keepShortcutsIn(sentence_, nextToken);
   buildViewMenu();

@@ -1,5 +1,7 @@
 #include "ui/shell/session_actions.h"
 
+#include <QCoreApplication>
+
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
@@ -105,6 +107,17 @@ void SessionActions::saveAs() {
   if (!error.isEmpty()) QMessageBox::warning(window_, tr("Cannot save session"), error);
 }
 
+namespace {
+
+/// A pasted page would fill the dialog past the screen's height: its first 120 characters, then how much more.
+QString elidedSentence(const QString& s) {
+  constexpr int kShown = 120;
+  if (s.size() <= kShown) return s;
+  return QCoreApplication::translate("SessionActions", "%1… (%2 characters in all)").arg(s.left(kShown)).arg(s.size());
+}
+
+}  // namespace
+
 void SessionActions::startAutosave(const QString& path, bool offerRestore) {
   autosave_ = new Autosave(path.isEmpty() ? Autosave::defaultPath() : path, current_, this);
   if (offerRestore && autosave_->hasRecovery()) {
@@ -114,7 +127,7 @@ void SessionActions::startAutosave(const QString& path, bool offerRestore) {
         p ? QMessageBox::question(window_, tr("Restore the last session?"),
                                   tr("Attention Lab did not close normally last time. Restore the state it "
                                      "autosaved (sentence “%1”)?")
-                                      .arg(QString::fromStdString(p->sentence)),
+                                      .arg(elidedSentence(QString::fromStdString(p->sentence))),
                                   QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes)
           : QMessageBox::No;
     if (p && answer == QMessageBox::Yes) apply_(*p);

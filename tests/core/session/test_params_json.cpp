@@ -12,6 +12,7 @@ class TestParamsJson : public QObject {
     Params p;
     p.sentence = "我 ❤ 🐱 \"quoted\"";
     p.lowercase = false;
+    p.keepLastTokens = 512;
     p.modelDir = "/models/gpt2";
     p.model.dModel = 96;
     p.model.heads = 3;
@@ -44,6 +45,8 @@ class TestParamsJson : public QObject {
     QCOMPARE(toJson(q).dump(), toJson(p).dump());
     QCOMPARE(q.model.seed, p.model.seed);
     QCOMPARE(q.sentence, p.sentence);
+    QCOMPARE(q.keepLastTokens, 512);
+    QVERIFY_THROWS_EXCEPTION(InputError, paramsFromJson(nlohmann::json::parse(R"({"keep_last_tokens": -1})")));
     QVERIFY(q.prediction.ablate == p.prediction.ablate);
     QCOMPARE(toJson(q.prediction)["ablate"].dump(), std::string(R"(["0.3","9.6"])"));
   }

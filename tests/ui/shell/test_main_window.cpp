@@ -55,6 +55,31 @@ class TestMainWindow : public QObject {
     for (int i = 0; i < a.rows(); ++i) QVERIFY(std::abs(a.row(i).sum() - 1.0f) < 1e-5f);
   }
 
+  void keepLastActionCutsALongText() {
+    // Edit ▸ Keep the last tokens…: a sentence beyond the built-in model's 2,048 positions then runs its last ones.
+    MainWindow w(false);
+    w.show();
+    QTRY_VERIFY(w.controller()->lastResult());
+    Params p = w.controller()->params();
+    std::string words;
+    for (int i = 0; i < 2100; ++i) words += "w" + std::to_string(i % 10) + " ";
+    p.sentence = words;
+    QSignalSpy results(w.controller(), &LiveController::resultReady);
+    w.controller()->setParams(p);
+    QTRY_VERIFY(!results.isEmpty());
+    const ResultPtr refused = results.last().at(0).value<ResultPtr>();
+    QVERIFY(!refused->ok());
+    QVERIFY2(refused->error.contains("2048"), qPrintable(refused->error));
+    QAction* keep = nullptr;
+    for (QAction* a : w.findChildren<QAction*>())
+      if (a->text().contains("Keep the last tokens")) keep = a;
+    QVERIFY(keep);
+    keep->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(w.controller()->lastResult()->params.keepLastTokens, Params::kKeepAsManyAsFit, 20000);
+    QVERIFY(w.controller()->lastResult()->ok());
+    QCOMPARE(w.controller()->lastResult()->trace().tokenCount(), 2048);
+  }
+
   void rapidTypingShowsTheLastSentence() {
     MainWindow w(false);
     w.show();
