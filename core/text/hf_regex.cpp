@@ -100,8 +100,10 @@ class Matcher {
             pc = in.x;
             break;
           case Op::Split:
+            // A state seen before has had both branches queued then: queueing its second branch again let a lazy
+            // loop over a body that matches empty, "(K*)*?", queue forever (found by fuzz_hf_tokenizer).
             alive = !visited.testAndSet(pc, pos);
-            stack.emplace_back(in.y, pos);
+            if (alive) stack.emplace_back(in.y, pos);
             pc = in.x;
             break;
           case Op::Match:

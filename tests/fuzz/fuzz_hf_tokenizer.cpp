@@ -85,9 +85,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string rest(reinterpret_cast<const char*>(data) + 1, size - 1);
   switch (data[0] % 3) {
     case 0:
-      // Byte fallback and byte-level BPE cover every byte; with no unknown characters dropped.
+      // Byte fallback covers every byte of the Mixtral file's pieces: no unknown characters dropped.
       if (const HfTokenizer* m = mixtral()) checkSpans(m->encode(rest, false), rest.size(), true);
-      checkSpans(llamaLike().encode(rest, true), rest.size(), true);
+      // NFC: a character composed from several ("O" + U+0301) keeps, as in Hugging Face's tokenizers, only its first
+      // source's span (the reference tests hold it to that), so the combining mark's bytes may be left uncovered.
+      checkSpans(llamaLike().encode(rest, true), rest.size(), false);
       return 0;
     case 1: {
       const std::size_t split = rest.find('\0');

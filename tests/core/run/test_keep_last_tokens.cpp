@@ -64,8 +64,8 @@ class TestKeepLastTokens : public QObject {
     QCOMPARE(kept.ids[0], ids[0]);
     QVERIFY(std::equal(kept.ids.begin() + 1, kept.ids.end(), ids.end() - 7));
     QCOMPARE(kept.tokens.size(), kept.ids.size());
-    QCOMPARE(keepLastTokens(t, 0, 2048, *model).ids, ids);        // 0: unchanged (the model refuses or takes it)
-    QCOMPARE(keepLastTokens(t, 1000, 2048, *model).ids, ids);     // fits: unchanged
+    QCOMPARE(keepLastTokens(t, 0, 2048, *model).ids, ids);     // 0: unchanged (the model refuses or takes it)
+    QCOMPARE(keepLastTokens(t, 1000, 2048, *model).ids, ids);  // fits: unchanged
   }
 };
 
