@@ -19,11 +19,15 @@ void MapPyramid::build(int rows, int cols, Producer producer, const Options& opt
   rows_ = std::max(0, rows);
   cols_ = std::max(0, cols);
   producer_ = std::move(producer);
-  max_.clear();
-  mean_.clear();
+  // Levels of the same shape as the last build's keep their storage: building into the same pyramid again
+  // (the heatmap alternates two) spares the page faults of fresh buffers (170 MB at 8,192 tokens, ~20% of it).
   cachedRow_ = -1;
   maxValue_ = 0;
-  if (empty()) return;
+  if (empty()) {
+    max_.clear();
+    mean_.clear();
+    return;
+  }
   const int coarsest = std::max(1, options.coarsestSide);
   int count = 1;
   while (std::max(ceilShift(rows_, count - 1), ceilShift(cols_, count - 1)) > coarsest) ++count;
@@ -31,21 +35,37 @@ void MapPyramid::build(int rows, int cols, Producer producer, const Options& opt
   mean_.resize(static_cast<std::size_t>(count));
   const std::size_t level0Bytes = static_cast<std::size_t>(rows_) * static_cast<std::size_t>(cols_) * sizeof(float);
   const bool keep0 = count == 1 || level0Bytes <= options.level0BudgetBytes;
-  if (keep0) max_[0].resize(rows_, cols_);
-  if (count > 1) {
-    max_[1].resize(levelRows(1), levelCols(1));
-    mean_[1].resize(levelRows(1), levelCols(1));
+  if (keep0)
+    max_[0].resize(rows_, cols_);
+  else
+    max_[0].resize(0, 0);
+  for (int k = 1; k <= std::min(2, count - 1); ++k) {  // levels 1 and 2 are made block by block
+    max_[static_cast<std::size_t>(k)].resize(levelRows(k), levelCols(k));
+    mean_[static_cast<std::size_t>(k)].resize(levelRows(k), levelCols(k));
   }
-  Mat block;
-  for (int first = 0; first < rows_; first += kBlockRows) {
-    const int n = std::min(kBlockRows, rows_ - first);
-    block.resize(n, cols_);
-    producer_(first, n, block);
-    assert(block.rows() == n && block.cols() == cols_);
-    if (keep0) max_[0].middleRows(first, n) = block;
-    if (count > 1) poolBlock(block, first);
+  const int blocks = (rows_ + kBlockRows - 1) / kBlockRows;
+  // Blocks are independent: each writes its own rows of level 0 and level 1. Later rows of a causal map cost
+  // more (more visible keys), hence dynamic scheduling.
+#pragma omp parallel if (options.concurrentProducer && blocks > 1)
+  {
+    Mat block, scratchMax, scratchMean;
+#pragma omp for schedule(dynamic, 1)
+    for (int b = 0; b < blocks; ++b) {
+      const int first = b * kBlockRows, n = std::min(kBlockRows, rows_ - first);
+      block.resize(n, cols_);
+      producer_(first, n, block);
+      assert(block.rows() == n && block.cols() == cols_);
+      int c0 = 0, c1 = cols_;
+      if (options.nonZeroColumns) {
+        options.nonZeroColumns(first, n, c0, c1);
+        c0 = std::clamp(c0, 0, cols_);
+        c1 = std::clamp(c1, c0, cols_);
+      }
+      if (keep0) max_[0].middleRows(first, n) = block;
+      if (count > 1) poolBlock(block, first, c0, c1, scratchMax, scratchMean);
+    }
   }
-  for (int k = 2; k < count; ++k) buildCoarser(k);
+  for (int k = 3; k < count; ++k) buildCoarser(k);
   maxValue_ = max_.back().maxCoeff();
 }
 
@@ -55,71 +75,110 @@ void MapPyramid::build(std::shared_ptr<const Mat> map, const Options& options) {
       r, c, [map](int first, int n, Mat& block) { block = map->middleRows(first, n); }, options);
 }
 
-void MapPyramid::poolBlock(const Mat& block, int firstRow) {
+void MapPyramid::poolBlock(const Mat& block, int firstRow, int c0, int c1, Mat& scratchMax, Mat& scratchMean) {
   // Level 1 from rows [firstRow, firstRow + n) of the map: firstRow is even (kBlockRows is), so the
   // block's row pairs are level 1's rows firstRow/2 … . The block is column-major: each column pair is
-  // read down its two contiguous columns, writing one column of level 1. One thread: on a shared
-  // two-core machine OpenMP regions per block cost more in waiting than they save (bench_heatmap).
+  // read down its two contiguous columns, writing one column of level 1. No OpenMP region per block: on a
+  // two-core machine they cost more in waiting than they save (bench_heatmap); whole blocks may go to the
+  // threads instead (Options::concurrentProducer). Column pairs wholly outside [c0, c1) are 0 unread.
   const int n = static_cast<int>(block.rows()), outRows = (n + 1) / 2, outCols = levelCols(1), base = firstRow / 2;
+  const int firstPair = c0 / 2, endPair = std::min(outCols, (c1 + 1) / 2);
   // Written column by column into column-major scratch, then copied into the row-major level: writing
   // the level directly strides by a whole row (16 kB at 8,192 columns), and those addresses share one
-  // L1 set, so every store missed.
-  poolMax_.resize(outRows, outCols);
-  poolMean_.resize(outRows, outCols);
-  for (int j = 0; j < outCols; ++j) {
-    const int c0 = 2 * j, pair = std::min(2, cols_ - c0);
-    const float* a = block.col(c0).data();
-    const float* b = pair == 2 ? block.col(c0 + 1).data() : a;  // a lone last column pairs with itself
-    const float perCell = pair == 2 ? 1.0f : 0.5f;              // … and its sum is halved back
-    float* mx = poolMax_.col(j).data();
-    float* mean = poolMean_.col(j).data();
-    for (int i = 0; i < outRows; ++i) {
-      const int r = 2 * i;
-      float m = std::max(a[r], b[r]), s = (a[r] + b[r]) * perCell;
-      int cells = pair;
-      if (r + 1 < n) {
-        m = std::max(m, std::max(a[r + 1], b[r + 1]));
-        s += (a[r + 1] + b[r + 1]) * perCell;
-        cells *= 2;
-      }
-      mx[i] = m;
-      mean[i] = s / static_cast<float>(cells);
+  // L1 set, so every store missed. The scratch covers kChunk columns of level 1 at a time ([≤ 32, 128]: 16 kB,
+  // in L1), so it is copied out while still in cache; chunks wholly outside the pairs are zeroed in place.
+  constexpr int kChunk = 128;
+  scratchMax.resize(outRows, kChunk);
+  scratchMean.resize(outRows, kChunk);
+  for (int j0 = 0; j0 < outCols; j0 += kChunk) {
+    const int width = std::min(kChunk, outCols - j0);
+    auto levelMax = max_[1].block(base, j0, outRows, width);
+    auto levelMean = mean_[1].block(base, j0, outRows, width);
+    if (j0 + width <= firstPair || j0 >= endPair) {
+      levelMax.setZero();
+      levelMean.setZero();
+      if (levelCount() > 2)
+        for (MapLevel* l2 : {&max_[2], &mean_[2]})
+          l2->block(base / 2, j0 / 2, (outRows + 1) / 2, (width + 1) / 2).setZero();
+      continue;
     }
+    for (int j = j0; j < j0 + width; ++j) {
+      float* mx = scratchMax.col(j - j0).data();
+      float* mean = scratchMean.col(j - j0).data();
+      if (j < firstPair || j >= endPair) {
+        std::fill(mx, mx + outRows, 0.0f);
+        std::fill(mean, mean + outRows, 0.0f);
+        continue;
+      }
+      const int col = 2 * j, pair = std::min(2, cols_ - col);
+      const float* a = block.col(col).data();
+      const float* b = pair == 2 ? block.col(col + 1).data() : a;  // a lone last column pairs with itself
+      const float perCell = pair == 2 ? 1.0f : 0.5f;               // … and its sum is halved back
+      for (int i = 0; i < outRows; ++i) {
+        const int r = 2 * i;
+        float m = std::max(a[r], b[r]), s = (a[r] + b[r]) * perCell;
+        int cells = pair;
+        if (r + 1 < n) {
+          m = std::max(m, std::max(a[r + 1], b[r + 1]));
+          s += (a[r + 1] + b[r + 1]) * perCell;
+          cells *= 2;
+        }
+        mx[i] = m;
+        mean[i] = s / static_cast<float>(cells);
+      }
+    }
+    levelMax = scratchMax.leftCols(width);
+    levelMean = scratchMean.leftCols(width);
+    // Level 2's cells over this chunk, from the level-1 cells just written (still in cache): reading the
+    // whole of level 1 back afterwards (134 MB at 8,192 tokens) cost more than making them.
+    if (levelCount() > 2) poolCells(2, base / 2, (base + outRows + 1) / 2, j0 / 2, (j0 + width + 1) / 2);
   }
-  max_[1].middleRows(base, outRows) = poolMax_;
-  mean_[1].middleRows(base, outRows) = poolMean_;
 }
 
-void MapPyramid::buildCoarser(int k) {
-  // Level k from level k − 1: the max of the ≤ 4 maxima; the mean of the ≤ 4 means weighted by the map
-  // cells each covers (cells at the far edges cover fewer), summed in double.
+void MapPyramid::poolCells(int k, int rowBegin, int rowEnd, int colBegin, int colEnd) {
+  // Level k's cells [rowBegin, rowEnd) × [colBegin, colEnd) from level k − 1: the max of the ≤ 4 maxima; the
+  // mean of the ≤ 4 means weighted by the map cells each covers. Inside the map the 4 cover equal areas (a
+  // plain average of 4 floats); only the far edges' cells cover fewer, and take the weighted sum in double.
   const MapLevel& fineMax = max_[static_cast<std::size_t>(k - 1)];
   const MapLevel& fineMean = mean_[static_cast<std::size_t>(k - 1)];
-  const int outRows = levelRows(k), outCols = levelCols(k);
   const int fineRows = static_cast<int>(fineMax.rows()), fineCols = static_cast<int>(fineMax.cols());
   MapLevel& mx = max_[static_cast<std::size_t>(k)];
   MapLevel& mean = mean_[static_cast<std::size_t>(k)];
-  mx.resize(outRows, outCols);
-  mean.resize(outRows, outCols);
-#pragma omp parallel for schedule(static) if (static_cast <long>(outRows) * outCols > 1 << 14)
-  for (int i = 0; i < outRows; ++i) {
+  const int whole = 1 << (k - 1);  // map cells along a fine cell's side inside the map
+  for (int i = rowBegin; i < rowEnd; ++i) {
     const int r0 = 2 * i, r1 = std::min(2 * i + 2, fineRows);
-    for (int j = 0; j < outCols; ++j) {
+    const bool rowsEqual = r1 == r0 + 2 && cellsAlong(rows_, k - 1, r0 + 1) == whole;
+    for (int j = colBegin; j < colEnd; ++j) {
       const int c0 = 2 * j, c1 = std::min(2 * j + 2, fineCols);
+      if (rowsEqual && c1 == c0 + 2 && cellsAlong(cols_, k - 1, c0 + 1) == whole) {
+        mx(i, j) = std::max(std::max(fineMax(r0, c0), fineMax(r0, c0 + 1)),
+                            std::max(fineMax(r0 + 1, c0), fineMax(r0 + 1, c0 + 1)));
+        mean(i, j) =
+            ((fineMean(r0, c0) + fineMean(r0, c0 + 1)) + (fineMean(r0 + 1, c0) + fineMean(r0 + 1, c0 + 1))) * 0.25f;
+        continue;
+      }
       float m = -std::numeric_limits<float>::infinity();
-      double s = 0, cells = 0;
+      double sum = 0, cells = 0;
       for (int r = r0; r < r1; ++r)
         for (int c = c0; c < c1; ++c) {
           const double w =
               static_cast<double>(cellsAlong(rows_, k - 1, r)) * static_cast<double>(cellsAlong(cols_, k - 1, c));
           m = std::max(m, fineMax(r, c));
-          s += w * static_cast<double>(fineMean(r, c));
+          sum += w * static_cast<double>(fineMean(r, c));
           cells += w;
         }
       mx(i, j) = m;
-      mean(i, j) = static_cast<float>(s / cells);
+      mean(i, j) = static_cast<float>(sum / cells);
     }
   }
+}
+
+void MapPyramid::buildCoarser(int k) {
+  max_[static_cast<std::size_t>(k)].resize(levelRows(k), levelCols(k));
+  mean_[static_cast<std::size_t>(k)].resize(levelRows(k), levelCols(k));
+  const int outRows = levelRows(k), outCols = levelCols(k);
+#pragma omp parallel for schedule(static) if (static_cast <long>(outRows) * outCols > 1 << 14)
+  for (int i = 0; i < outRows; ++i) poolCells(k, i, i + 1, 0, outCols);
 }
 
 bool MapPyramid::hasLevel(int level) const {

@@ -27,7 +27,7 @@ using MapLevel = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::Row
 class MapPyramid {
  public:
   /// Fills `block` [count, cols] with rows firstRow … firstRow + count − 1 of the map. Called from one
-  /// thread at a time, in increasing row order during build().
+  /// thread at a time, in increasing row order during build(), unless Options::concurrentProducer.
   using Producer = std::function<void(int firstRow, int count, Mat& block)>;
 
   static constexpr int kBlockRows = 64;  ///< rows per producer call in build(); even, so 2 × 2 cells align
@@ -36,6 +36,12 @@ class MapPyramid {
   struct Options {
     std::size_t level0BudgetBytes = kDefaultBudgetBytes;  ///< level 0 kept when rows·cols·4 fits
     int coarsestSide = 64;                                ///< the last level is ≤ this on its long side
+    /// The producer may run on several threads at once (it is thread-safe): build() then hands the row blocks
+    /// to the OpenMP threads, each with its own scratch (a head switch at 8,192 tokens: 2 cores, ~2× faster).
+    bool concurrentProducer = false;
+    /// Columns [first, end) outside which rows firstRow … firstRow + count − 1 are exactly 0 (a causal map's
+    /// upper triangle, a window's band): pooling writes 0 there without reading the block. Empty: all columns.
+    std::function<void(int firstRow, int count, int& first, int& end)> nonZeroColumns;
   };
 
   MapPyramid() = default;
@@ -75,14 +81,16 @@ class MapPyramid {
   std::size_t bytes() const;
 
  private:
-  void poolBlock(const Mat& block, int firstRow);
+  /// Level 1's cells over the block's rows; columns outside [c0, c1) of the map are 0. Scratch: column-major.
+  void poolBlock(const Mat& block, int firstRow, int c0, int c1, Mat& scratchMax, Mat& scratchMean);
+  /// Level k's cells [rowBegin, rowEnd) × [colBegin, colEnd) from level k − 1.
+  void poolCells(int k, int rowBegin, int rowEnd, int colBegin, int colEnd);
   void buildCoarser(int level);
 
   int rows_ = 0, cols_ = 0;
   Producer producer_;
   std::vector<MapLevel> max_, mean_;  ///< per level; level 0 in max_[0] only (empty when not kept)
   float maxValue_ = 0;
-  Mat poolMax_, poolMean_;  ///< build's scratch: one block's level-1 cells, column-major
   mutable int cachedRow_ = -1;
   mutable Mat rowCache_;  ///< [1, cols]: the row value() read last through the producer
 };

@@ -1,5 +1,6 @@
 #include "core/model/head_maps.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -30,20 +31,30 @@ void headAttentionRows(const HeadTrace& h, Eigen::Index first, Eigen::Index coun
     block = h.attention.middleRows(first, count);
     return;
   }
+  // Only the keys the block's queries see: [first visible key of its first row, end of its last row); the
+  // rest of the block is 0 (a causal map's upper triangle: half the products and exponentials at 8,192 tokens).
   const Eigen::Index n = h.k.rows();
-  block.noalias() = (h.q.middleRows(first, count) * h.k.transpose()) * h.options.scale;  // [count, n]
+  long c0 = 0, c1 = 0, unused = 0;
+  visibleKeys(h.options, static_cast<long>(first), static_cast<long>(n), c0, unused);
+  visibleKeys(h.options, static_cast<long>(first + count - 1), static_cast<long>(n), unused, c1);
+  const Eigen::Index width = std::max<Eigen::Index>(0, c1 - c0);
+  block.resize(count, n);
+  block.leftCols(c0).setZero();
+  block.rightCols(n - c0 - width).setZero();
+  auto seen = block.middleCols(c0, width);  // [count, width]
+  seen.noalias() = (h.q.middleRows(first, count) * h.k.middleRows(c0, width).transpose()) * h.options.scale;
   if (h.options.softcap > 0.0f) {
     const float c = h.options.softcap;
-    block = block.unaryExpr([c](float s) { return std::tanh(s / c) * c; });
+    seen = seen.unaryExpr([c](float s) { return std::tanh(s / c) * c; });
   }
   constexpr float minusInf = -std::numeric_limits<float>::infinity();
   for (Eigen::Index r = 0; r < count; ++r) {
     long f = 0, e = 0;
     visibleKeys(h.options, first + r, n, f, e);
-    block.row(r).head(f).setConstant(minusInf);
-    block.row(r).tail(n - e).setConstant(minusInf);
+    seen.row(r).head(std::max<long>(0, f - c0)).setConstant(minusInf);
+    seen.row(r).tail(std::max<long>(0, c1 - e)).setConstant(minusInf);
   }
-  softmaxRowsInPlace(block);
+  softmaxRowsInPlace(seen);
 }
 
 void checkMapFits(long long tokens, double budgetBytes) {

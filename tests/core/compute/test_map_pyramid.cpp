@@ -1,7 +1,8 @@
 // The pooled pyramid of an attention map (core/compute/map_pyramid.h): a 3 × 5 map by hand, every level's
 // max and mean against the map's cells directly (odd sizes, both orientations, one and several threads),
-// a producer giving row blocks equal to the map in memory, the byte budget (level 0 left out, value()
-// and readWindow still exact through the producer), the level chosen for a zoom, and empty maps.
+// a producer giving row blocks equal to the map in memory (also on 2 threads, told which columns are 0), the byte
+// budget (level 0 left out, value() and readWindow still exact through the producer), the level chosen for a zoom, and
+// empty maps.
 #include <QtTest>
 
 #include <omp.h>
@@ -129,6 +130,49 @@ class TestMapPyramid : public QObject {
     for (int k = 0; k < fromMat.levelCount(); ++k)
       for (Pooling pool : {Pooling::Max, Pooling::Mean}) QCOMPARE(fromProducer.level(k, pool), fromMat.level(k, pool));
     checkAgainstBruteForce(fromMat, m);
+  }
+
+  void concurrentProducerWithZeroColumnsEqualsSerial_data() {
+    QTest::addColumn<int>("n");
+    QTest::addColumn<int>("window");  // 0: causal only
+    QTest::newRow("causal 301") << 301 << 0;
+    QTest::newRow("causal 256") << 256 << 0;
+    QTest::newRow("window 37 over 301") << 301 << 37;
+  }
+  void concurrentProducerWithZeroColumnsEqualsSerial() {
+    // A causal (banded) map built on 2 threads, told which columns can be non-zero, equals the serial build that
+    // reads every cell; blocks reach the producer out of order, each once.
+    QFETCH(int, n);
+    QFETCH(int, window);
+    Mat m = uniform(n, n, 5);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        if (j > i || (window > 0 && j <= i - window)) m(i, j) = 0.0f;
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(2);
+    std::vector<int> calls(static_cast<std::size_t>((n + MapPyramid::kBlockRows - 1) / MapPyramid::kBlockRows), 0);
+    MapPyramid::Options o = allLevels();
+    o.concurrentProducer = true;
+    o.nonZeroColumns = [window](int first, int count, int& c0, int& c1) {
+      c0 = window > 0 ? std::max(0, first - window + 1) : 0;
+      c1 = first + count;
+    };
+    MapPyramid concurrent, serial;
+    concurrent.build(
+        n, n,
+        [&](int first, int count, Mat& block) {
+#pragma omp atomic
+          ++calls[static_cast<std::size_t>(first / MapPyramid::kBlockRows)];
+          block = m.middleRows(first, count);
+        },
+        o);
+    omp_set_num_threads(saved);
+    serial.build(m, allLevels());
+    for (int c : calls) QCOMPARE(c, 1);
+    QCOMPARE(concurrent.levelCount(), serial.levelCount());
+    for (int k = 0; k < serial.levelCount(); ++k)
+      for (Pooling pool : {Pooling::Max, Pooling::Mean}) QCOMPARE(concurrent.level(k, pool), serial.level(k, pool));
+    checkAgainstBruteForce(concurrent, m);
   }
 
   void budgetLeavesLevelZeroOutButValuesStayExact() {

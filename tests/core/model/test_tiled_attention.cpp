@@ -2,8 +2,9 @@
 // explicit head (attendHead) to float rounding, for causal, bidirectional, sliding-window and soft-capped heads and
 // for lengths around the tile size; its summary (entropy, sink share, previous-token, distance, pooled thumbnails)
 // equals the one read off the explicit map, and that one equals a brute-force computation written here from the
-// definitions in head_summary.h; a recomputed map (head_maps.h) equals the stored one; the map cache keeps its
-// budget, hands out stored maps without copying and refuses a map larger than the budget, naming its size.
+// definitions in head_summary.h; a recomputed map (head_maps.h) and its pyramid (head_pyramid.h) equal the stored
+// one's; the map cache keeps its budget, hands out stored maps without copying and refuses a map larger than the
+// budget, naming its size.
 #include <QtTest>
 
 #include <cmath>
@@ -12,6 +13,7 @@
 #include "core/base/rng.h"
 #include "core/model/attention_head.h"
 #include "core/model/head_maps.h"
+#include "core/model/head_pyramid.h"
 #include "tests/fuzzy_compare.h"
 
 using namespace attnlab;
@@ -126,6 +128,21 @@ class TestTiledAttention : public QObject {
     const Eigen::Index first = n / 3, count = std::max<Eigen::Index>(1, n / 2);
     headAttentionRows(tiled, first, count, rows);
     ATTNLAB_COMPARE_MATRICES(rows, full.attention.middleRows(first, count), 1e-6);
+    // The heatmap's pyramid from row blocks on 2 threads, skipping the keys no query of a block sees, equals the
+    // pyramid of the whole map; full-resolution reads go through the same rows.
+    MapPyramid::Options all;
+    all.coarsestSide = 1;
+    all.level0BudgetBytes = 0;  // level 0 through the producer, as at 8,192 tokens
+    const std::shared_ptr<MapPyramid> recomputed = headPyramid(tiled, nullptr, all);
+    MapPyramid whole;
+    whole.build(full.attention, all);
+    QCOMPARE(recomputed->levelCount(), whole.levelCount());
+    for (int k = 1; k < whole.levelCount(); ++k)
+      for (Pooling pool : {Pooling::Max, Pooling::Mean}) {
+        const Mat got = recomputed->level(k, pool), want = whole.level(k, pool);
+        ATTNLAB_COMPARE_MATRICES(got, want, 1e-6);
+      }
+    QVERIFY(std::abs(recomputed->value(n - 1, 0) - full.attention(n - 1, 0)) < 1e-6);
   }
 
   void handSummary() {

@@ -83,7 +83,9 @@ class TestToggleReuse : public QObject {
       nudged(0) += 1e-3f;
       const double tiny = klReference(zp, nudged, t);
       QVERIFY(tiny > 0.0 && tiny < 1e-6);
-      QVERIFY2(std::abs(compareRuns(zp, nudged, -1, t).kl - tiny) <= 1e-3 * tiny,
+      // Within 0.5%: the float weights' rounding leaves ~1e-3 of a KL this small (2e-3 seen after the attention's
+      // exponentials moved the logits by an ulp); the direct form lse' − lse + mean would miss it by ~100%.
+      QVERIFY2(std::abs(compareRuns(zp, nudged, -1, t).kl - tiny) <= 5e-3 * tiny,
                qPrintable(QString::number(compareRuns(zp, nudged, -1, t).kl / tiny)));
       for (float jump : {30.0f, 300.0f}) {  // one token far up (at a low temperature): no float overflow
         Vec up = zp;

@@ -1,6 +1,7 @@
 #include "ui/views/attention/heatmap_view.h"
 
 #include "core/model/head_maps.h"
+#include "core/model/head_pyramid.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -92,12 +93,13 @@ void HeatmapView::showCellHover(int r, int c, double v) {
 
 std::shared_ptr<const MapPyramid> HeatmapView::pyramidOf(const ResultPtr& result, int layer, int head) {
   // Rows of the stored map, or (long inputs, which keep none) recomputed from the head's Q and K a block at a time
-  // (head_maps.h); the producer shares ownership of the result, whose trace holds them.
-  const HeadTrace& h = result->trace().layers[static_cast<std::size_t>(layer)].heads[static_cast<std::size_t>(head)];
-  const int n = result->trace().tokenCount();
-  auto pyramid = std::make_shared<MapPyramid>();
-  pyramid->build(n, n, [result, &h](int first, int count, Mat& block) { headAttentionRows(h, first, count, block); });
-  return pyramid;
+  // on every core (head_pyramid.h); the producer shares ownership of the result, whose trace holds them.
+  if (!sparePyramid_ || sparePyramid_.use_count() > 1) sparePyramid_ = std::make_shared<MapPyramid>();
+  buildHeadPyramid(*sparePyramid_,
+                   result->trace().layers[static_cast<std::size_t>(layer)].heads[static_cast<std::size_t>(head)],
+                   result);
+  std::swap(shownPyramid_, sparePyramid_);  // the one shown until now is rebuilt next time, once long_ lets it go
+  return shownPyramid_;
 }
 
 QString HeatmapView::hoverHint() const { return tr("Hover a cell to read its weight."); }
@@ -119,6 +121,8 @@ void HeatmapView::showResult(const ResultPtr& result) {
     long_->setTokenMarks(pinsWithin(result->params.selection.pinned, static_cast<int>(labels.size())), hoveredToken());
     stack_->setCurrentWidget(longBox_);
   } else {
+    shownPyramid_.reset();  // 170 MB at 8,192 tokens: not kept for short inputs
+    sparePyramid_.reset();
     plot_->setTitle(title);
     plot_->setMatrix(*result->attentionMap(l, h), labels, labels);
     plot_->setTokenMarks(pinsWithin(result->params.selection.pinned, static_cast<int>(labels.size())), hoveredToken());

@@ -20,8 +20,9 @@ class HeatmapView : public TraceView {
   /// (QCustomPlot's colour map image) costs more than a frame and cannot show them all anyway.
   static constexpr int kLongInput = 256;
   /// The pooled pyramid of the head's map, built from row blocks: the stored map's rows, or for a long input
-  /// (which keeps no maps) rows recomputed from the head's Q and K (headAttentionRows).
-  static std::shared_ptr<const MapPyramid> pyramidOf(const ResultPtr& result, int layer, int head);
+  /// (which keeps no maps) rows recomputed from the head's Q and K (head_pyramid.h). Built into the pyramid
+  /// shown before the last one when nothing else holds it: its buffers are reused, not allocated again.
+  std::shared_ptr<const MapPyramid> pyramidOf(const ResultPtr& result, int layer, int head);
 
   explicit HeatmapView(QWidget* parent = nullptr);
   QString viewName() const override { return "heatmap"; }
@@ -61,6 +62,7 @@ class HeatmapView : public TraceView {
   QLabel* pinTable_;
   ResultPtr result_;
   PinSums sums_;
+  std::shared_ptr<MapPyramid> shownPyramid_, sparePyramid_;  ///< the one long_ draws, and the one before it
 };
 
 }  // namespace attnlab::ui

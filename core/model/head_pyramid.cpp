@@ -1,0 +1,37 @@
+#include "core/model/head_pyramid.h"
+
+#include <utility>
+
+#include "core/model/head_maps.h"
+
+namespace attnlab {
+
+std::shared_ptr<MapPyramid> headPyramid(const HeadTrace& h, std::shared_ptr<const void> owner,
+                                        const MapPyramid::Options& options) {
+  auto pyramid = std::make_shared<MapPyramid>();
+  buildHeadPyramid(*pyramid, h, std::move(owner), options);
+  return pyramid;
+}
+
+void buildHeadPyramid(MapPyramid& into, const HeadTrace& h, std::shared_ptr<const void> owner,
+                      const MapPyramid::Options& options) {
+  const bool stored = h.attention.size() > 0;
+  const int n = static_cast<int>(stored ? h.attention.rows() : h.q.rows());
+  MapPyramid::Options o = options;
+  o.concurrentProducer = true;  // headAttentionRows reads the trace only
+  const HeadOptions rule = h.options;
+  if (!stored)  // a stored map (the variants of the first round too) is read as it is
+    o.nonZeroColumns = [rule, n](int first, int count, int& c0, int& c1) {
+      long f = 0, e = 0, lastFirst = 0, lastEnd = 0;
+      visibleKeys(rule, first, n, f, e);
+      visibleKeys(rule, first + count - 1, n, lastFirst, lastEnd);
+      c0 = static_cast<int>(f);  // the first row sees the earliest keys, the last row the latest
+      c1 = static_cast<int>(lastEnd);
+    };
+  into.build(
+      n, n,
+      [&h, owner = std::move(owner)](int first, int count, Mat& block) { headAttentionRows(h, first, count, block); },
+      o);
+}
+
+}  // namespace attnlab
