@@ -139,9 +139,8 @@ int main(int argc, char** argv) {
       for (int r0 = 0; r0 < n; r0 += 64) headAttentionRows(trace.layers[l].heads[h], r0, std::min(64, n - r0), block);
     });
     // What the window does when the user selects another head of a long input: the heatmap's pooled levels from
-    // row blocks on both cores (the other views draw no n² map beyond 2,048 tokens).
-    // The window builds into the pyramid it showed before the last (its buffers reused): that is timed against
-    // the target, a fresh one (the first switch) beside it.
+    // row blocks on both cores (the other views draw no n² map beyond 2,048 tokens), built into the pyramid it
+    // showed before the last (its buffers reused) — timed against the target; a fresh one (the first switch) beside.
     const double freshMs = medianOfRuns(runs, [&] { headPyramid(trace.layers[l].heads[h]); });
     MapPyramid spare;
     buildHeadPyramid(spare, trace.layers[l].heads[0]);

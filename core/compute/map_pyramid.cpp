@@ -44,7 +44,7 @@ void MapPyramid::build(int rows, int cols, Producer producer, const Options& opt
     mean_[static_cast<std::size_t>(k)].resize(levelRows(k), levelCols(k));
   }
   const int blocks = (rows_ + kBlockRows - 1) / kBlockRows;
-  // Blocks are independent: each writes its own rows of level 0 and level 1. Later rows of a causal map cost
+  // Blocks are independent: each writes its own rows of levels 0, 1 and 2. Later rows of a causal map cost
   // more (more visible keys), hence dynamic scheduling.
 #pragma omp parallel if (options.concurrentProducer && blocks > 1)
   {
@@ -86,7 +86,7 @@ void MapPyramid::poolBlock(const Mat& block, int firstRow, int c0, int c1, Mat& 
   // Written column by column into column-major scratch, then copied into the row-major level: writing
   // the level directly strides by a whole row (16 kB at 8,192 columns), and those addresses share one
   // L1 set, so every store missed. The scratch covers kChunk columns of level 1 at a time ([≤ 32, 128]: 16 kB,
-  // in L1), so it is copied out while still in cache; chunks wholly outside the pairs are zeroed in place.
+  // in L1), so it is copied out while still in cache.
   constexpr int kChunk = 128;
   scratchMax.resize(outRows, kChunk);
   scratchMean.resize(outRows, kChunk);
@@ -94,14 +94,6 @@ void MapPyramid::poolBlock(const Mat& block, int firstRow, int c0, int c1, Mat& 
     const int width = std::min(kChunk, outCols - j0);
     auto levelMax = max_[1].block(base, j0, outRows, width);
     auto levelMean = mean_[1].block(base, j0, outRows, width);
-    if (j0 + width <= firstPair || j0 >= endPair) {
-      levelMax.setZero();
-      levelMean.setZero();
-      if (levelCount() > 2)
-        for (MapLevel* l2 : {&max_[2], &mean_[2]})
-          l2->block(base / 2, j0 / 2, (outRows + 1) / 2, (width + 1) / 2).setZero();
-      continue;
-    }
     for (int j = j0; j < j0 + width; ++j) {
       float* mx = scratchMax.col(j - j0).data();
       float* mean = scratchMean.col(j - j0).data();

@@ -34,9 +34,8 @@ void headAttentionRows(const HeadTrace& h, Eigen::Index first, Eigen::Index coun
   // Only the keys the block's queries see: [first visible key of its first row, end of its last row); the
   // rest of the block is 0 (a causal map's upper triangle: half the products and exponentials at 8,192 tokens).
   const Eigen::Index n = h.k.rows();
-  long c0 = 0, c1 = 0, unused = 0;
-  visibleKeys(h.options, static_cast<long>(first), static_cast<long>(n), c0, unused);
-  visibleKeys(h.options, static_cast<long>(first + count - 1), static_cast<long>(n), unused, c1);
+  long c0 = 0, c1 = 0;
+  visibleKeysOfRows(h.options, static_cast<long>(first), static_cast<long>(count), static_cast<long>(n), c0, c1);
   const Eigen::Index width = std::max<Eigen::Index>(0, c1 - c0);
   block.resize(count, n);
   block.leftCols(c0).setZero();
@@ -55,6 +54,12 @@ void headAttentionRows(const HeadTrace& h, Eigen::Index first, Eigen::Index coun
     seen.row(r).tail(std::max<long>(0, c1 - e)).setConstant(minusInf);
   }
   softmaxRowsInPlace(seen);
+}
+
+void visibleKeysOfRows(const HeadOptions& o, long first, long count, long n, long& begin, long& end) {
+  long unused = 0;
+  visibleKeys(o, first, n, begin, unused);  // the first row sees the earliest keys, the last row the latest
+  visibleKeys(o, first + count - 1, n, unused, end);
 }
 
 void checkMapFits(long long tokens, double budgetBytes) {

@@ -19,6 +19,9 @@ Mat headAttention(const HeadTrace& h);
 /// Rows [first, first + count) of the head's attention weights → block [count, n]; O(count·n) memory, for pyramids
 /// and summaries of maps too large to hold.
 void headAttentionRows(const HeadTrace& h, Eigen::Index first, Eigen::Index count, Mat& block);
+/// The keys queries first … first + count − 1 of an n-token input see between them: [begin, end) from the first
+/// row's first visible key to the last row's end (HeadOptions::visibleKeys); outside it their rows are 0.
+void visibleKeysOfRows(const HeadOptions& o, long first, long count, long n, long& begin, long& end);
 
 /// Throws InputError naming the size when one n × n float map would exceed `budgetBytes`.
 void checkMapFits(long long tokens, double budgetBytes);

@@ -22,11 +22,10 @@ void buildHeadPyramid(MapPyramid& into, const HeadTrace& h, std::shared_ptr<cons
   const HeadOptions rule = h.options;
   if (!stored)  // a stored map (the variants of the first round too) is read as it is
     o.nonZeroColumns = [rule, n](int first, int count, int& c0, int& c1) {
-      long f = 0, e = 0, lastFirst = 0, lastEnd = 0;
-      visibleKeys(rule, first, n, f, e);
-      visibleKeys(rule, first + count - 1, n, lastFirst, lastEnd);
-      c0 = static_cast<int>(f);  // the first row sees the earliest keys, the last row the latest
-      c1 = static_cast<int>(lastEnd);
+      long begin = 0, end = 0;
+      visibleKeysOfRows(rule, first, count, n, begin, end);  // what headAttentionRows computes
+      c0 = static_cast<int>(begin);
+      c1 = static_cast<int>(end);
     };
   into.build(
       n, n,
