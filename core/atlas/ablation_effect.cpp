@@ -1,5 +1,6 @@
 #include "core/atlas/ablation_effect.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/base/errors.h"
@@ -19,17 +20,32 @@ std::vector<int> evenlySpacedPositions(int tokens, int count) {
   return out;
 }
 
+namespace {
+
+/// Next-token losses of final-stream rows [m, d] whose next tokens are `targets` [m].
+VecD lossesOfRows(const Unembedding& u, const Mat& rows, const std::vector<int>& targets) {
+  const Mat logits = u.logits(rows).transpose();  // [vocab, m]: a position's logits contiguous
+  VecD loss(rows.rows());
+  for (Eigen::Index k = 0; k < loss.size(); ++k)
+    loss(k) = logSumExp(logits.col(k)) - static_cast<double>(logits(targets[static_cast<std::size_t>(k)], k));
+  return loss;
+}
+
+/// Rows through W_U per product: a layer's runs in a few products (W_U streamed once per 128 rows, not per run),
+/// the logits at most 128 × vocab floats at a time (Llama 3.2: 66 MB).
+constexpr Eigen::Index kLossRows = 128;
+
+}  // namespace
+
 VecD nextTokenLosses(const Unembedding& u, const Mat& x, const std::vector<int>& ids,
                      const std::vector<int>& positions) {
   Mat rows(static_cast<Eigen::Index>(positions.size()), x.cols());
-  for (std::size_t k = 0; k < positions.size(); ++k) rows.row(static_cast<Eigen::Index>(k)) = x.row(positions[k]);
-  const Mat logits = u.logits(rows).transpose();  // [vocab, m]: a position's logits contiguous
-  VecD loss(static_cast<Eigen::Index>(positions.size()));
-  for (Eigen::Index k = 0; k < loss.size(); ++k) {
-    const int next = ids[static_cast<std::size_t>(positions[static_cast<std::size_t>(k)] + 1)];
-    loss(k) = logSumExp(logits.col(k)) - static_cast<double>(logits(next, k));
+  std::vector<int> targets;
+  for (std::size_t k = 0; k < positions.size(); ++k) {
+    rows.row(static_cast<Eigen::Index>(k)) = x.row(positions[k]);
+    targets.push_back(ids[static_cast<std::size_t>(positions[k] + 1)]);
   }
-  return loss;
+  return lossesOfRows(u, rows, targets);
 }
 
 HeadAblationEffects measureAblationEffect(const Model& model, const TokenizedText& text, int maxPositions,
@@ -45,20 +61,28 @@ HeadAblationEffects measureAblationEffect(const Model& model, const TokenizedTex
   const RunControl cancelOnly{control.cancel, {}};
   const Trace plain = model.forward(text, cancelOnly);
   const VecD base = nextTokenLosses(u, plain.layers.back().residualOut, text.ids, r.positions);
-  const int passes = info.layers * info.heads;
+  const auto p = static_cast<Eigen::Index>(r.positions.size());
+  std::vector<int> targets;  // the next token of each position, once per run of a layer
+  for (int h = 0; h < info.heads; ++h)
+    for (int position : r.positions) targets.push_back(text.ids[static_cast<std::size_t>(position + 1)]);
   r.effect.assign(static_cast<std::size_t>(info.layers), std::vector<double>(static_cast<std::size_t>(info.heads)));
-  for (int l = 0; l < info.layers; ++l)
-    for (int h = 0; h < info.heads; ++h) {
-      control.checkpoint(static_cast<double>(l * info.heads + h) / passes);
-      Intervention iv;
-      iv.ablate = {{l, h}};
-      iv.mode = AblationMode::Zero;
-      iv.reuse = &plain;  // the layers before the head's are the plain run's: half the work on average
-      iv.reuseLayers = l;
-      const Trace t = model.forward(text, cancelOnly, iv);
-      const VecD loss = nextTokenLosses(u, t.layers.back().residualOut, text.ids, r.positions);
-      r.effect[l][h] = (loss - base).cwiseAbs().mean();
+  // A layer's heads at once: the model resumes their runs from the plain one at that layer, stacked
+  // (Model::rowsWith), and their rows go through W_U together.
+  for (int l = 0; l < info.layers; ++l) {
+    control.checkpoint(static_cast<double>(l) / info.layers);
+    std::vector<Intervention> ivs(static_cast<std::size_t>(info.heads));
+    for (int h = 0; h < info.heads; ++h) ivs[static_cast<std::size_t>(h)].ablate = {{l, h}};  // zero ablation
+    const std::vector<Mat> rows = model.rowsWith(text, plain, ivs, r.positions);              // [heads][positions, d]
+    Mat stacked(info.heads * p, u.d);
+    for (int h = 0; h < info.heads; ++h) stacked.middleRows(h * p, p) = rows[static_cast<std::size_t>(h)];
+    VecD loss(stacked.rows());
+    for (Eigen::Index b = 0; b < stacked.rows(); b += kLossRows) {
+      const Eigen::Index m = std::min(kLossRows, stacked.rows() - b);
+      const std::vector<int> next(targets.begin() + b, targets.begin() + b + m);
+      loss.segment(b, m) = lossesOfRows(u, stacked.middleRows(b, m), next);
     }
+    for (int h = 0; h < info.heads; ++h) r.effect[l][h] = (loss.segment(h * p, p) - base).cwiseAbs().mean();
+  }
   control.checkpoint(1.0);
   return r;
 }

@@ -59,6 +59,10 @@ std::string nextTokenRefusal(const Model& model) {
 /// GPT-2 small's 144 heads, and over a corpus of many windows the rows add up.
 constexpr int kSimilarityRowsPerWindow = 8;
 
+/// Seconds between two clusterings of the heads' similarity during the scan: once a second keeps the window live,
+/// while publishing everything after each of the 76 windows of 20k tokens took 0.35 s of the scan.
+constexpr double kPublishSeconds = 1.0;
+
 /// Everything one scan keeps between windows: O(layers·heads·top) snippets and sums, never a map.
 struct Scan {
   const Model& model;
@@ -72,11 +76,12 @@ struct Scan {
   SimilarityAccumulator similarity;  ///< the heads' similarity over sampled rows of every window
   TokenizedText ablationText;        ///< the corpus's first tokens, kept for the ablation passes
 
-  void publish(const CorpusReader& reader, long long tokens) {
+  /// Copies the results so far into the atlas; the similarity's clustering and map only with `withSimilarity`.
+  void publish(const CorpusReader& reader, long long tokens, bool withSimilarity = true) {
     contexts->writeTo(atlas);
     if (dla) atlas.metrics["dla_magnitude"] = dla->mean();
     for (auto& [name, grid] : patterns.grids("corpus_")) atlas.metrics[name] = std::move(grid);
-    if (similarity.rowsCompared() > 0) {  // the corpus's similarity replaces the probe's
+    if (withSimilarity && similarity.rowsCompared() > 0) {  // the corpus's similarity replaces the probe's
       const SimilarityMatrix m = similarity.similarity();
       atlas.similarity = m;
       atlas.clusterOrder = clusterOrder(m);
@@ -153,27 +158,40 @@ void scanCorpus(const Model& model, const CorpusOptions& options, HeadAtlas& atl
   Intervention keepMaps;  // the scan reads every head's map of each window (patterns, contexts, similarity)
   keepMaps.maps = MapKeeping::Always;
   ScanWindow w;
-  while (windows.next(w)) {
-    clock.add(&CorpusTimings::reading);
-    control.checkpoint(corpusShare * reader.fraction());
-    const Trace t = model.forward(w.text, cancelOnly, keepMaps);
-    clock.add(&CorpusTimings::forward);
-    if (s.ablationText.tokens.empty()) {
-      const auto n = std::min(w.text.tokens.size(), static_cast<std::size_t>(std::max(options.ablationTokens, 0)));
-      s.ablationText.tokens.assign(w.text.tokens.begin(), w.text.tokens.begin() + static_cast<std::ptrdiff_t>(n));
-      if (!w.text.ids.empty())
-        s.ablationText.ids.assign(w.text.ids.begin(), w.text.ids.begin() + static_cast<std::ptrdiff_t>(n));
+  // The heads' similarity is clustered and mapped again at most every kPublishSeconds (and at the end), the rest of
+  // the atlas after each window; a cancelled scan publishes all it read.
+  auto lastPublished = std::chrono::steady_clock::now();
+  long long scanned = 0;  // tokens of the windows read into the accumulators (the reader may be a window ahead)
+  try {
+    while (windows.next(w)) {
+      clock.add(&CorpusTimings::reading);
+      control.checkpoint(corpusShare * reader.fraction());
+      const Trace t = model.forward(w.text, cancelOnly, keepMaps);
+      clock.add(&CorpusTimings::forward);
+      if (s.ablationText.tokens.empty()) {
+        const auto n = std::min(w.text.tokens.size(), static_cast<std::size_t>(std::max(options.ablationTokens, 0)));
+        s.ablationText.tokens.assign(w.text.tokens.begin(), w.text.tokens.begin() + static_cast<std::ptrdiff_t>(n));
+        if (!w.text.ids.empty())
+          s.ablationText.ids.assign(w.text.ids.begin(), w.text.ids.begin() + static_cast<std::ptrdiff_t>(n));
+      }
+      s.contexts->addWindow(t, w);
+      clock.add(&CorpusTimings::contexts);
+      if (s.dla) s.dla->addWindow(t, w);
+      clock.add(&CorpusTimings::dla);
+      s.patterns.add(t, t.tokenCount() - w.suffix);  // the rows of the window's text (and its BOS)
+      s.similarity.add(t, t.tokenCount() - w.suffix, kSimilarityRowsPerWindow, {});  // not cancelled half-added
+      clock.add(&CorpusTimings::patterns);
+      const auto now = std::chrono::steady_clock::now();
+      const bool withSimilarity = std::chrono::duration<double>(now - lastPublished).count() >= kPublishSeconds;
+      scanned = windows.tokens();
+      s.publish(reader, scanned, withSimilarity);
+      if (withSimilarity) lastPublished = now;
+      if (progress) progress(atlas, corpusShare * reader.fraction());
+      clock.add(&CorpusTimings::publishing);
     }
-    s.contexts->addWindow(t, w);
-    clock.add(&CorpusTimings::contexts);
-    if (s.dla) s.dla->addWindow(t, w);
-    clock.add(&CorpusTimings::dla);
-    s.patterns.add(t, t.tokenCount() - w.suffix);  // the rows of the window's text (and its BOS)
-    s.similarity.add(t, t.tokenCount() - w.suffix, kSimilarityRowsPerWindow, cancelOnly);
-    clock.add(&CorpusTimings::patterns);
-    s.publish(reader, windows.tokens());
-    if (progress) progress(atlas, corpusShare * reader.fraction());
-    clock.add(&CorpusTimings::publishing);
+  } catch (const Cancelled&) {
+    s.publish(reader, scanned);
+    throw;
   }
   clock.add(&CorpusTimings::reading);
   if (windows.tokens() == 0) {
@@ -185,6 +203,7 @@ void scanCorpus(const Model& model, const CorpusOptions& options, HeadAtlas& atl
     throw InputError("the corpus holds no text to scan (" + (files.empty() ? std::string("no files given") : files) +
                      ")" + why);
   }
+  s.publish(reader, windows.tokens());  // the last windows' similarity, for the progress of the ablation passes
   if (ablate) measureAblation(s, corpusShare, progress, control);
   clock.add(&CorpusTimings::ablation);
   s.publish(reader, windows.tokens());

@@ -86,10 +86,16 @@ void PatternScoreAccumulator::add(const Trace& trace, int rows) {
   const int n = rows < 0 ? trace.tokenCount() : std::min(rows, trace.tokenCount());
   if (n == 0) return;
   shape(trace.layerCount(), trace.headCount());
+  // The heads' sums on the OpenMP threads, added below in a fixed order (the same totals on any thread count).
+  std::vector<RowSums> sums(static_cast<std::size_t>(layers_ * heads_));
+#pragma omp parallel for schedule(dynamic)
+  for (int idx = 0; idx < layers_ * heads_; ++idx)
+    sums[static_cast<std::size_t>(idx)] = patternSums(
+        trace.layers[static_cast<std::size_t>(idx / heads_)].heads[static_cast<std::size_t>(idx % heads_)].attention,
+        n);
   for (int l = 0; l < layers_; ++l)
     for (int h = 0; h < heads_; ++h) {
-      const RowSums s =
-          patternSums(trace.layers[static_cast<std::size_t>(l)].heads[static_cast<std::size_t>(h)].attention, n);
+      const RowSums& s = sums[static_cast<std::size_t>(l * heads_ + h)];
       at(previous_, l, h) += s.previous;
       at(bos_, l, h) += s.bos;
       at(entropy_, l, h) += s.entropy;

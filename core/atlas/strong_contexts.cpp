@@ -138,14 +138,17 @@ void StrongContextCollector::offer(ContextHeap& heap, const VecD& scores, const 
 }
 
 void StrongContextCollector::addWindow(const Trace& trace, const ScanWindow& window) {
-  std::vector<int> keys;
-  for (int l = 0; l < layers_; ++l)
-    for (int h = 0; h < heads_; ++h) {
-      const auto idx = static_cast<std::size_t>(l * heads_ + h);
-      offer(norm_[idx], outputNormScores(trace, window, l, h), nullptr, trace, window, l, h, "output_norm");
-      const VecD edge = edgeScores(trace, window, l, h, keys);
-      offer(edge_[idx], edge, &keys, trace, window, l, h, "attention_edge");
-    }
+  // Heads on the OpenMP threads: each writes only its own two heaps (nothing here throws but bad_alloc).
+  const int count = layers_ * heads_;
+#pragma omp parallel for schedule(dynamic)
+  for (int idx = 0; idx < count; ++idx) {
+    const int l = idx / heads_, h = idx % heads_;
+    std::vector<int> keys;
+    offer(norm_[static_cast<std::size_t>(idx)], outputNormScores(trace, window, l, h), nullptr, trace, window, l, h,
+          "output_norm");
+    const VecD edge = edgeScores(trace, window, l, h, keys);
+    offer(edge_[static_cast<std::size_t>(idx)], edge, &keys, trace, window, l, h, "attention_edge");
+  }
 }
 
 void StrongContextCollector::writeTo(HeadAtlas& atlas) const {

@@ -290,9 +290,13 @@ class DecoderResumedLayers : public ResumableLayers {
 std::vector<Vec> DecoderModel::lastRowsWith(const TokenizedText& text, const Trace& base,
                                             const std::vector<Intervention>& ivs) const {
   checkInput(text);
-  for (const Intervention& iv : ivs)
-    if (!iv.ablate.empty()) return Model::lastRowsWith(text, base, ivs);  // mean ablation needs every row
   return resumedLastRows(DecoderResumedLayers(*this, static_cast<int>(text.ids.size())), base, ivs);
+}
+
+std::vector<Mat> DecoderModel::rowsWith(const TokenizedText& text, const Trace& base,
+                                        const std::vector<Intervention>& ivs, const std::vector<int>& rows) const {
+  checkInput(text);
+  return resumedRows(DecoderResumedLayers(*this, static_cast<int>(text.ids.size())), base, ivs, rows);
 }
 
 Mat DecoderModel::finalNorm(const Mat& residual) const { return unembedding_.normalise(residual); }

@@ -43,6 +43,8 @@ class DecoderModel : public HfModel {
   /// Patched runs resumed from `base` (core/model/resumed_runs.h); with ablations, full forward passes.
   std::vector<Vec> lastRowsWith(const TokenizedText& text, const Trace& base,
                                 const std::vector<Intervention>& ivs) const override;
+  std::vector<Mat> rowsWith(const TokenizedText& text, const Trace& base, const std::vector<Intervention>& ivs,
+                            const std::vector<int>& rows) const override;
   /// Defined in decoder_decode.cpp.
   std::unique_ptr<DecodeSession> startDecoding(const std::vector<int>& promptIds,
                                                const RunControl& control = {}) const override;

@@ -148,9 +148,13 @@ Mat Gpt2Model::finishLayer(int layer, const Mat& x, const Mat& concat) const {
 std::vector<Vec> Gpt2Model::lastRowsWith(const TokenizedText& text, const Trace& base,
                                          const std::vector<Intervention>& ivs) const {
   checkInput(text);
-  for (const Intervention& iv : ivs)
-    if (!iv.ablate.empty()) return Model::lastRowsWith(text, base, ivs);  // mean ablation needs every row
   return resumedLastRows(*this, base, ivs);
+}
+
+std::vector<Mat> Gpt2Model::rowsWith(const TokenizedText& text, const Trace& base, const std::vector<Intervention>& ivs,
+                                     const std::vector<int>& rows) const {
+  checkInput(text);
+  return resumedRows(*this, base, ivs, rows);
 }
 
 UnembeddingView Gpt2Model::tokenEmbeddings() const {

@@ -37,6 +37,8 @@ class Gpt2Model : public HfModel, private ResumableLayers {
   Trace forward(const TokenizedText& text, const RunControl& control = {}, const Intervention& iv = {}) const override;
   std::vector<Vec> lastRowsWith(const TokenizedText& text, const Trace& base,
                                 const std::vector<Intervention>& ivs) const override;
+  std::vector<Mat> rowsWith(const TokenizedText& text, const Trace& base, const std::vector<Intervention>& ivs,
+                            const std::vector<int>& rows) const override;
   /// Defined in gpt2_decode.cpp.
   std::unique_ptr<DecodeSession> startDecoding(const std::vector<int>& promptIds,
                                                const RunControl& control = {}) const override;

@@ -37,7 +37,7 @@ class Model {
                         const Intervention& iv = {}) const = 0;
   /// The stream after the last layer at the last position [d] of `text` run with each of `ivs`, where `base`
   /// is the plain traced run of `text`: all that activation patching reads. GPT-2 and the decoders resume
-  /// patches from base (resumed_runs.h); the default runs one full forward pass each. Equal either way up
+  /// patches and ablations from base (resumed_runs.h); the default runs one full forward pass each. Equal either way up
   /// to float rounding.
   virtual std::vector<Vec> lastRowsWith(const TokenizedText& text, const Trace& /*base*/,
                                         const std::vector<Intervention>& ivs) const {
@@ -45,6 +45,23 @@ class Model {
     for (const Intervention& iv : ivs)
       rows.push_back(forward(text, {}, iv).layers.back().residualOut.bottomRows(1).transpose());
     return rows;
+  }
+
+  /// The stream after the last layer at rows `rows` (distinct, ascending) [rows.size(), d] of `text` run with each
+  /// of `ivs` (ablations and patches), `base` the plain traced run of `text`: what the atlas's ablation effect reads.
+  /// GPT-2 and the decoders resume the runs from base, stacked (resumed_runs.h); the default runs one full forward
+  /// pass each. Equal either way up to float rounding.
+  virtual std::vector<Mat> rowsWith(const TokenizedText& text, const Trace& /*base*/,
+                                    const std::vector<Intervention>& ivs, const std::vector<int>& rows) const {
+    std::vector<Mat> out;
+    for (const Intervention& iv : ivs) {
+      const Trace t = forward(text, {}, iv);
+      Mat m(static_cast<Eigen::Index>(rows.size()), t.layers.back().residualOut.cols());
+      for (std::size_t k = 0; k < rows.size(); ++k)
+        m.row(static_cast<Eigen::Index>(k)) = t.layers.back().residualOut.row(rows[k]);
+      out.push_back(std::move(m));
+    }
+    return out;
   }
 
   /// The final norm and unembedding (unembedding.h), for predictions, the logit lens and attribution;

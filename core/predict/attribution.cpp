@@ -113,6 +113,27 @@ OutputProjections readOutputProjections(const Model& model, const TokenizedText&
                                         const RunControl& control) {
   refuseNonLinear(model);
   const ModelInfo info = model.info();
+  const int width = info.heads * info.dHead;
+  OutputProjections p;
+  p.weights.resize(static_cast<size_t>(info.layers));
+  for (int l = 0; l < info.layers; ++l) {
+    Mat wv;
+    Mat& wo = p.weights[static_cast<size_t>(l)];
+    if (!model.ovCircuitWeights(l, wv, wo) || wo.rows() != width || wo.cols() != info.dModel)
+      return probeOutputProjections(model, text, chunk, control);
+  }
+  control.checkpoint(0.5);
+  const Trace t = probeAll(model, text, Mat::Zero(2, width), info.layers, info.heads);  // b_O: every head zero
+  p.bias.resize(info.layers, info.dModel);
+  for (int l = 0; l < info.layers; ++l) p.bias.row(l) = t.layers[static_cast<size_t>(l)].attentionOut.row(0);
+  control.checkpoint(1.0);
+  return p;
+}
+
+OutputProjections probeOutputProjections(const Model& model, const TokenizedText& text, int chunk,
+                                         const RunControl& control) {
+  refuseNonLinear(model);
+  const ModelInfo info = model.info();
   const int width = info.heads * info.dHead;  // rows of W_O, then one zero row for b_O
   chunk = std::max(2, std::min(chunk, info.maxTokens > 0 ? info.maxTokens : chunk));
   OutputProjections p;

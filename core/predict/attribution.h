@@ -29,9 +29,10 @@ struct HeadContributions {
 /// Throws InputError for a sandwich-norm model, one with a non-linear head, or a position outside the text.
 HeadContributions headContributions(const Model& model, const TokenizedText& text, const Trace& trace, int position);
 
-/// W_O and b_O of every layer, read once per model for repeated attribution (the GUI: every edit), by the same
-/// probe with rows e_i of the identity: ⌈(H·d_head + 1) / chunk⌉ forward passes of ≤ `chunk` rows (GPT-2 small:
-/// 7 passes of 128 rows; 28 MB kept). `text` supplies token ids for the probe rows (any will do).
+/// W_O and b_O of every layer, read once per model for repeated attribution (the GUI: every edit, the atlas's
+/// corpus scan). W_O comes from the model's weights where it gives them (Model::ovCircuitWeights: GPT-2, the
+/// decoders) and b_O from one probe pass with every head's output zero; otherwise both come from the probe below.
+/// `text` supplies token ids for the probe rows (any will do).
 struct OutputProjections {
   std::vector<Mat> weights;  ///< per layer [H·d_head, d]
   Mat bias;                  ///< [layers, d]
@@ -40,6 +41,11 @@ struct OutputProjections {
 /// passes.
 OutputProjections readOutputProjections(const Model& model, const TokenizedText& text, int chunk = 128,
                                         const RunControl& control = {});
+/// The same read by probing alone, for any model: the heads' outputs patched to rows e_i of the identity, then a
+/// zero row, ⌈(H·d_head + 1) / chunk⌉ forward passes of ≤ `chunk` rows (GPT-2 small: 7 passes of 128 rows, 0.8 s;
+/// 28 MB kept).
+OutputProjections probeOutputProjections(const Model& model, const TokenizedText& text, int chunk = 128,
+                                         const RunControl& control = {});
 /// The same shares as headContributions(model, …) from the read projections: H·d_head·d multiply-adds per
 /// layer.
 HeadContributions headContributions(const OutputProjections& projections, const Trace& trace, int position);

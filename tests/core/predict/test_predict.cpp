@@ -118,7 +118,12 @@ class TestPredict : public QObject {
       const auto model = open(c);
       const TokenizedText text = fromIds(c["token_ids"]);
       const Trace t = model->forward(text);
-      const OutputProjections projections = readOutputProjections(*model, text, 5);  // several chunks
+      const OutputProjections projections = probeOutputProjections(*model, text, 5);  // several chunks
+      const OutputProjections read = readOutputProjections(*model, text);  // W_O from the weights, b_O probed
+      for (int l = 0; l < t.layerCount(); ++l) {
+        QVERIFY((read.weights[l] - projections.weights[l]).cwiseAbs().maxCoeff() <= 1e-5);
+        QVERIFY((read.bias.row(l) - projections.bias.row(l)).cwiseAbs().maxCoeff() <= 1e-5);
+      }
       for (int position : {t.tokenCount() - 1, 1}) {
         const HeadContributions parts = headContributions(*model, text, t, position);
         const HeadContributions cached = headContributions(projections, t, position);
@@ -193,6 +198,65 @@ class TestPredict : public QObject {
       QVERIFY2(w <= 1e-5, name);
       QVERIFY2(changedRuns >= cleanRun.layerCount(), name);  // the patches do change the stream
     }
+  }
+
+  void resumedRowsWithAblationsEqualFullForwardPasses() {
+    // The atlas's ablation effect (Model::rowsWith): every head zeroed, a head set to its mean, two heads of
+    // different layers, patches and a residual patch in the same batch; rows kept anywhere in the text.
+    for (const char* name : {"models/gpt2_tiny", "decoders/llama-gqa", "decoders/qwen2-bias", "decoders/gemma2-softcap",
+                             "decoders/gemma3-pattern", "decoders/mistral-window", "decoders/gemma-mqa"}) {
+      const auto model = loadCheckpoint(std::string(ATTNLAB_TEST_DATA) + "/reference/" + name);
+      const TokenizedText text = model->tokenize("The cat sat on the mat because it was warm and soft");
+      TokenizedText other = text;
+      other.ids[3] = (other.ids[3] + 5) % static_cast<int>(model->unembedding()->vocab);
+      const Trace plain = model->forward(text), otherRun = model->forward(other);
+      const int layers = plain.layerCount(), heads = plain.headCount(), n = plain.tokenCount();
+      std::vector<Intervention> ivs;
+      for (int l = 0; l < layers; ++l)
+        for (int h = 0; h < heads; ++h) {
+          ivs.emplace_back();
+          ivs.back().ablate = {{l, h}};
+        }
+      ivs.emplace_back();
+      ivs.back().ablate = {{layers - 1, 0}};
+      ivs.back().mode = AblationMode::Mean;
+      ivs.emplace_back();
+      ivs.back().ablate = {{0, 1}, {layers - 1, heads - 1}};
+      ivs.back().mode = AblationMode::Mean;
+      ivs.emplace_back();
+      ivs.back().source = &otherRun;
+      ivs.back().patchHeads = {{1, 0}};
+      ivs.back().ablate = {{1, 1}};
+      ivs.emplace_back();
+      ivs.back().source = &otherRun;
+      ivs.back().residualLayer = layers;
+      ivs.back().residualPosition = n - 1;
+      const std::vector<int> rows = {0, 3, 4, n - 2, n - 1};
+      const std::vector<Mat> fast = model->rowsWith(text, plain, ivs, rows);
+      const std::vector<Mat> slow = model->Model::rowsWith(text, plain, ivs, rows);
+      QCOMPARE(fast.size(), ivs.size());
+      const Mat unchanged = model->Model::rowsWith(text, plain, {Intervention{}}, rows)[0];
+      double w = 0.0;
+      int changed = 0;
+      for (std::size_t i = 0; i < ivs.size(); ++i) {
+        QCOMPARE(fast[i].rows(), static_cast<Eigen::Index>(rows.size()));
+        w = std::max<double>(w,
+                             (fast[i] - slow[i]).cwiseAbs().maxCoeff() / std::max(1.0f, slow[i].cwiseAbs().maxCoeff()));
+        changed += (slow[i] - unchanged).cwiseAbs().maxCoeff() > 0;
+      }
+      QVERIFY2(w <= 1e-5, name);
+      QVERIFY2(changed >= layers * heads, name);  // the ablations do change the rows
+    }
+    const auto model = loadCheckpoint(std::string(ATTNLAB_TEST_DATA) + "/reference/models/gpt2_tiny");
+    const TokenizedText text = model->tokenize("The cat sat on the mat");
+    const Trace plain = model->forward(text);
+    bool refused = false;
+    try {
+      model->rowsWith(text, plain, {Intervention{}}, {3, 1});
+    } catch (const InputError& e) {
+      refused = std::string(e.what()).find("in order") != std::string::npos;
+    }
+    QVERIFY(refused);
   }
 
   void reusedLayersGiveTheSameTrace() {
