@@ -95,9 +95,15 @@ void stepLayer(const ResumableLayers& model, const Trace& base, const std::vecto
       interveneOnConcat(iv, l, heads, static_cast<int>(dh), c);  // every row: a mean ablation's mean is right
     else
       patchHeadRows(iv, l, dh, run.first, c);
-    for (std::size_t j = 0; j < pass[r].size(); ++j) {
-      concat.row(at[r] + static_cast<Eigen::Index>(j)) = c.row(pass[r][j]);
-      stream.row(at[r] + static_cast<Eigen::Index>(j)) = run.x.row(pass[r][j]);
+    const auto kept = static_cast<Eigen::Index>(pass[r].size());
+    if (kept == m) {  // every row (all layers but the last): block copies, not strided rows
+      concat.middleRows(at[r], m) = c;
+      stream.middleRows(at[r], m) = run.x;
+    } else {
+      for (Eigen::Index j = 0; j < kept; ++j) {
+        concat.row(at[r] + j) = c.row(pass[r][static_cast<std::size_t>(j)]);
+        stream.row(at[r] + j) = run.x.row(pass[r][static_cast<std::size_t>(j)]);
+      }
     }
   }
   const Mat y = model.finishLayer(l, stream, concat);
