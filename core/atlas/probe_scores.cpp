@@ -1,5 +1,6 @@
 #include "core/atlas/probe_scores.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -14,19 +15,23 @@ struct RowSums {
   double previous = 0, bos = 0, entropy = 0, distance = 0;
 };
 
-RowSums patternSums(const Mat& attention, int rows) {
+RowSums patternSums(const Mat& attention, int rows, bool causal) {
   // Column by column (contiguous in the column-major map), logarithms in float packets, each column's sum added in
-  // double: a 20k-token corpus scan of GPT-2 small takes 360 M of them (4 s as doubles, the row walk strided).
+  // double: a 20k-token corpus scan of GPT-2 small takes 360 M of them (4 s as doubles, the row walk strided). A
+  // causal map's column j is 0 above row j (masked entries are exactly 0): only rows j … are read, the same sums.
   const auto a = attention.topRows(rows).array();  // [rows, n]
   RowSums s;
   for (int i = 1; i < rows; ++i) s.previous += a(i, i - 1);
   const Eigen::ArrayXf row = Eigen::ArrayXf::LinSpaced(rows, 0.0f, static_cast<float>(rows - 1));
-  for (Eigen::Index j = 0; j < a.cols(); ++j) {
-    const auto c = a.col(j);
+  const Eigen::Index columns = causal ? std::min<Eigen::Index>(a.cols(), rows) : a.cols();
+  for (Eigen::Index j = 0; j < columns; ++j) {
+    const Eigen::Index top = causal ? j : 0;
+    const auto c = a.col(j).segment(top, rows - top);
+    const auto r = row.segment(top, rows - top);
     if (j == 0) s.bos = static_cast<double>(c.sum());
     // −Σ a ln a with 0·ln 0 = 0: the masked entries are exactly 0.
     s.entropy -= static_cast<double>((c > 0.0f).select(c * c.max(1e-30f).log(), 0.0f).sum());
-    s.distance += static_cast<double>((c * (row - static_cast<float>(j)).abs()).sum());
+    s.distance += static_cast<double>((c * (r - static_cast<float>(j)).abs()).sum());
   }
   return s;
 }
@@ -61,7 +66,7 @@ std::map<std::string, HeadGrid> probeScores(const Trace& trace, const AtlasProbe
   for (int l = 0; l < layers; ++l)
     for (int h = 0; h < heads; ++h) {
       const Mat& a = trace.layers[static_cast<std::size_t>(l)].heads[static_cast<std::size_t>(h)].attention;
-      const RowSums s = patternSums(a, rows);
+      const RowSums s = patternSums(a, rows, trace.causal);
       at(out["previous_token"], l, h) = s.previous / (rows - 1);
       at(out["bos"], l, h) = s.bos / rows;
       at(out["entropy"], l, h) = s.entropy / rows;
@@ -91,8 +96,8 @@ void PatternScoreAccumulator::add(const Trace& trace, int rows) {
 #pragma omp parallel for schedule(dynamic)
   for (int idx = 0; idx < layers_ * heads_; ++idx)
     sums[static_cast<std::size_t>(idx)] = patternSums(
-        trace.layers[static_cast<std::size_t>(idx / heads_)].heads[static_cast<std::size_t>(idx % heads_)].attention,
-        n);
+        trace.layers[static_cast<std::size_t>(idx / heads_)].heads[static_cast<std::size_t>(idx % heads_)].attention, n,
+        trace.causal);
   for (int l = 0; l < layers_; ++l)
     for (int h = 0; h < heads_; ++h) {
       const RowSums& s = sums[static_cast<std::size_t>(l * heads_ + h)];
