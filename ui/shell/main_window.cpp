@@ -24,6 +24,7 @@
 #include <algorithm>
 
 #include "core/base/errors.h"
+#include "core/model/trace_memory.h"
 #include "core/session/params_json.h"
 #include "core/train/shipped_models.h"
 #include "ui/plots/figure_export.h"
@@ -467,10 +468,20 @@ void MainWindow::onResult(const ResultPtr& result) {
   }
   status_->setStyleSheet({});
   const PipelineResult& run = *result->run;
-  status_->setText(tr("%1 · %2 tokens · forward %3 ms")
+  // Memory is shown with the budgets that bound it (issue 18): the trace against the activation budget, and for a
+  // long input (no maps kept) the cache the views' recomputed maps live in.
+  const bool tiled =
+      !run.trace.layers.empty() && !run.trace.layers[0].heads.empty() && !run.trace.layers[0].heads[0].keepsMaps();
+  const auto size = [](double bytes) { return QString::fromStdString(humanBytes(bytes)); };
+  QString memory = tr("trace %1").arg(size(traceBytes(run.trace)));
+  if (tiled && run.maps)
+    memory += tr(" (activations ≤ %1), maps recomputed on demand (cache ≤ %2)")
+                  .arg(size(kActivationBudgetBytes), size(run.maps->budget()));
+  status_->setText(tr("%1 · %2 tokens · forward %3 ms · %4")
                        .arg(QString::fromStdString(run.info.name))
                        .arg(run.trace.tokenCount())
-                       .arg(result->forwardMs, 0, 'f', 2));
+                       .arg(result->forwardMs, 0, 'f', 2)
+                       .arg(memory));
   ModelInfo shape = run.info;  // the selectors' limits are what the trace has (1 head below multi-head)
   shape.layers = run.trace.layerCount();
   shape.heads = run.trace.headCount();
