@@ -207,7 +207,9 @@ LayerTrace DecoderModel::runLayer(int layer, const Mat& x, const RopeTables& rop
   o.scale = static_cast<float>(d.attnScale);
   o.window = d.window[layer];
   o.softcap = static_cast<float>(d.attnSoftcap);
-  t.heads = attendGroupedHeads(q, k, v, heads, kv, dh, o, t.concat, keepMaps && p == 0);
+  // An edit: the heads' outputs of rows before p are the last run's (their tiles skip the A·V product).
+  const LayerTrace* known = p > 0 ? &iv.prefix->layers[static_cast<std::size_t>(layer)] : nullptr;
+  t.heads = attendGroupedHeads(q, k, v, heads, kv, dh, o, t.concat, keepMaps && p == 0, known, p);
   interveneOnHeads(iv, layer, dh, t.concat, t.heads);
   Mat attentionOut = w.oW.affine(t.concat.bottomRows(m), w.oB);  // [m, d]
   if (d.sandwichNorms) attentionOut = norm(attentionOut, w.postAttnNorm);

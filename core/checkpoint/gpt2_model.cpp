@@ -95,7 +95,7 @@ LayerTrace Gpt2Model::runLayer(int layer, const Mat& x, const Intervention& iv, 
     t.heads = attendHeads(stackHeadRows(prev, &HeadTrace::q, p, qkv.middleCols(0, d), heads, 1, dh),
                           stackHeadRows(prev, &HeadTrace::k, p, qkv.middleCols(d, d), heads, 1, dh),
                           stackHeadRows(prev, &HeadTrace::v, p, qkv.middleCols(2 * d, d), heads, 1, dh), heads, dh,
-                          scale, /*causal=*/true, t.concat, /*keepMaps=*/false);
+                          scale, /*causal=*/true, t.concat, /*keepMaps=*/false, &prev, p);  // outputs < p: prev's
   }
   interveneOnHeads(iv, layer, dh, t.concat, t.heads);
   const Eigen::Index m = x.rows() - p;  // rows computed here

@@ -61,7 +61,7 @@ double softmaxWithEntropy(Eigen::Ref<Eigen::VectorXf> s) {
 
 }  // namespace
 
-HeadTrace attendHeadTiled(Mat q, Mat k, Mat v, const HeadOptions& o) {
+HeadTrace attendHeadTiled(Mat q, Mat k, Mat v, const HeadOptions& o, const Mat* known, Eigen::Index knownRows) {
   const Eigen::Index n = q.rows();
   HeadTrace h;
   h.options = o;
@@ -89,7 +89,10 @@ HeadTrace attendHeadTiled(Mat q, Mat k, Mat v, const HeadOptions& o) {
       summary.addRow(static_cast<int>(r0 + c), col.data() + (f - first), static_cast<int>(f), static_cast<int>(e - f),
                      entropy);
     }
-    h.output.middleRows(r0, m).noalias() = st.transpose() * v.middleRows(first, keys);  // [m, d_head]
+    if (known && r0 + m <= knownRows)
+      h.output.middleRows(r0, m) = known->middleRows(r0, m);
+    else
+      h.output.middleRows(r0, m).noalias() = st.transpose() * v.middleRows(first, keys);  // [m, d_head]
   }
   h.summary = summary.finish();
   h.q = std::move(q);
@@ -100,7 +103,8 @@ HeadTrace attendHeadTiled(Mat q, Mat k, Mat v, const HeadOptions& o) {
 
 std::vector<HeadTrace> attendGroupedHeads(const Eigen::Ref<const Mat>& q, const Eigen::Ref<const Mat>& k,
                                           const Eigen::Ref<const Mat>& v, int heads, int kvHeads, int dHead,
-                                          const HeadOptions& o, Mat& concat, bool keepMaps) {
+                                          const HeadOptions& o, Mat& concat, bool keepMaps, const LayerTrace* known,
+                                          int knownRows) {
   const Eigen::Index n = q.rows();
   const int group = heads / kvHeads;
   std::vector<HeadTrace> out(static_cast<std::size_t>(heads));
@@ -111,7 +115,8 @@ std::vector<HeadTrace> attendGroupedHeads(const Eigen::Ref<const Mat>& q, const 
     const Eigen::Index kv0 = static_cast<Eigen::Index>(h / group) * dHead;
     HeadTrace& t = out[static_cast<std::size_t>(h)];
     t = keepMaps ? attendHead(q.middleCols(c0, dHead), k.middleCols(kv0, dHead), v.middleCols(kv0, dHead), o)
-                 : attendHeadTiled(q.middleCols(c0, dHead), k.middleCols(kv0, dHead), v.middleCols(kv0, dHead), o);
+                 : attendHeadTiled(q.middleCols(c0, dHead), k.middleCols(kv0, dHead), v.middleCols(kv0, dHead), o,
+                                   known ? &known->heads[static_cast<std::size_t>(h)].output : nullptr, knownRows);
     concat.middleCols(c0, dHead) = t.output;
   };
   maybeParallelJobs(madds >= kParallelHeadMadds && omp_get_max_threads() > 1, heads, {}, head);
@@ -120,11 +125,11 @@ std::vector<HeadTrace> attendGroupedHeads(const Eigen::Ref<const Mat>& q, const 
 
 std::vector<HeadTrace> attendHeads(const Eigen::Ref<const Mat>& q, const Eigen::Ref<const Mat>& k,
                                    const Eigen::Ref<const Mat>& v, int heads, int dHead, float scale, bool causal,
-                                   Mat& concat, bool keepMaps) {
+                                   Mat& concat, bool keepMaps, const LayerTrace* known, int knownRows) {
   HeadOptions o;
   o.scale = scale;
   o.causal = causal;
-  return attendGroupedHeads(q, k, v, heads, heads, dHead, o, concat, keepMaps);
+  return attendGroupedHeads(q, k, v, heads, heads, dHead, o, concat, keepMaps, known, knownRows);
 }
 
 }  // namespace attnlab

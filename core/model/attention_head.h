@@ -19,7 +19,11 @@ HeadTrace attendHead(Mat q, Mat k, Mat v, const HeadOptions& o);
 /// The same head without its maps (long inputs, issue 18): attends kTileRows queries at a time, each tile's
 /// scores only over the keys its queries see ([keys, rows] ≤ kTileRows·n floats at once), and reads the summary off
 /// each tile's weights. The output equals attendHead's to float rounding; `scores` and `attention` stay empty.
-HeadTrace attendHeadTiled(Mat q, Mat k, Mat v, const HeadOptions& o);
+/// `known` (optional) holds the output's first `knownRows` rows as an earlier pass made them (an edit's rows before
+/// its first changed token, prefix_reuse.h): tiles wholly inside them copy those rows instead of the A·V product,
+/// half of such a tile's work; their weights are still made, for the summary.
+HeadTrace attendHeadTiled(Mat q, Mat k, Mat v, const HeadOptions& o, const Mat* known = nullptr,
+                          Eigen::Index knownRows = 0);
 inline constexpr int kTileRows = 64;
 
 /// Every head of a layer: head h reads columns [h·dHead, (h+1)·dHead) of q, k and v [n, heads·dHead]
@@ -28,16 +32,19 @@ inline constexpr int kTileRows = 64;
 /// OpenMP threads; the numbers are the same either way. `concat` [n, heads·dHead] receives the outputs.
 std::vector<HeadTrace> attendHeads(const Eigen::Ref<const Mat>& q, const Eigen::Ref<const Mat>& k,
                                    const Eigen::Ref<const Mat>& v, int heads, int dHead, float scale, bool causal,
-                                   Mat& concat, bool keepMaps = true);
+                                   Mat& concat, bool keepMaps = true, const LayerTrace* known = nullptr,
+                                   int knownRows = 0);
 
 inline constexpr double kParallelHeadMadds = 8.0e6;
 
 /// Grouped-query attention: q [n, heads·dHead], k and v [n, kvHeads·dHead]; query head h reads kv head
 /// ⌊h / (heads / kvHeads)⌋, whose K and V it keeps in its trace. `concat` [n, heads·dHead] receives the outputs.
-/// keepMaps false: every head through attendHeadTiled.
+/// keepMaps false: every head through attendHeadTiled, given head h's first `knownRows` output rows from `known`'s
+/// head h when there is one (the previous pass of an edited text).
 std::vector<HeadTrace> attendGroupedHeads(const Eigen::Ref<const Mat>& q, const Eigen::Ref<const Mat>& k,
                                           const Eigen::Ref<const Mat>& v, int heads, int kvHeads, int dHead,
-                                          const HeadOptions& o, Mat& concat, bool keepMaps = true);
+                                          const HeadOptions& o, Mat& concat, bool keepMaps = true,
+                                          const LayerTrace* known = nullptr, int knownRows = 0);
 
 /// The explicit maps of a head with options `o`: scores [n, n] (scaled, soft-capped, unmasked) and attention
 /// [n, n] (masked, softmax rows). What attendHead keeps and what head_maps.h recomputes: the same numbers.

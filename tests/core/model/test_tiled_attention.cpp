@@ -124,6 +124,14 @@ class TestTiledAttention : public QObject {
     // Recomputed on demand: the very numbers a short input keeps.
     ATTNLAB_COMPARE_MATRICES(headAttention(tiled), full.attention, 1e-6);
     ATTNLAB_COMPARE_MATRICES(headScores(tiled), full.scores, 1e-6);
+    // An edit's known rows (prefix_reuse.h): tiles wholly before row p copy them (zeros here, to see which were
+    // copied), the rest is made as before, and the summary still reads every row.
+    const Eigen::Index p = std::min<Eigen::Index>(n - 1, n / 2 + 3), copied = p / kTileRows * kTileRows;
+    const Mat zeros = Mat::Zero(p, 16);
+    const HeadTrace edited = attendHeadTiled(q, k, v, o, &zeros, p);
+    QVERIFY(edited.output.topRows(copied).isZero(0.0f));
+    QVERIFY(edited.output.bottomRows(n - copied) == tiled.output.bottomRows(n - copied));
+    compareSummaries(edited.summary, tiled.summary);
     Mat rows;
     const Eigen::Index first = n / 3, count = std::max<Eigen::Index>(1, n / 2);
     headAttentionRows(tiled, first, count, rows);
