@@ -166,9 +166,9 @@ void MapPyramid::poolCells(int k, int rowBegin, int rowEnd, int colBegin, int co
 }
 
 void MapPyramid::buildCoarser(int k) {
-  max_[static_cast<std::size_t>(k)].resize(levelRows(k), levelCols(k));
-  mean_[static_cast<std::size_t>(k)].resize(levelRows(k), levelCols(k));
   const int outRows = levelRows(k), outCols = levelCols(k);
+  max_[static_cast<std::size_t>(k)].resize(outRows, outCols);
+  mean_[static_cast<std::size_t>(k)].resize(outRows, outCols);
 #pragma omp parallel for schedule(static) if (static_cast <long>(outRows) * outCols > 1 << 14)
   for (int i = 0; i < outRows; ++i) poolCells(k, i, i + 1, 0, outCols);
 }

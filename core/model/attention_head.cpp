@@ -7,6 +7,7 @@
 
 #include "core/base/parallel_jobs.h"
 #include "core/model/blocks.h"
+#include "core/model/head_maps.h"
 
 namespace attnlab {
 
@@ -70,9 +71,8 @@ HeadTrace attendHeadTiled(Mat q, Mat k, Mat v, const HeadOptions& o, const Mat* 
   Mat st;  // one tile's scores, transposed so that each query is a contiguous column: [keys, rows]
   for (Eigen::Index r0 = 0; r0 < n; r0 += kTileRows) {
     const Eigen::Index m = std::min<Eigen::Index>(kTileRows, n - r0);
-    long first = 0, end = 0, lastFirst = 0, lastEnd = 0;
-    visibleKeys(o, r0, n, first, end);
-    visibleKeys(o, r0 + m - 1, n, lastFirst, lastEnd);
+    long first = 0, lastEnd = 0;
+    visibleKeysOfRows(o, static_cast<long>(r0), static_cast<long>(m), static_cast<long>(n), first, lastEnd);
     const Eigen::Index keys = lastEnd - first;  // the union of the tile's visible keys
     st.noalias() = (k.middleRows(first, keys) * q.middleRows(r0, m).transpose()) * o.scale;
     if (o.softcap > 0.0f) {
