@@ -408,8 +408,8 @@ int main(int argc, char** argv) {
     std::printf(
         "attnlab  %s, %s file, %d tokens, %d threads, %s products, every map kept: median %.1f ms, min %.1f ms "
         "over %d runs (%.0f GFLOP/s; %.1f GFLOP; target %.0f ms: %s); mean |last residual| %.6f\n",
-        s.name.c_str(), dtype.c_str(), tokens, threads, packedGemmHasAvx512() ? "packed AVX-512" : "packed portable",
-        median, ms.front(), runs, forwardFlops(s, tokens) / median / 1e6, forwardFlops(s, tokens) / 1e9, s.targetMs,
+        s.name.c_str(), dtype.c_str(), tokens, threads, packedGemmKernel(), median, ms.front(), runs,
+        forwardFlops(s, tokens) / median / 1e6, forwardFlops(s, tokens) / 1e9, s.targetMs,
         median <= s.targetMs ? "ok" : "MISSED", meanAbs);
     std::printf(
         "attnlab  %s open %.0f ms (config, %s mapped, products packed); VmRSS %.0f MB before, %.0f MB after "

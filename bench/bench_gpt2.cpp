@@ -170,7 +170,7 @@ int main(int argc, char** argv) {
     std::sort(ms.begin(), ms.end());
     std::sort(cpu.begin(), cpu.end());
     const double median = ms[ms.size() / 2];
-    const char* gemm = packedGemmHasAvx512() ? "packed AVX-512" : "packed portable";
+    const char* gemm = packedGemmKernel();
     std::printf(
         "attnlab  GPT-2 small, %d tokens, %d threads, %s products: median %.1f ms, min %.1f ms over %d runs "
         "(%.0f GFLOP/s); CPU time per run %.1f ms\n",

@@ -1,7 +1,7 @@
 #pragma once
 // The matrix-product kernel behind PackedMatrix (core/compute/packed_matrix.h): C = A·B + b where B has been
-// repacked once into column panels. Kept apart so the tests can run the portable kernel and the AVX-512
-// kernel on the same data.
+// repacked once into column panels. Kept apart so the tests can run the portable kernel and the AVX-512 (or, on
+// CPUs without it, AVX2 + FMA) kernel on the same data.
 //
 // Layouts (all float):
 //   A  [rows, inner]  column-major, leading dimension `lda` (an Eigen MatrixXf: lda = rows)
@@ -32,11 +32,13 @@ struct PackedProduct {
 /// Computes C's columns of panels [panelBegin, panelEnd) with the fastest kernel this build has.
 void packedGemm(const PackedProduct& p, std::ptrdiff_t panelBegin, std::ptrdiff_t panelEnd);
 
-/// The same with plain C++ loops (the compiler's auto-vectorisation): the fallback for CPUs without
-/// AVX-512, and the tests' second opinion.
+/// The same with plain C++ loops (the compiler's auto-vectorisation): the fallback for CPUs with neither AVX-512
+/// nor AVX2 + FMA, and the tests' second opinion.
 void packedGemmPortable(const PackedProduct& p, std::ptrdiff_t panelBegin, std::ptrdiff_t panelEnd);
 
 /// True when packedGemm uses the AVX-512 kernel (the build targets a CPU that has it).
 bool packedGemmHasAvx512();
+/// The kernel packedGemm uses, for the benchmarks' reports: "packed AVX-512", "packed AVX2" or "packed portable".
+const char* packedGemmKernel();
 
 }  // namespace attnlab
