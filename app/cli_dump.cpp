@@ -36,7 +36,7 @@ int runDump(const Args& args) {
   if (args.has("variants") || args.has("performer-curve")) {
     // The selected head's Q, K, V through every variant, in double (DESIGN.md: analysis precision).
     const HeadTrace& h = r.trace.layers[p.selection.layer].heads[p.selection.head];
-    const MatD q = toDouble(h.q), k = toDouble(h.k), v = toDouble(h.v);
+    const MatD q = toDouble(h.q), k = toDouble(h.k()), v = toDouble(h.v());
     j["variant_settings"] = toJson(p.variants);
     j["variants"] = toJson(compareVariants(q, k, v, p.variants, r.trace.causal));
     if (args.has("performer-curve")) j["performer_curve"] = toJson(performerCurve(q, k, p.variants, r.trace.causal));

@@ -23,13 +23,14 @@ HeadTrace randomHead(int n, int d) {
   Rng rng(1234);
   HeadTrace h;
   h.q.resize(n, d);
-  h.k.resize(n, d);
+  Mat k(n, d);
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < d; ++j) {
       h.q(i, j) = static_cast<float>(rng.normal());
-      h.k(i, j) = static_cast<float>(rng.normal());
+      k(i, j) = static_cast<float>(rng.normal());
     }
-  h.scores = (h.q * h.k.transpose()) / std::sqrt(static_cast<float>(d));
+  h.keys = shareMat(std::move(k));
+  h.scores = (h.q * h.k().transpose()) / std::sqrt(static_cast<float>(d));
   return h;
 }
 

@@ -65,7 +65,7 @@ StrongContextCollector::StrongContextCollector(int layers, int heads, int top, s
       edge_(static_cast<std::size_t>(layers * heads), ContextHeap(top)) {}
 
 VecD StrongContextCollector::outputNormScores(const Trace& trace, const ScanWindow& window, int layer, int head) const {
-  const Mat& o = trace.layers[layer].heads[head].output;  // [n, d_head]
+  const auto o = trace.layers[layer].headOutput(head);  // [n, d_head]
   const int n = trace.tokenCount(), end = n - window.suffix;
   VecD s = VecD::Constant(n, kNone);
   Vec sq;

@@ -134,7 +134,8 @@ Trace BertModel::forward(const TokenizedText& text, const RunControl& control, c
   Trace trace = startTrace(text, /*causal=*/false);
   const int n = static_cast<int>(text.ids.size());
   const bool keepMaps = planMapKeeping(iv.maps, n, config_.layers, config_.heads);
-  checkActivationMemory(n, config_.layers, config_.dModel, static_cast<long long>(config_.heads) * config_.dHead());
+  const long long headColumns = static_cast<long long>(config_.heads) * config_.dHead();
+  checkActivationMemory(n, config_.layers, activationFloatsPerToken(config_.dModel, headColumns, headColumns, true));
 
   // h⁰ = LN_emb(word[ids] + pos[0..n) + type[0])   [n, d]; every token is of type 0 (one sentence).
   Mat e(n, config_.dModel);
@@ -146,7 +147,7 @@ Trace BertModel::forward(const TokenizedText& text, const RunControl& control, c
   trace.embeddings = h;
   for (int l = 0; l < config_.layers; ++l) {
     control.checkpoint(static_cast<double>(l) / config_.layers);
-    interveneOnResidual(iv, l, h);
+    interveneOnTracedResidual(iv, l, trace, h);
     trace.layers.push_back(runLayer(l, h, iv, keepMaps));
     h = trace.layers.back().residualOut;
   }
@@ -159,14 +160,13 @@ LayerTrace BertModel::runLayer(int layer, const Mat& x, const Intervention& iv, 
   const BertLayerWeights& w = layers_[layer];
   const int dh = config_.dHead();
   LayerTrace t;
-  t.residualIn = x;
   // Q = x·W_qᵀ + b_q and likewise K, V   [n, d]; head h uses columns h·d_head …
   const Mat q = w.qW.affine(x, w.qB.vector());
   const Mat k = w.kW.affine(x, w.kB.vector());
   const Mat v = w.vW.affine(x, w.vB.vector());
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
   t.heads = attendHeads(q, k, v, config_.heads, dh, scale, /*causal=*/false, t.concat, keepMaps);
-  interveneOnHeads(iv, layer, dh, t.concat, t.heads);
+  interveneOnConcat(iv, layer, config_.heads, dh, t.concat);
   t.attentionOut = w.oW.affine(t.concat, w.oB.vector());  // [n, d]
   const Mat h = layerNorm(Mat(x + t.attentionOut), w.ln1Gamma.vector(), w.ln1Beta.vector(), config_.layerNormEps);
 

@@ -150,8 +150,14 @@ Trace DecoderModel::forward(const TokenizedText& text, const RunControl& control
   checkInput(text);
   checkIntervention(iv, config_.layers, config_.heads, n);
   const bool keepMaps = planMapKeeping(iv.maps, n, config_.layers, config_.heads);
-  checkActivationMemory(n, config_.layers, config_.dModel, static_cast<long long>(config_.heads) * config_.dHead());
   Trace trace = startTrace(text, /*causal=*/true);
+  // A long input's trace keeps no attention or MLP outputs: this model recomputes them (layer_outputs.h).
+  trace.outputsFrom = keepMaps ? nullptr : weak_from_this().lock();
+  const bool keepOutputs = trace.outputsFrom == nullptr;
+  checkActivationMemory(
+      n, config_.layers,
+      activationFloatsPerToken(config_.dModel, static_cast<long long>(config_.heads) * config_.dHead(),
+                               static_cast<long long>(config_.decoder.kvHeads) * config_.dHead(), keepOutputs));
   trace.kvHeads = config_.decoder.kvHeads;
   Mat h(n, config_.dModel);  // [n, d]
   for (int i = 0; i < n; ++i) h.row(i) = embed_.matrix().row(text.ids[i]) * embedScale_;
@@ -167,8 +173,9 @@ Trace DecoderModel::forward(const TokenizedText& text, const RunControl& control
   const int p = dynamic ? 0 : reusablePrefixRows(iv, text.ids, config_.layers, keepMaps);
   for (int l = copyReusedLayers(iv, text.ids, trace, h); l < config_.layers; ++l) {
     control.checkpoint(static_cast<double>(l) / config_.layers);
-    interveneOnResidual(iv, l, h);
-    trace.layers.push_back(runLayer(l, h, config_.decoder.usesLocalRope[l] ? local : global, iv, keepMaps, p));
+    interveneOnTracedResidual(iv, l, trace, h);
+    trace.layers.push_back(
+        runLayer(l, h, config_.decoder.usesLocalRope[l] ? local : global, iv, keepMaps, keepOutputs, p));
     h = trace.layers.back().residualOut;
   }
   interveneOnResidual(iv, config_.layers, trace.layers.back().residualOut);
@@ -177,13 +184,12 @@ Trace DecoderModel::forward(const TokenizedText& text, const RunControl& control
 }
 
 LayerTrace DecoderModel::runLayer(int layer, const Mat& x, const RopeTables& rope, const Intervention& iv,
-                                  bool keepMaps, int p) const {
+                                  bool keepMaps, bool keepOutputs, int p) const {
   const DecoderLayerWeights& w = layers_[layer];
   const DecoderSpec& d = config_.decoder;
   const int heads = config_.heads, kv = d.kvHeads, dh = config_.dHead();
   const Eigen::Index m = x.rows() - p;  // rows computed here; [0, p) come from iv.prefix (prefix_reuse.h)
   LayerTrace t;
-  t.residualIn = x;
   const Mat xNew = p > 0 ? Mat(x.bottomRows(m)) : Mat();
   const Mat& rows = p > 0 ? xNew : x;
   const Mat qkv = w.qkvW.affine(norm(rows, w.inNorm), w.qkvB);  // [m, (H + 2·H_kv)·d_head]
@@ -199,9 +205,9 @@ LayerTrace DecoderModel::runLayer(int layer, const Mat& x, const RopeTables& rop
   applyRope(k, kv, dh, p > 0 ? newRows : rope);
   if (p > 0) {
     const LayerTrace& prev = iv.prefix->layers[static_cast<std::size_t>(layer)];
-    q = stackHeadRows(prev, &HeadTrace::q, p, q, heads, 1, dh);
-    k = stackHeadRows(prev, &HeadTrace::k, p, k, kv, heads / kv, dh);
-    v = stackHeadRows(prev, &HeadTrace::v, p, v, kv, heads / kv, dh);
+    q = stackHeadRows(prev, HeadPart::Q, p, q, heads, 1, dh);
+    k = stackHeadRows(prev, HeadPart::K, p, k, kv, heads / kv, dh);
+    v = stackHeadRows(prev, HeadPart::V, p, v, kv, heads / kv, dh);
   }
   HeadOptions o;
   o.scale = static_cast<float>(d.attnScale);
@@ -210,23 +216,33 @@ LayerTrace DecoderModel::runLayer(int layer, const Mat& x, const RopeTables& rop
   // An edit: the heads' outputs of rows before p are the last run's (their tiles skip the A·V product).
   const LayerTrace* known = p > 0 ? &iv.prefix->layers[static_cast<std::size_t>(layer)] : nullptr;
   t.heads = attendGroupedHeads(q, k, v, heads, kv, dh, o, t.concat, keepMaps && p == 0, known, p);
-  interveneOnHeads(iv, layer, dh, t.concat, t.heads);
-  Mat attentionOut = w.oW.affine(t.concat.bottomRows(m), w.oB);  // [m, d]
-  if (d.sandwichNorms) attentionOut = norm(attentionOut, w.postAttnNorm);
+  interveneOnConcat(iv, layer, heads, dh, t.concat);
+  Mat attentionOut = attentionOutput(layer, t.concat.bottomRows(m));  // [m, d]
   const Mat h = rows + attentionOut;
   Mat mlpOut = mlp(norm(h, d.sandwichNorms ? w.preFfnNorm : w.postAttnNorm), w);
   if (d.sandwichNorms) mlpOut = norm(mlpOut, w.postFfnNorm);
   if (p == 0) {
-    t.attentionOut = std::move(attentionOut);
     t.residualOut = h + mlpOut;
-    t.mlpOut = std::move(mlpOut);
+    if (keepOutputs) {
+      t.attentionOut = std::move(attentionOut);
+      t.mlpOut = std::move(mlpOut);
+    }
     return t;
   }
   const LayerTrace& prev = iv.prefix->layers[static_cast<std::size_t>(layer)];
-  t.attentionOut = stackRows(prev.attentionOut, p, attentionOut);
-  t.mlpOut = stackRows(prev.mlpOut, p, mlpOut);
   t.residualOut = stackRows(prev.residualOut, p, h + mlpOut);
+  if (keepOutputs) {
+    t.attentionOut = stackRows(prev.attentionOut, p, attentionOut);
+    t.mlpOut = stackRows(prev.mlpOut, p, mlpOut);
+  }
   return t;
+}
+
+Mat DecoderModel::attentionOutput(int layer, const Mat& concat) const {
+  const DecoderLayerWeights& w = layers_[static_cast<std::size_t>(layer)];
+  Mat out = w.oW.affine(concat, w.oB);  // [m, d]
+  if (config_.decoder.sandwichNorms) out = norm(out, w.postAttnNorm);
+  return out;
 }
 
 Mat DecoderModel::mlp(const Mat& x, const DecoderLayerWeights& w) const {
@@ -274,9 +290,7 @@ class DecoderResumedLayers : public ResumableLayers {
   }
   Mat finishLayer(int layer, const Mat& x, const Mat& concat) const override {
     const DecoderLayerWeights& w = m_.layers_[layer];
-    Mat attn = w.oW.affine(concat, w.oB);
-    if (d_.sandwichNorms) attn = m_.norm(attn, w.postAttnNorm);
-    const Mat h = x + attn;
+    const Mat h = x + m_.attentionOutput(layer, concat);
     Mat mlp = m_.mlp(m_.norm(h, d_.sandwichNorms ? w.preFfnNorm : w.postAttnNorm), w);
     if (d_.sandwichNorms) mlp = m_.norm(mlp, w.postFfnNorm);
     return h + mlp;

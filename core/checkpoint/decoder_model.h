@@ -59,14 +59,17 @@ class DecoderModel : public HfModel {
   UnembeddingView tokenEmbeddings() const override;
   /// v_proj's H_kv·d_head columns and o_proj [H·d_head, d], unpacked.
   bool ovCircuitWeights(int layer, Mat& wv, Mat& wo) const override;
+  /// concat·W_o (+ b_o), then Gemma 2/3's post-attention norm  [m, d].
+  Mat attentionOutput(int layer, const Mat& concat) const override;
 
  private:
   friend class DecoderDecodeSession;
   friend class DecoderResumedLayers;
   void loadLayer(WeightSource& w, int layer);
-  /// p > 0: rows [0, p) taken from iv.prefix's layer (prefix_reuse.h).
+  /// p > 0: rows [0, p) taken from iv.prefix's layer (prefix_reuse.h). keepOutputs false: the trace keeps no attention
+  /// or MLP output (layer_outputs.h recomputes them).
   LayerTrace runLayer(int layer, const Mat& x, const RopeTables& rope, const Intervention& iv, bool keepMaps,
-                      int p = 0) const;
+                      bool keepOutputs, int p = 0) const;
   Mat norm(const Mat& x, const WeightView& w) const;
   Mat mlp(const Mat& x, const DecoderLayerWeights& w) const;
 

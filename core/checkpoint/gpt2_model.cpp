@@ -62,7 +62,12 @@ Trace Gpt2Model::forward(const TokenizedText& text, const RunControl& control, c
   Trace trace = startTrace(text, /*causal=*/true);
   const int n = static_cast<int>(text.ids.size());
   const bool keepMaps = planMapKeeping(iv.maps, n, config_.layers, config_.heads);
-  checkActivationMemory(n, config_.layers, config_.dModel, static_cast<long long>(config_.heads) * config_.dHead());
+  // A long input's trace keeps no attention or MLP outputs: this model recomputes them (layer_outputs.h).
+  trace.outputsFrom = keepMaps ? nullptr : weak_from_this().lock();
+  const bool keepOutputs = trace.outputsFrom == nullptr;
+  const long long headColumns = static_cast<long long>(config_.heads) * config_.dHead();
+  checkActivationMemory(n, config_.layers,
+                        activationFloatsPerToken(config_.dModel, headColumns, headColumns, keepOutputs));
   // h⁰ = wte[ids] + wpe[0..n)   [n, d]
   Mat h(n, config_.dModel);
   for (int i = 0; i < n; ++i) h.row(i) = wte_.matrix().row(text.ids[i]) + wpe_.matrix().row(i);
@@ -70,8 +75,8 @@ Trace Gpt2Model::forward(const TokenizedText& text, const RunControl& control, c
   const int p = reusablePrefixRows(iv, text.ids, config_.layers, keepMaps);  // rows taken from the last run
   for (int l = copyReusedLayers(iv, text.ids, trace, h); l < config_.layers; ++l) {
     control.checkpoint(static_cast<double>(l) / config_.layers);
-    interveneOnResidual(iv, l, h);
-    trace.layers.push_back(runLayer(l, h, iv, keepMaps, p));
+    interveneOnTracedResidual(iv, l, trace, h);
+    trace.layers.push_back(runLayer(l, h, iv, keepMaps, keepOutputs, p));
     h = trace.layers.back().residualOut;
   }
   interveneOnResidual(iv, config_.layers, trace.layers.back().residualOut);
@@ -79,10 +84,10 @@ Trace Gpt2Model::forward(const TokenizedText& text, const RunControl& control, c
   return trace;
 }
 
-LayerTrace Gpt2Model::runLayer(int layer, const Mat& x, const Intervention& iv, bool keepMaps, int p) const {
+LayerTrace Gpt2Model::runLayer(int layer, const Mat& x, const Intervention& iv, bool keepMaps, bool keepOutputs,
+                               int p) const {
   const int d = config_.dModel, dh = config_.dHead(), heads = config_.heads;
   LayerTrace t;
-  t.residualIn = x;
   // qkv = LN₁(x)·W_attn + b   [n − p, 3d] for the rows not taken from the last run; columns [0, d) are Q, [d, 2d) K,
   // [2d, 3d) V, head h at h·d_head.
   const Mat qkv = queryKeyValue(layer, p > 0 ? Mat(x.bottomRows(x.rows() - p)) : x);
@@ -92,27 +97,36 @@ LayerTrace Gpt2Model::runLayer(int layer, const Mat& x, const Intervention& iv, 
                           /*causal=*/true, t.concat, keepMaps);
   } else {
     const LayerTrace& prev = iv.prefix->layers[static_cast<std::size_t>(layer)];
-    t.heads = attendHeads(stackHeadRows(prev, &HeadTrace::q, p, qkv.middleCols(0, d), heads, 1, dh),
-                          stackHeadRows(prev, &HeadTrace::k, p, qkv.middleCols(d, d), heads, 1, dh),
-                          stackHeadRows(prev, &HeadTrace::v, p, qkv.middleCols(2 * d, d), heads, 1, dh), heads, dh,
-                          scale, /*causal=*/true, t.concat, /*keepMaps=*/false, &prev, p);  // outputs < p: prev's
+    t.heads = attendHeads(stackHeadRows(prev, HeadPart::Q, p, qkv.middleCols(0, d), heads, 1, dh),
+                          stackHeadRows(prev, HeadPart::K, p, qkv.middleCols(d, d), heads, 1, dh),
+                          stackHeadRows(prev, HeadPart::V, p, qkv.middleCols(2 * d, d), heads, 1, dh), heads, dh, scale,
+                          /*causal=*/true, t.concat, /*keepMaps=*/false, &prev, p);  // outputs < p: prev's
   }
-  interveneOnHeads(iv, layer, dh, t.concat, t.heads);
+  interveneOnConcat(iv, layer, heads, dh, t.concat);
   const Eigen::Index m = x.rows() - p;  // rows computed here
-  const Mat attentionOut = layers_[layer].projW.affine(t.concat.bottomRows(m), layers_[layer].projB.vector());
+  const Mat attentionOut = attentionOutput(layer, t.concat.bottomRows(m));
   const Mat h = x.bottomRows(m) + attentionOut;
   const Mat mlpOut = mlp(layer, h);
   if (p == 0) {
-    t.attentionOut = attentionOut;
-    t.mlpOut = mlpOut;
     t.residualOut = h + mlpOut;
+    if (keepOutputs) {
+      t.attentionOut = attentionOut;
+      t.mlpOut = mlpOut;
+    }
   } else {
     const LayerTrace& prev = iv.prefix->layers[static_cast<std::size_t>(layer)];
-    t.attentionOut = stackRows(prev.attentionOut, p, attentionOut);
-    t.mlpOut = stackRows(prev.mlpOut, p, mlpOut);
     t.residualOut = stackRows(prev.residualOut, p, h + mlpOut);
+    if (keepOutputs) {
+      t.attentionOut = stackRows(prev.attentionOut, p, attentionOut);
+      t.mlpOut = stackRows(prev.mlpOut, p, mlpOut);
+    }
   }
   return t;
+}
+
+Mat Gpt2Model::attentionOutput(int layer, const Mat& concat) const {
+  const Gpt2LayerWeights& w = layers_[static_cast<std::size_t>(layer)];
+  return w.projW.affine(concat, w.projB.vector());
 }
 
 Mat Gpt2Model::mlp(int layer, const Mat& h) const {
@@ -141,7 +155,7 @@ HeadOptions Gpt2Model::headOptions(int layer) const {
 }
 
 Mat Gpt2Model::finishLayer(int layer, const Mat& x, const Mat& concat) const {
-  const Mat h = x + layers_[layer].projW.affine(concat, layers_[layer].projB.vector());
+  const Mat h = x + attentionOutput(layer, concat);
   return h + mlp(layer, h);
 }
 

@@ -46,11 +46,15 @@ class Gpt2Model : public HfModel, private ResumableLayers {
   UnembeddingView tokenEmbeddings() const override;
   /// c_attn's V columns [d, d] and c_proj [d, d] (unpacked: 2·d² floats).
   bool ovCircuitWeights(int layer, Mat& wv, Mat& wo) const override;
+  /// concat·W_proj + b_proj  [m, d].
+  Mat attentionOutput(int layer, const Mat& concat) const override;
 
  private:
   friend class Gpt2DecodeSession;
-  /// p > 0: rows [0, p) taken from iv.prefix's layer (prefix_reuse.h).
-  LayerTrace runLayer(int layer, const Mat& x, const Intervention& iv, bool keepMaps, int p = 0) const;
+  /// p > 0: rows [0, p) taken from iv.prefix's layer (prefix_reuse.h). keepOutputs false: the trace keeps no attention
+  /// or MLP output (layer_outputs.h recomputes them).
+  LayerTrace runLayer(int layer, const Mat& x, const Intervention& iv, bool keepMaps, bool keepOutputs,
+                      int p = 0) const;
   /// act(LN₂(h)·W_fc + b_fc)·W_mproj + b_mproj   [n, d] → [n, d]
   Mat mlp(int layer, const Mat& h) const;
   float attentionScale(int layer) const;

@@ -11,11 +11,11 @@
 
 namespace attnlab {
 
-HeadTrace attendHead(Mat q, Mat k, Mat v, float scale, bool causal) {
+HeadTrace attendHead(Mat q, SharedMat k, SharedMat v, float scale, bool causal, Eigen::Ref<Mat> out) {
   HeadOptions o;
   o.scale = scale;
   o.causal = causal;
-  return attendHead(std::move(q), std::move(k), std::move(v), o);
+  return attendHead(std::move(q), std::move(k), std::move(v), o, out);
 }
 
 void explicitMaps(const Eigen::Ref<const Mat>& q, const Eigen::Ref<const Mat>& k, const HeadOptions& o, Mat& scores,
@@ -35,13 +35,13 @@ void explicitMaps(const Eigen::Ref<const Mat>& q, const Eigen::Ref<const Mat>& k
   softmaxRowsInPlace(attention);
 }
 
-HeadTrace attendHead(Mat q, Mat k, Mat v, const HeadOptions& o) {
+HeadTrace attendHead(Mat q, SharedMat k, SharedMat v, const HeadOptions& o, Eigen::Ref<Mat> out) {
   HeadTrace h;
-  explicitMaps(q, k, o, h.scores, h.attention);
-  h.output.noalias() = h.attention * v;  // [n, d_head]
+  explicitMaps(q, *k, o, h.scores, h.attention);
+  out.noalias() = h.attention * *v;  // [n, d_head]
   h.q = std::move(q);
-  h.k = std::move(k);
-  h.v = std::move(v);
+  h.keys = std::move(k);
+  h.values = std::move(v);
   h.options = o;  // no summary: the views read a kept map itself (summarizeMap makes one; 8 % of a 64-token pass)
   return h;
 }
@@ -62,11 +62,12 @@ double softmaxWithEntropy(Eigen::Ref<Eigen::VectorXf> s) {
 
 }  // namespace
 
-HeadTrace attendHeadTiled(Mat q, Mat k, Mat v, const HeadOptions& o, const Mat* known, Eigen::Index knownRows) {
+HeadTrace attendHeadTiled(Mat q, SharedMat keys, SharedMat values, const HeadOptions& o, Eigen::Ref<Mat> out,
+                          Eigen::Index knownRows) {
   const Eigen::Index n = q.rows();
+  const Mat &k = *keys, &v = *values;
   HeadTrace h;
   h.options = o;
-  h.output.resize(n, v.cols());
   HeadSummaryBuilder summary(static_cast<int>(n));
   Mat st;  // one tile's scores, transposed so that each query is a contiguous column: [keys, rows]
   for (Eigen::Index r0 = 0; r0 < n; r0 += kTileRows) {
@@ -89,15 +90,13 @@ HeadTrace attendHeadTiled(Mat q, Mat k, Mat v, const HeadOptions& o, const Mat* 
       summary.addRow(static_cast<int>(r0 + c), col.data() + (f - first), static_cast<int>(f), static_cast<int>(e - f),
                      entropy);
     }
-    if (known && r0 + m <= knownRows)
-      h.output.middleRows(r0, m) = known->middleRows(r0, m);
-    else
-      h.output.middleRows(r0, m).noalias() = st.transpose() * v.middleRows(first, keys);  // [m, d_head]
+    if (r0 + m > knownRows)  // rows inside knownRows are out's already
+      out.middleRows(r0, m).noalias() = st.transpose() * v.middleRows(first, keys);  // [m, d_head]
   }
   h.summary = summary.finish();
   h.q = std::move(q);
-  h.k = std::move(k);
-  h.v = std::move(v);
+  h.keys = std::move(keys);
+  h.values = std::move(values);
   return h;
 }
 
@@ -109,15 +108,21 @@ std::vector<HeadTrace> attendGroupedHeads(const Eigen::Ref<const Mat>& q, const 
   const int group = heads / kvHeads;
   std::vector<HeadTrace> out(static_cast<std::size_t>(heads));
   concat.resize(n, static_cast<Eigen::Index>(heads) * dHead);
+  // An edit: rows before knownRows of every head's output are the last run's (attendHeadTiled keeps them).
+  if (known && knownRows > 0) concat.topRows(knownRows) = known->concat.topRows(knownRows);
+  std::vector<SharedMat> keys(static_cast<std::size_t>(kvHeads)), values(keys.size());  // one copy per kv head
+  for (int g = 0; g < kvHeads; ++g) {
+    keys[static_cast<std::size_t>(g)] = shareMat(k.middleCols(static_cast<Eigen::Index>(g) * dHead, dHead));
+    values[static_cast<std::size_t>(g)] = shareMat(v.middleCols(static_cast<Eigen::Index>(g) * dHead, dHead));
+  }
   const double madds = 2.0 * static_cast<double>(heads) * static_cast<double>(n) * static_cast<double>(n) * dHead;
   const auto head = [&](int h) {
     const Eigen::Index c0 = static_cast<Eigen::Index>(h) * dHead;
-    const Eigen::Index kv0 = static_cast<Eigen::Index>(h / group) * dHead;
-    HeadTrace& t = out[static_cast<std::size_t>(h)];
-    t = keepMaps ? attendHead(q.middleCols(c0, dHead), k.middleCols(kv0, dHead), v.middleCols(kv0, dHead), o)
-                 : attendHeadTiled(q.middleCols(c0, dHead), k.middleCols(kv0, dHead), v.middleCols(kv0, dHead), o,
-                                   known ? &known->heads[static_cast<std::size_t>(h)].output : nullptr, knownRows);
-    concat.middleCols(c0, dHead) = t.output;
+    const std::size_t g = static_cast<std::size_t>(h / group);
+    auto cols = concat.middleCols(c0, dHead);  // [n, d_head]
+    out[static_cast<std::size_t>(h)] =
+        keepMaps ? attendHead(q.middleCols(c0, dHead), keys[g], values[g], o, cols)
+                 : attendHeadTiled(q.middleCols(c0, dHead), keys[g], values[g], o, cols, known ? knownRows : 0);
   };
   maybeParallelJobs(madds >= kParallelHeadMadds && omp_get_max_threads() > 1, heads, {}, head);
   return out;

@@ -9,20 +9,20 @@ namespace attnlab {
 /// One head of scaled dot-product attention from its projected inputs, recording everything:
 ///   scores = Q·Kᵀ·scale          [n, n]   (kept unmasked in the trace)
 ///   A      = softmax(mask(scores)) rows    [n, n]
-///   out    = A·V                 [n, d_head]
-HeadTrace attendHead(Mat q, Mat k, Mat v, float scale, bool causal);
+///   out    = A·V                 [n, d_head]   written to `out` (the head's columns of its layer's concat)
+HeadTrace attendHead(Mat q, SharedMat k, SharedMat v, float scale, bool causal, Eigen::Ref<Mat> out);
 
 /// One head with those options; the trace keeps the scaled (and soft-capped) scores unmasked (no summary: see
 /// HeadTrace::summary).
-HeadTrace attendHead(Mat q, Mat k, Mat v, const HeadOptions& o);
+HeadTrace attendHead(Mat q, SharedMat k, SharedMat v, const HeadOptions& o, Eigen::Ref<Mat> out);
 
 /// The same head without its maps (long inputs, issue 18): attends kTileRows queries at a time, each tile's
 /// scores only over the keys its queries see ([keys, rows] ≤ kTileRows·n floats at once), and reads the summary off
 /// each tile's weights. The output equals attendHead's to float rounding; `scores` and `attention` stay empty.
-/// `known` (optional) holds the output's first `knownRows` rows as an earlier pass made them (an edit's rows before
-/// its first changed token, prefix_reuse.h): tiles wholly inside them copy those rows instead of the A·V product,
-/// half of such a tile's work; their weights are still made, for the summary.
-HeadTrace attendHeadTiled(Mat q, Mat k, Mat v, const HeadOptions& o, const Mat* known = nullptr,
+/// `out`'s first `knownRows` rows may hold the output as an earlier pass made them (an edit's rows before its first
+/// changed token, prefix_reuse.h): tiles wholly inside them keep those rows instead of the A·V product, half of such
+/// a tile's work; their weights are still made, for the summary.
+HeadTrace attendHeadTiled(Mat q, SharedMat k, SharedMat v, const HeadOptions& o, Eigen::Ref<Mat> out,
                           Eigen::Index knownRows = 0);
 inline constexpr int kTileRows = 64;
 
@@ -38,9 +38,9 @@ std::vector<HeadTrace> attendHeads(const Eigen::Ref<const Mat>& q, const Eigen::
 inline constexpr double kParallelHeadMadds = 8.0e6;
 
 /// Grouped-query attention: q [n, heads·dHead], k and v [n, kvHeads·dHead]; query head h reads kv head
-/// ⌊h / (heads / kvHeads)⌋, whose K and V it keeps in its trace. `concat` [n, heads·dHead] receives the outputs.
-/// keepMaps false: every head through attendHeadTiled, given head h's first `knownRows` output rows from `known`'s
-/// head h when there is one (the previous pass of an edited text).
+/// ⌊h / (heads / kvHeads)⌋, whose K and V the group's traces share. `concat` [n, heads·dHead] receives the outputs.
+/// keepMaps false: every head through attendHeadTiled, given the first `knownRows` rows of concat from `known`'s
+/// when there is one (the previous pass of an edited text).
 std::vector<HeadTrace> attendGroupedHeads(const Eigen::Ref<const Mat>& q, const Eigen::Ref<const Mat>& k,
                                           const Eigen::Ref<const Mat>& v, int heads, int kvHeads, int dHead,
                                           const HeadOptions& o, Mat& concat, bool keepMaps = true,

@@ -170,9 +170,9 @@ Mat BuiltinModel::attentionBlock(const BuiltinLayerWeights& w, const Mat& x, Lay
   trace.concat.resize(n, d);
   for (int hd = 0; hd < structure_.heads; ++hd) {
     const int c0 = hd * dh;
-    trace.heads.push_back(
-        attendHead(q.middleCols(c0, dh), k.middleCols(c0, dh), v.middleCols(c0, dh), scale, structure_.causal));
-    trace.concat.middleCols(c0, dh) = trace.heads.back().output;
+    trace.heads.push_back(attendHead(q.middleCols(c0, dh), shareMat(k.middleCols(c0, dh)),
+                                     shareMat(v.middleCols(c0, dh)), scale, structure_.causal,
+                                     trace.concat.middleCols(c0, dh)));
   }
   if (!structure_.outputProjection) return trace.concat;
   Mat out(n, d);
@@ -182,7 +182,6 @@ Mat BuiltinModel::attentionBlock(const BuiltinLayerWeights& w, const Mat& x, Lay
 
 LayerTrace BuiltinModel::runLayer(const BuiltinLayerWeights& w, const Mat& x) const {
   LayerTrace t;
-  t.residualIn = x;
   const EffectiveStructure& s = structure_;
   const bool pre = s.norm == NormPlacement::Pre, post = s.norm == NormPlacement::Post;
 

@@ -15,14 +15,14 @@ namespace attnlab {
 Mat headScores(const HeadTrace& h) {
   if (h.scores.size() > 0) return h.scores;
   Mat scores, attention;
-  explicitMaps(h.q, h.k, h.options, scores, attention);
+  explicitMaps(h.q, h.k(), h.options, scores, attention);
   return scores;
 }
 
 Mat headAttention(const HeadTrace& h) {
   if (h.attention.size() > 0) return h.attention;
   Mat scores, attention;
-  explicitMaps(h.q, h.k, h.options, scores, attention);
+  explicitMaps(h.q, h.k(), h.options, scores, attention);
   return attention;
 }
 
@@ -33,7 +33,7 @@ void headAttentionRows(const HeadTrace& h, Eigen::Index first, Eigen::Index coun
   }
   // Only the keys the block's queries see: [first visible key of its first row, end of its last row); the
   // rest of the block is 0 (a causal map's upper triangle: half the products and exponentials at 8,192 tokens).
-  const Eigen::Index n = h.k.rows();
+  const Eigen::Index n = h.k().rows();
   long c0 = 0, c1 = 0;
   visibleKeysOfRows(h.options, static_cast<long>(first), static_cast<long>(count), static_cast<long>(n), c0, c1);
   const Eigen::Index width = std::max<Eigen::Index>(0, c1 - c0);
@@ -41,7 +41,7 @@ void headAttentionRows(const HeadTrace& h, Eigen::Index first, Eigen::Index coun
   block.leftCols(c0).setZero();
   block.rightCols(n - c0 - width).setZero();
   auto seen = block.middleCols(c0, width);  // [count, width]
-  seen.noalias() = (h.q.middleRows(first, count) * h.k.middleRows(c0, width).transpose()) * h.options.scale;
+  seen.noalias() = (h.q.middleRows(first, count) * h.k().middleRows(c0, width).transpose()) * h.options.scale;
   if (h.options.softcap > 0.0f) {
     const float c = h.options.softcap;
     seen = seen.unaryExpr([c](float s) { return std::tanh(s / c) * c; });

@@ -67,7 +67,7 @@ std::vector<int> interveneOnConcat(const Intervention& iv, int layer, int heads,
   for (int h = 0; h < heads; ++h) {
     auto cols = concat.middleCols(static_cast<Eigen::Index>(h) * dHead, dHead);  // [n, d_head]
     if (has(iv.patchHeads, layer, h)) {
-      cols = iv.source->layers[layer].heads[h].output;
+      cols = iv.source->layers[layer].headOutput(h);
     } else if (has(iv.ablate, layer, h)) {
       if (iv.mode == AblationMode::Zero)
         cols.setZero();
@@ -81,16 +81,17 @@ std::vector<int> interveneOnConcat(const Intervention& iv, int layer, int heads,
   return changed;
 }
 
-void interveneOnHeads(const Intervention& iv, int layer, int dHead, Mat& concat, std::vector<HeadTrace>& heads) {
-  for (int h : interveneOnConcat(iv, layer, static_cast<int>(heads.size()), dHead, concat))
-    heads[static_cast<std::size_t>(h)].output = concat.middleCols(static_cast<Eigen::Index>(h) * dHead, dHead);
-}
-
 void interveneOnResidual(const Intervention& iv, int layer, Mat& stream) {
   if (iv.residualLayer != layer || !iv.source) return;
   const Trace& s = *iv.source;
-  const Mat& from = layer < s.layerCount() ? s.layers[layer].residualIn : s.layers.back().residualOut;
-  stream.row(iv.residualPosition) = from.row(iv.residualPosition);
+  stream.row(iv.residualPosition) = s.layerInput(layer).row(iv.residualPosition);
+}
+
+void interveneOnTracedResidual(const Intervention& iv, int layer, Trace& trace, Mat& stream) {
+  if (iv.residualLayer != layer || !iv.source) return;
+  interveneOnResidual(iv, layer, stream);
+  Mat& record = layer == 0 ? trace.embeddings : trace.layers[static_cast<std::size_t>(layer - 1)].residualOut;
+  record.row(iv.residualPosition) = stream.row(iv.residualPosition);
 }
 
 int firstDifferingLayer(const Intervention& a, const Intervention& b, int layers) {
@@ -110,6 +111,7 @@ int copyReusedLayers(const Intervention& iv, const std::vector<int>& ids, Trace&
   if (!iv.reuse || iv.reuseLayers <= 0 || iv.reuse->tokenIds != ids || iv.reuse->layerCount() < iv.reuseLayers)
     return 0;
   trace.layers.assign(iv.reuse->layers.begin(), iv.reuse->layers.begin() + iv.reuseLayers);
+  if (!trace.outputsFrom) trace.outputsFrom = iv.reuse->outputsFrom;  // the copied layers may keep no outputs
   stream = trace.layers.back().residualOut;
   return iv.reuseLayers;
 }

@@ -55,12 +55,9 @@ struct Intervention {
 /// or a patch without a source of the same length.
 void checkIntervention(const Intervention& iv, int layers, int heads, int tokens);
 
-/// Applies the ablations and head patches of `layer` to concat [n, heads·d_head]; returns the heads changed.
+/// Applies the ablations and head patches of `layer` to concat [n, heads·d_head] — the heads' traced outputs, so the
+/// trace shows what the next block received; returns the heads changed.
 std::vector<int> interveneOnConcat(const Intervention& iv, int layer, int heads, int dHead, Mat& concat);
-
-/// Applies the ablations and head patches of `layer` to concat [n, heads·d_head] and to the heads' traced
-/// outputs (so the trace shows what the next block received).
-void interveneOnHeads(const Intervention& iv, int layer, int dHead, Mat& concat, std::vector<HeadTrace>& heads);
 
 /// The first layer in which two ablation-only interventions differ (a head in one list and not the other; either
 /// list's first layer when the modes differ); `layers` when they are the same, 0 when either patches anything.
@@ -73,5 +70,8 @@ int copyReusedLayers(const Intervention& iv, const std::vector<int>& ids, Trace&
 
 /// Applies the residual patch for the stream entering `layer` (layer = layer count: the final stream).
 void interveneOnResidual(const Intervention& iv, int layer, Mat& stream);
+/// The same for the stream entering `layer` < layer count, and on the trace's record of that stream (its embeddings or
+/// the previous layer's output), so that Trace::layerInput is what the layer read.
+void interveneOnTracedResidual(const Intervention& iv, int layer, Trace& trace, Mat& stream);
 
 }  // namespace attnlab

@@ -25,7 +25,9 @@ struct ModelInfo {
   std::string pieceStyle;
 };
 
-class Model {
+/// Held through a shared_ptr (loadCheckpoint, makeModel): a long input's trace keeps it to recompute the outputs it
+/// does not store (Trace::outputsFrom); a model made otherwise gets traces that store them.
+class Model : public std::enable_shared_from_this<Model> {
  public:
   virtual ~Model() = default;
   virtual ModelInfo info() const = 0;
@@ -96,6 +98,12 @@ class Model {
   /// in columns g·d_head …, H_kv = info().kvHeads or H), wo [H·d_head, d] (query head h in rows h·d_head …).
   /// False for a model that cannot give them (the built-in model).
   virtual bool ovCircuitWeights(int /*layer*/, Mat& /*wv*/, Mat& /*wo*/) const { return false; }
+
+  /// What layer `layer`'s attention adds to the residual stream for heads' outputs `concat` [m, H·d_head] (after the
+  /// heads' ablations and patches): concat·W_O (+ b_O), after Gemma 2/3's post-norm [m, d], as forward() computes it.
+  /// For the traces that keep no attention or MLP outputs (Trace::outputsFrom, layer_outputs.h); a model whose traces
+  /// always keep them (built-in, BERT, tiny) throws std::logic_error.
+  virtual Mat attentionOutput(int layer, const Mat& concat) const;
 };
 
 }  // namespace attnlab

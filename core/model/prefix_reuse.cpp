@@ -16,12 +16,14 @@ int reusablePrefixRows(const Intervention& iv, const std::vector<int>& ids, int 
   return static_cast<int>(p);
 }
 
-Mat stackHeadRows(const LayerTrace& prefix, Mat HeadTrace::*part, int p, const Eigen::Ref<const Mat>& fresh, int heads,
+Mat stackHeadRows(const LayerTrace& prefix, HeadPart part, int p, const Eigen::Ref<const Mat>& fresh, int heads,
                   int groupSize, int dHead) {
   Mat out(p + fresh.rows(), static_cast<Eigen::Index>(heads) * dHead);
-  for (int h = 0; h < heads; ++h)
-    out.block(0, static_cast<Eigen::Index>(h) * dHead, p, dHead) =
-        (prefix.heads[static_cast<std::size_t>(h * groupSize)].*part).topRows(p);
+  for (int h = 0; h < heads; ++h) {
+    const HeadTrace& from = prefix.heads[static_cast<std::size_t>(h * groupSize)];
+    const Mat& rows = part == HeadPart::Q ? from.q : part == HeadPart::K ? from.k() : from.v();
+    out.block(0, static_cast<Eigen::Index>(h) * dHead, p, dHead) = rows.topRows(p);
+  }
   out.bottomRows(fresh.rows()) = fresh;
   return out;
 }

@@ -16,9 +16,11 @@ namespace attnlab {
 /// another layer count.
 int reusablePrefixRows(const Intervention& iv, const std::vector<int>& ids, int layers, bool keepMaps);
 
-/// Q, K or V of a layer's heads [p + fresh.rows(), heads·dHead]: rows [0, p) from the prefix layer's heads (the
-/// HeadTrace member `part`; kv head g read from query head g·groupSize, which holds it), the rest `fresh`.
-Mat stackHeadRows(const LayerTrace& prefix, Mat HeadTrace::*part, int p, const Eigen::Ref<const Mat>& fresh, int heads,
+enum class HeadPart { Q, K, V };
+
+/// Q, K or V of a layer's heads [p + fresh.rows(), heads·dHead]: rows [0, p) from the prefix layer's heads (kv head g
+/// read from query head g·groupSize, which shares it), the rest `fresh`.
+Mat stackHeadRows(const LayerTrace& prefix, HeadPart part, int p, const Eigen::Ref<const Mat>& fresh, int heads,
                   int groupSize, int dHead);
 
 /// Rows [0, p) of `top` above `fresh`.

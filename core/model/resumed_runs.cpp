@@ -20,11 +20,11 @@ struct Run {
 KvCache cacheOf(const Trace& base, int layer, int first, const Mat& k, const Mat& v) {
   const LayerTrace& lt = base.layers[layer];
   const int kvHeads = base.kvHeadCount(), group = base.headCount() / kvHeads;
-  const Eigen::Index dh = lt.heads[0].k.cols();
+  const Eigen::Index dh = lt.heads[0].k().cols();
   Mat k0(first, kvHeads * dh), v0(first, kvHeads * dh);  // query head g·group reads kv head g and keeps it
   for (int g = 0; g < kvHeads; ++g) {
-    k0.middleCols(g * dh, dh) = lt.heads[g * group].k.topRows(first);
-    v0.middleCols(g * dh, dh) = lt.heads[g * group].v.topRows(first);
+    k0.middleCols(g * dh, dh) = lt.heads[g * group].k().topRows(first);
+    v0.middleCols(g * dh, dh) = lt.heads[g * group].v().topRows(first);
   }
   KvCache c;
   c.append(k0, v0);
@@ -36,7 +36,7 @@ KvCache cacheOf(const Trace& base, int layer, int first, const Mat& k, const Mat
 void patchHeadRows(const Intervention& iv, int layer, Eigen::Index dh, int row, Mat& concat) {
   for (const HeadRef& r : iv.patchHeads)
     if (r.layer == layer)
-      concat.middleCols(r.head * dh, dh) = iv.source->layers[layer].heads[r.head].output.middleRows(row, concat.rows());
+      concat.middleCols(r.head * dh, dh) = iv.source->layers[layer].headOutput(r.head).middleRows(row, concat.rows());
 }
 
 /// Whether a run computes layer l's attention: not at its first layer, where its stream is base's (unless a
@@ -50,8 +50,7 @@ void stepLayer(const ResumableLayers& model, const Trace& base, const std::vecto
   const int n = base.tokenCount(), heads = base.headCount(), kv = base.kvHeadCount(),
             runs = static_cast<int>(active.size());
   const bool last = l == base.layerCount() - 1;
-  const Eigen::Index dh = base.layers[l].heads[0].output.cols(), qw = heads * dh, kvw = kv * dh,
-                     d = base.embeddings.cols();
+  const Eigen::Index dh = base.layers[l].headWidth(), qw = heads * dh, kvw = kv * dh, d = base.embeddings.cols();
   // Q | K | V of the runs that attend, stacked: [Σ (n − r₀), (H + 2·H_kv)·d_head].
   std::vector<Eigen::Index> qkvAt(static_cast<std::size_t>(runs), -1);
   Eigen::Index qkvRows = 0;
@@ -125,8 +124,8 @@ int firstChangedRow(const Intervention& iv, const Trace& base) {
   if (!base.causal || !iv.ablate.empty()) return 0;
   int first = iv.residualLayer >= 0 ? iv.residualPosition : n;
   for (const HeadRef& h : iv.patchHeads) {
-    const Mat& from = iv.source->layers[h.layer].heads[h.head].output;
-    const Mat& own = base.layers[h.layer].heads[h.head].output;
+    const auto from = iv.source->layers[h.layer].headOutput(h.head);  // [n, d_head]
+    const auto own = base.layers[h.layer].headOutput(h.head);
     int r = 0;
     while (r < first && from.row(r) == own.row(r)) ++r;
     first = r;
@@ -154,11 +153,11 @@ std::vector<Mat> resumedRows(const ResumableLayers& model, const Trace& base, co
   for (int l = 0; l < layers; ++l) {
     std::vector<Run*> active;
     for (Run& r : runs) {
-      if (r.layer == l) r.x = base.layers[l].residualIn.bottomRows(n - r.first);
+      if (r.layer == l) r.x = base.layerInput(l).bottomRows(n - r.first);
       if (r.layer > l) continue;
       const Intervention& iv = ivs[r.index];
       if (iv.residualLayer == l)
-        r.x.row(iv.residualPosition - r.first) = iv.source->layers[l].residualIn.row(iv.residualPosition);
+        r.x.row(iv.residualPosition - r.first) = iv.source->layerInput(l).row(iv.residualPosition);
       active.push_back(&r);
     }
     if (!active.empty()) stepLayer(model, base, ivs, l, active, keep);

@@ -1,5 +1,8 @@
 #include "core/model/trace.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -18,12 +21,29 @@ void checkTraceMemory(long long tokens, long long layers, long long heads) {
                    " GB (the limit is 2 GB): use fewer tokens, layers or heads");
 }
 
-void checkActivationMemory(long long tokens, long long layers, long long dModel, long long headColumns) {
-  const double bytes = static_cast<double>(tokens) * layers * (5.0 * dModel + 4.0 * headColumns) * sizeof(float);
-  if (bytes <= kActivationBudgetBytes) return;
-  char gb[64];
-  std::snprintf(gb, sizeof gb, "%.1f GB (the limit is %.0f GB)", bytes / (1024.0 * 1024 * 1024),
-                kActivationBudgetBytes / (1024.0 * 1024 * 1024));
+const Mat& HeadTrace::emptyMat() {
+  static const Mat empty;
+  return empty;
+}
+
+double activationFloatsPerToken(long long dModel, long long queryColumns, long long kvColumns, bool keepsOutputs) {
+  // q and concat [n, H·d_head]; K and V [n, H_kv·d_head]; the output [n, d], with the two block outputs 3·d.
+  return 2.0 * queryColumns + 2.0 * kvColumns + (keepsOutputs ? 3.0 : 1.0) * dModel;
+}
+
+double activationBudgetBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+  const double physical = pages > 0 && pageSize > 0 ? static_cast<double>(pages) * pageSize : 0.0;
+  return std::max(kMinActivationBudgetBytes, physical / 2);
+}
+
+void checkActivationMemory(long long tokens, long long layers, double floatsPerToken) {
+  const double bytes = static_cast<double>(tokens) * layers * floatsPerToken * sizeof(float);
+  const double budget = activationBudgetBytes();
+  if (bytes <= budget) return;
+  char gb[80];
+  std::snprintf(gb, sizeof gb, "%.1f GB (the limit is %.1f GB, half of this computer's memory)",
+                bytes / (1024.0 * 1024 * 1024), budget / (1024.0 * 1024 * 1024));
   throw InputError("the activations of " + std::to_string(tokens) + " tokens × " + std::to_string(layers) +
                    " layers would take " + gb + ": use fewer tokens (the last part of the text, for instance)");
 }

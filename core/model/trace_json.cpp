@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/model/head_maps.h"
+#include "core/model/layer_outputs.h"
 
 namespace attnlab {
 namespace {
@@ -43,20 +44,21 @@ nlohmann::json traceToJson(const Trace& t, const nlohmann::json& config, const T
     for (int hi = 0; hi < static_cast<int>(l.heads.size()); ++hi) {
       const HeadTrace& h = l.heads[static_cast<size_t>(hi)];
       nlohmann::json hj = nlohmann::json::object();
-      if (options.qkv) hj.update({{"q", rowsOf(h.q)}, {"k", rowsOf(h.k)}, {"v", rowsOf(h.v)}});
+      if (options.qkv) hj.update({{"q", rowsOf(h.q)}, {"k", rowsOf(h.k())}, {"v", rowsOf(h.v())}});
       const auto& only = options.mapsOf;
       if (options.allMaps || std::find(only.begin(), only.end(), std::make_pair(li, hi)) != only.end())
         hj.update(
             {{"scores", rowsOf(headScores(h))}, {"attention", rowsOf(headAttention(h))}});  // long inputs: recomputed
-      hj["output"] = rowsOf(h.output);
+      hj["output"] = rowsOf(l.headOutput(hi));
       heads.push_back(std::move(hj));
     }
+    const Mat mlpOut = mlpOutOf(t, li);  // a long input's are recomputed (layer_outputs.h)
     nlohmann::json lj{{"heads", std::move(heads)},
-                      {"residual_in", rowsOf(l.residualIn)},
+                      {"residual_in", rowsOf(t.layerInput(li))},
                       {"concat", rowsOf(l.concat)},
-                      {"attention_out", rowsOf(l.attentionOut)},
+                      {"attention_out", rowsOf(attentionOutOf(t, li))},
                       {"residual_out", rowsOf(l.residualOut)}};
-    if (l.mlpOut.size() > 0) lj["mlp_out"] = rowsOf(l.mlpOut);
+    if (mlpOut.size() > 0) lj["mlp_out"] = rowsOf(mlpOut);
     layers.push_back(std::move(lj));
   }
   j["layers"] = std::move(layers);

@@ -1,6 +1,7 @@
 #include "core/model/trace_memory.h"
 
 #include <cstdio>
+#include <unordered_set>
 
 namespace attnlab {
 
@@ -12,12 +13,15 @@ double bytesOf(const Mat& m) { return static_cast<double>(m.size()) * sizeof(flo
 
 double traceBytes(const Trace& trace) {
   double bytes = bytesOf(trace.embeddings);
+  std::unordered_set<const Mat*> shared;  // K and V held by several heads count once
   for (const LayerTrace& l : trace.layers) {
-    for (const Mat* m : {&l.residualIn, &l.concat, &l.attentionOut, &l.mlpOut, &l.residualOut}) bytes += bytesOf(*m);
-    for (const HeadTrace& h : l.heads)
-      for (const Mat* m :
-           {&h.q, &h.k, &h.v, &h.scores, &h.attention, &h.output, &h.summary.thumbMean, &h.summary.thumbMax})
+    for (const Mat* m : {&l.concat, &l.attentionOut, &l.mlpOut, &l.residualOut}) bytes += bytesOf(*m);
+    for (const HeadTrace& h : l.heads) {
+      for (const Mat* m : {&h.q, &h.scores, &h.attention, &h.summary.thumbMean, &h.summary.thumbMax})
         bytes += bytesOf(*m);
+      for (const SharedMat& m : {h.keys, h.values})
+        if (m && shared.insert(m.get()).second) bytes += bytesOf(*m);
+    }
   }
   return bytes;
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/base/errors.h"
+#include "core/model/layer_outputs.h"
 #include "core/predict/prediction.h"
 
 namespace attnlab {
@@ -47,7 +48,7 @@ HeadContributions headContributions(const Model& model, const TokenizedText& tex
   requireUnembedding(model);
   position = resolvePosition(position, trace.tokenCount());
   const int layers = trace.layerCount(), heads = trace.headCount();
-  const int dh = static_cast<int>(trace.layers[0].heads[0].output.cols());
+  const int dh = static_cast<int>(trace.layers[0].headWidth());
   const int rows = heads + 1;  // row h: head h alone; the last row: all zero → b_O
   TokenizedText probeText;
   Trace source;
@@ -61,10 +62,10 @@ HeadContributions headContributions(const Model& model, const TokenizedText& tex
   source.layers.resize(layers);
   for (int l = 0; l < layers; ++l) {
     source.layers[l].heads.resize(heads);
+    source.layers[l].concat = Mat::Zero(rows, static_cast<Eigen::Index>(heads) * dh);  // row h: head h alone
     for (int h = 0; h < heads; ++h) {
-      Mat out = Mat::Zero(rows, dh);
-      out.row(h) = trace.layers[l].heads[h].output.row(position);
-      source.layers[l].heads[h].output = out;
+      source.layers[l].concat.block(h, static_cast<Eigen::Index>(h) * dh, 1, dh) =
+          trace.layers[l].headOutput(h).row(position);
       iv.patchHeads.push_back({l, h});
     }
   }
@@ -73,7 +74,7 @@ HeadContributions headContributions(const Model& model, const TokenizedText& tex
   c.position = position;
   c.outputBias.resize(layers, trace.embeddings.cols());
   for (int l = 0; l < layers; ++l) {
-    const Mat& a = probe.layers[l].attentionOut;  // [rows, d]
+    const Mat a = attentionOutOf(probe, l);  // [rows, d]
     c.outputBias.row(l) = a.row(heads);
     c.heads.push_back(a.topRows(heads).rowwise() - a.row(heads));
   }
@@ -86,7 +87,6 @@ namespace {
 /// concat [rows, H·d_head] (the same rows in every layer); each layer's attentionOut is then concat·W_O + b_O.
 Trace probeAll(const Model& model, const TokenizedText& text, const Mat& concat, int layers, int heads) {
   const auto rows = static_cast<size_t>(concat.rows());
-  const Eigen::Index dh = concat.cols() / heads;
   TokenizedText probeText;
   Trace source;
   for (size_t r = 0; r < rows; ++r) {
@@ -99,10 +99,8 @@ Trace probeAll(const Model& model, const TokenizedText& text, const Mat& concat,
   source.layers.resize(static_cast<size_t>(layers));
   for (int l = 0; l < layers; ++l) {
     source.layers[l].heads.resize(static_cast<size_t>(heads));
-    for (int h = 0; h < heads; ++h) {
-      source.layers[l].heads[h].output = concat.middleCols(h * dh, dh);
-      iv.patchHeads.push_back({l, h});
-    }
+    source.layers[l].concat = concat;
+    for (int h = 0; h < heads; ++h) iv.patchHeads.push_back({l, h});
   }
   return model.forward(probeText, {}, iv);
 }
@@ -125,7 +123,7 @@ OutputProjections readOutputProjections(const Model& model, const TokenizedText&
   control.checkpoint(0.5);
   const Trace t = probeAll(model, text, Mat::Zero(2, width), info.layers, info.heads);  // b_O: every head zero
   p.bias.resize(info.layers, info.dModel);
-  for (int l = 0; l < info.layers; ++l) p.bias.row(l) = t.layers[static_cast<size_t>(l)].attentionOut.row(0);
+  for (int l = 0; l < info.layers; ++l) p.bias.row(l) = attentionOutRows(t, l, 0, 1);
   control.checkpoint(1.0);
   return p;
 }
@@ -146,7 +144,7 @@ OutputProjections probeOutputProjections(const Model& model, const TokenizedText
     for (int r = 0; r < basisRows; ++r) basis(r, begin + r) = 1.0f;
     const Trace t = probeAll(model, text, basis, info.layers, info.heads);
     for (int l = 0; l < info.layers; ++l) {
-      const Mat& a = t.layers[l].attentionOut;                 // [rows, d]
+      const Mat a = attentionOutOf(t, l);                      // [rows, d]
       if (basisRows < rows) p.bias.row(l) = a.row(basisRows);  // this chunk holds the zero row
       p.weights[l].middleRows(begin, basisRows) = a.topRows(basisRows);
     }
@@ -196,8 +194,10 @@ Attribution attributionFrame(const Model& model, const Trace& trace, int p, int 
   a.bias = 0.0;
   if (u.beta.size() > 0) a.bias += u.beta.cast<double>().dot(w);
   if (u.bias.size() > 0) a.bias += u.bias(target) - (versus >= 0 ? u.bias(versus) : 0.0f);
-  for (int l = 0; l < layers; ++l)
-    a.mlp(l) = trace.layers[l].mlpOut.size() > 0 ? trace.layers[l].mlpOut.row(p).cast<double>().dot(g) : 0.0;
+  for (int l = 0; l < layers; ++l) {             // a long input's MLP outputs are recomputed: one row each
+    const Mat row = mlpOutRows(trace, l, p, 1);  // [1, d], or [1, 0] without an MLP
+    a.mlp(l) = row.size() > 0 ? row.row(0).cast<double>().dot(g) : 0.0;
+  }
   const VecD normed = u.normalise(x.row(p)).row(0).transpose().cast<double>();
   a.logit = normed.dot(w);
   if (u.bias.size() > 0) a.logit += u.bias(target) - (versus >= 0 ? u.bias(versus) : 0.0f);

@@ -13,7 +13,7 @@ double scoreScale(const HeadTrace& h) {
   // c = ⟨S, P⟩ / ⟨P, P⟩ with P = Q·Kᵀ   (least squares over all n² entries)
   // A long input keeps no scores (trace.h): the scale its pass used is in its options.
   if (h.scores.size() == 0 && h.q.rows() > 0) return h.options.scale;
-  const MatD p = h.q.cast<double>() * h.k.cast<double>().transpose();
+  const MatD p = h.q.cast<double>() * h.k().cast<double>().transpose();
   const double pp = p.squaredNorm();
   if (!(pp > 0) || h.scores.rows() != p.rows() || h.scores.cols() != p.cols()) return 1.0;
   return (h.scores.cast<double>().array() * p.array()).sum() / pp;
@@ -22,7 +22,7 @@ double scoreScale(const HeadTrace& h) {
 HeadMatricesD headMatricesD(const HeadTrace& h, bool causal) {
   HeadMatricesD m;
   m.scale = scoreScale(h);
-  m.scores.noalias() = h.q.cast<double>() * h.k.cast<double>().transpose();  // [n, n]
+  m.scores.noalias() = h.q.cast<double>() * h.k().cast<double>().transpose();  // [n, n]
   m.scores *= m.scale;
   if (h.options.softcap > 0.0f) {  // Gemma 2, as the forward pass (explicitMaps) does
     const double c = h.options.softcap;

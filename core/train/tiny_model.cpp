@@ -121,16 +121,16 @@ Trace TinyModel::forward(const TokenizedText& text, const RunControl& control, c
   t.causal = true;
   t.embeddings = f.x0;
   for (const TinyLayerCache<float>& L : f.layers) {
+    // The stream this layer read, a residual patch applied: what Trace::layerInput gives.
+    if (iv.residualLayer == t.layerCount()) (t.layers.empty() ? t.embeddings : t.layers.back().residualOut) = L.xIn;
     LayerTrace lt;
-    lt.residualIn = L.xIn;
     for (int h = 0; h < config_.heads; ++h) {
       HeadTrace ht;
       ht.q = L.q().middleCols(h * dh, dh);
-      ht.k = L.k().middleCols(h * dh, dh);
-      ht.v = L.v().middleCols(h * dh, dh);
-      ht.scores = ht.q * ht.k.transpose() * scale;
+      ht.keys = shareMat(L.k().middleCols(h * dh, dh));
+      ht.values = shareMat(L.v().middleCols(h * dh, dh));
+      ht.scores = ht.q * ht.k().transpose() * scale;
       ht.attention = L.attention[static_cast<std::size_t>(h)];
-      ht.output = L.concat.middleCols(h * dh, dh);
       lt.heads.push_back(std::move(ht));
     }
     lt.concat = L.concat;

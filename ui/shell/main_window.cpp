@@ -476,7 +476,7 @@ void MainWindow::onResult(const ResultPtr& result) {
   QString memory = tr("trace %1").arg(size(traceBytes(run.trace)));
   if (tiled && run.maps)
     memory += tr(" (activations ≤ %1), maps recomputed on demand (cache ≤ %2)")
-                  .arg(size(kActivationBudgetBytes), size(run.maps->budget()));
+                  .arg(size(activationBudgetBytes()), size(run.maps->budget()));
   status_->setText(tr("%1 · %2 tokens · forward %3 ms · %4")
                        .arg(QString::fromStdString(run.info.name))
                        .arg(run.trace.tokenCount())

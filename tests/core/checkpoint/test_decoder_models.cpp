@@ -14,6 +14,7 @@
 #include "core/base/json_file.h"
 #include "core/checkpoint/checkpoint.h"
 #include "core/checkpoint/decoder_model.h"
+#include "core/model/layer_outputs.h"
 #include "tests/fuzzy_compare.h"
 
 using namespace attnlab;
@@ -93,14 +94,15 @@ class TestDecoderModels : public QObject {
         for (int h = 0; h < t.headCount(); ++h) {
           const int g = t.kvHeadOf(h);
           ok &= close(lt.heads[h].q, rl["q"][h], at + QString(" q head %1").arg(h));
-          ok &= close(lt.heads[h].k, rl["k"][g], at + QString(" k head %1 (kv %2)").arg(h).arg(g));
-          ok &= close(lt.heads[h].v, rl["v"][g], at + QString(" v head %1").arg(h));
+          ok &= close(lt.heads[h].k(), rl["k"][g], at + QString(" k head %1 (kv %2)").arg(h).arg(g));
+          ok &= close(lt.heads[h].v(), rl["v"][g], at + QString(" v head %1").arg(h));
           ok &= close(lt.heads[h].scores, rl["scores"][h], at + QString(" scores head %1").arg(h));
           ok &= close(lt.heads[h].attention, rl["attention"][h], at + QString(" attention head %1").arg(h));
         }
         const bool sandwich = rl.contains("attention_out_normed");
-        ok &= close(lt.attentionOut, rl[sandwich ? "attention_out_normed" : "attention_out"], at + " attention out");
-        ok &= close(lt.mlpOut, rl[sandwich ? "mlp_out_normed" : "mlp_out"], at + " mlp out");
+        ok &=
+            close(attentionOutOf(t, l), rl[sandwich ? "attention_out_normed" : "attention_out"], at + " attention out");
+        ok &= close(mlpOutOf(t, l), rl[sandwich ? "mlp_out_normed" : "mlp_out"], at + " mlp out");
         ok &= close(lt.residualOut, rl["residual_out"], at + " residual out");
       }
       const Mat last = t.layers.back().residualOut;
@@ -139,8 +141,8 @@ class TestDecoderModels : public QObject {
     QCOMPARE(t.kvHeadOf(0), 0);
     QCOMPARE(t.kvHeadOf(1), 0);
     QCOMPARE(t.kvHeadOf(3), 1);
-    QCOMPARE(t.layers[0].heads[0].k, t.layers[0].heads[1].k);
-    QVERIFY(t.layers[0].heads[0].k != t.layers[0].heads[2].k);
+    QCOMPARE(t.layers[0].heads[0].keys.get(), t.layers[0].heads[1].keys.get());  // one copy per kv head
+    QVERIFY(t.layers[0].heads[0].k() != t.layers[0].heads[2].k());
   }
 
   // Bad input: each refused with a message naming the file and the problem.

@@ -11,6 +11,7 @@
 #include "core/base/errors.h"
 #include "core/base/json_file.h"
 #include "core/checkpoint/checkpoint.h"
+#include "core/model/layer_outputs.h"
 #include "core/run/model_factory.h"
 #include "tests/fuzzy_compare.h"
 
@@ -98,17 +99,17 @@ class TestHfModels : public QObject {
         const HeadTrace& ht = lt.heads[h];
         const nlohmann::json& rh = rl["heads"][h];
         compare(ht.q, rh["q"], "q");
-        compare(ht.k, rh["k"], "k");
-        compare(ht.v, rh["v"], "v");
+        compare(ht.k(), rh["k"], "k");
+        compare(ht.v(), rh["v"], "v");
         compare(ht.scores, rh["scores"], "scores");
         compare(ht.attention, rh["attention"], "attention");
-        compare(ht.output, rh["output"], "head output");
+        compare(lt.headOutput(h), rh["output"], "head output");
       }
       compare(lt.concat, rl["concat"], "concat");
-      compare(lt.attentionOut, rl["attention_out"], "attention_out");
-      compare(lt.mlpOut, rl["mlp_out"], "mlp_out");
+      compare(attentionOutOf(trace, l), rl["attention_out"], "attention_out");
+      compare(mlpOutOf(trace, l), rl["mlp_out"], "mlp_out");
       compare(lt.residualOut, rl["residual_out"], "residual_out");
-      compare(lt.residualIn, l == 0 ? r["embeddings"] : r["layers"][l - 1]["residual_out"], "residual_in");
+      compare(trace.layerInput(l), l == 0 ? r["embeddings"] : r["layers"][l - 1]["residual_out"], "residual_in");
     }
   }
 

@@ -8,6 +8,7 @@
 
 #include "core/checkpoint/checkpoint.h"
 #include "core/model/head_maps.h"
+#include "core/model/layer_outputs.h"
 #include "core/model/prefix_reuse.h"
 #include "core/model/trace_json.h"
 #include "tests/fuzzy_compare.h"
@@ -52,13 +53,29 @@ class TestTiledForward : public QObject {
     const Trace kept = model->forward(text, {}, keep);
     const Trace tiled = model->forward(text, {}, tile);
     QCOMPARE(tiled.layerCount(), kept.layerCount());
+    // GPT-2 and the decoders keep no attention or MLP outputs in a long input's trace: their model recomputes them
+    // (layer_outputs.h); BERT keeps them.
+    const bool recomputes = model->info().kind != "bert";
+    QCOMPARE(tiled.outputsFrom != nullptr, recomputes);
+    QVERIFY(kept.outputsFrom == nullptr);
     for (int l = 0; l < kept.layerCount(); ++l) {
       ATTNLAB_COMPARE_MATRICES(tiled.layers[l].residualOut, kept.layers[l].residualOut, 1e-4);
+      QCOMPARE(recomputesOutputs(tiled, l), recomputes);
+      QCOMPARE(tiled.layers[l].attentionOut.size() == 0, recomputes);
+      ATTNLAB_COMPARE_MATRICES(attentionOutOf(tiled, l), kept.layers[l].attentionOut, 1e-4);
+      ATTNLAB_COMPARE_MATRICES(mlpOutOf(tiled, l), kept.layers[l].mlpOut, 1e-4);
+      const Eigen::Index mid = text.ids.size() / 2;  // the rows a view or the attribution reads alone
+      ATTNLAB_COMPARE_MATRICES(mlpOutRows(tiled, l, mid, 3), kept.layers[l].mlpOut.middleRows(mid, 3), 1e-4);
+      QCOMPARE(tiled.layerInput(l), l == 0 ? tiled.embeddings : tiled.layers[l - 1].residualOut);
       for (int h = 0; h < kept.headCount(); ++h) {
         const HeadTrace& a = kept.layers[l].heads[h];
         const HeadTrace& b = tiled.layers[l].heads[h];
         QVERIFY(a.keepsMaps() && !b.keepsMaps());
-        ATTNLAB_COMPARE_MATRICES(b.output, a.output, 1e-4);
+        // K and V are held once per kv head: the query heads of a group share them.
+        const int first = tiled.kvHeadOf(h) * (kept.headCount() / kept.kvHeadCount());
+        QCOMPARE(b.keys.get(), tiled.layers[l].heads[first].keys.get());
+        QCOMPARE(b.values.get(), tiled.layers[l].heads[first].values.get());
+        ATTNLAB_COMPARE_MATRICES(Mat(tiled.layers[l].headOutput(h)), Mat(kept.layers[l].headOutput(h)), 1e-4);
         ATTNLAB_COMPARE_MATRICES(headAttention(b), a.attention, 1e-5);
         ATTNLAB_COMPARE_MATRICES(headScores(b), a.scores, 1e-5);
         const HeadSummary s = summarizeMap(a.attention);
@@ -110,10 +127,10 @@ class TestTiledForward : public QObject {
       // The products run on fewer rows, so the kernels round differently: the same tolerance as kept vs tiled.
       for (int l = 0; l < full.layerCount(); ++l) {
         ATTNLAB_COMPARE_MATRICES(reused.layers[l].residualOut, full.layers[l].residualOut, 1e-4);
-        ATTNLAB_COMPARE_MATRICES(reused.layers[l].mlpOut, full.layers[l].mlpOut, 1e-4);
+        ATTNLAB_COMPARE_MATRICES(mlpOutOf(reused, l), mlpOutOf(full, l), 1e-4);
+        ATTNLAB_COMPARE_MATRICES(reused.layers[l].concat, full.layers[l].concat, 1e-4);
         for (int h = 0; h < full.headCount(); ++h) {
-          ATTNLAB_COMPARE_MATRICES(reused.layers[l].heads[h].k, full.layers[l].heads[h].k, 1e-4);
-          ATTNLAB_COMPARE_MATRICES(reused.layers[l].heads[h].output, full.layers[l].heads[h].output, 1e-4);
+          ATTNLAB_COMPARE_MATRICES(reused.layers[l].heads[h].k(), full.layers[l].heads[h].k(), 1e-4);
           ATTNLAB_COMPARE_MATRICES(reused.layers[l].heads[h].summary.thumbMean,
                                    full.layers[l].heads[h].summary.thumbMean, 1e-4);
         }

@@ -19,12 +19,6 @@ Mat concat3x4() {
   return m;
 }
 
-std::vector<HeadTrace> headsOf(const Mat& concat) {
-  std::vector<HeadTrace> heads(2);
-  for (int h = 0; h < 2; ++h) heads[h].output = concat.middleCols(2 * h, 2);
-  return heads;
-}
-
 }  // namespace
 
 class TestIntervention : public QObject {
@@ -32,17 +26,14 @@ class TestIntervention : public QObject {
  private slots:
   void zeroAblationClearsOnlyThatHead() {
     Mat c = concat3x4();
-    auto heads = headsOf(c);
     Intervention iv;
     iv.ablate = {{0, 1}};
-    interveneOnHeads(iv, 0, 2, c, heads);
+    QCOMPARE(interveneOnConcat(iv, 0, 2, 2, c), std::vector<int>{1});
     QCOMPARE(c.col(2).sum(), 0.0f);
     QCOMPARE(c.col(3).sum(), 0.0f);
     QCOMPARE(c(2, 1), 10.0f);  // head 0 untouched
-    QCOMPARE(heads[1].output.sum(), 0.0f);
     Mat other = concat3x4();
-    auto otherHeads = headsOf(other);
-    interveneOnHeads(iv, 1, 2, other, otherHeads);  // another layer: nothing happens
+    QVERIFY(interveneOnConcat(iv, 1, 2, 2, other).empty());  // another layer: nothing happens
     QCOMPARE(other, concat3x4());
   }
 
@@ -66,11 +57,10 @@ class TestIntervention : public QObject {
 
   void meanAblationUsesTheMeanOverPositions() {
     Mat c = concat3x4();
-    auto heads = headsOf(c);
     Intervention iv;
     iv.ablate = {{0, 0}};
     iv.mode = AblationMode::Mean;
-    interveneOnHeads(iv, 0, 2, c, heads);
+    interveneOnConcat(iv, 0, 2, 2, c);
     for (int i = 0; i < 3; ++i) {
       QCOMPARE(c(i, 0), 5.0f);  // (1 + 5 + 9) / 3
       QCOMPARE(c(i, 1), 6.0f);  // (2 + 6 + 10) / 3
@@ -83,16 +73,16 @@ class TestIntervention : public QObject {
     clean.tokens = {"a", "b", "c"};
     LayerTrace l;
     l.heads.resize(2);
-    l.heads[0].output = Mat::Constant(3, 2, -1.0f);
-    l.residualIn = Mat::Constant(3, 4, 7.0f);
+    l.concat = Mat::Zero(3, 4);
+    l.concat.leftCols(2).setConstant(-1.0f);       // head 0's output
+    clean.embeddings = Mat::Constant(3, 4, 7.0f);  // the stream entering layer 0
     l.residualOut = Mat::Constant(3, 4, 9.0f);
     clean.layers.push_back(l);
     Intervention iv;
     iv.source = &clean;
     iv.patchHeads = {{0, 0}};
     Mat c = concat3x4();
-    auto heads = headsOf(c);
-    interveneOnHeads(iv, 0, 2, c, heads);
+    interveneOnConcat(iv, 0, 2, 2, c);
     QCOMPARE(c.leftCols(2), Mat(Mat::Constant(3, 2, -1.0f)));
     QCOMPARE(c(1, 3), 8.0f);
     iv.patchHeads.clear();
@@ -102,6 +92,13 @@ class TestIntervention : public QObject {
     interveneOnResidual(iv, 0, stream);
     QCOMPARE(stream.row(1).sum(), 28.0f);  // row 1 from the clean stream entering layer 0
     QCOMPARE(stream.row(0).sum(), 0.0f);
+    // The traced form records the patched row where Trace::layerInput reads it: the stream layer 0 read.
+    Trace patched;
+    patched.embeddings = Mat::Zero(3, 4);
+    Mat entering = patched.embeddings;
+    interveneOnTracedResidual(iv, 0, patched, entering);
+    QCOMPARE(patched.layerInput(0).row(1).sum(), 28.0f);
+    QCOMPARE(patched.embeddings, entering);
     iv.residualLayer = 1;  // = the layer count: the stream after the last layer
     stream.setZero();
     interveneOnResidual(iv, 1, stream);

@@ -164,18 +164,19 @@ class TestReferenceBuiltin : public QObject {
       const json& want = layers[l];
       const std::string at = "layer " + std::to_string(l) + " ";
       // The layer's input is the previous layer's output, bit for bit.
-      QCOMPARE(lt.residualIn, l == 0 ? x : t.layers[l - 1].residualOut);
+      QCOMPARE(t.layerInput(l), l == 0 ? x : t.layers[l - 1].residualOut);
       QCOMPARE(static_cast<int>(lt.heads.size()), static_cast<int>(want.at("heads").size()));
       for (int h = 0; h < static_cast<int>(lt.heads.size()); ++h) {
         const HeadTrace& ht = lt.heads[h];
         const json& wh = want.at("heads")[h];
         const std::string ah = at + "head " + std::to_string(h) + " ";
+        const Mat output = lt.headOutput(h);
         for (const auto& [name, got] : {std::pair<const char*, const Mat*>{"q", &ht.q},
-                                        {"k", &ht.k},
-                                        {"v", &ht.v},
+                                        {"k", &ht.k()},
+                                        {"v", &ht.v()},
                                         {"scores", &ht.scores},
                                         {"attention", &ht.attention},
-                                        {"output", &ht.output}}) {
+                                        {"output", &output}}) {
           compare(*got, wh.at(name), ah + name, worst, worstAt);
           if (QTest::currentTestFailed()) return;
         }

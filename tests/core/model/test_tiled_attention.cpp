@@ -112,25 +112,26 @@ class TestTiledAttention : public QObject {
     Rng rng(7 + static_cast<unsigned>(n));
     const Mat q = randomMat(n, 16, rng, 3.0), k = randomMat(n, 16, rng, 3.0), v = randomMat(n, 16, rng, 1.0);
     const HeadOptions o = options(causal, window, softcap);
-    const HeadTrace full = attendHead(q, k, v, o);
-    const HeadTrace tiled = attendHeadTiled(q, k, v, o);
+    Mat fullOut(n, 16), tiledOut(n, 16);
+    const HeadTrace full = attendHead(q, shareMat(k), shareMat(v), o, fullOut);
+    const HeadTrace tiled = attendHeadTiled(q, shareMat(k), shareMat(v), o, tiledOut);
     QVERIFY(full.keepsMaps());
     QVERIFY(!tiled.keepsMaps());
     QCOMPARE(tiled.attention.size(), Eigen::Index(0));
-    ATTNLAB_COMPARE_MATRICES(tiled.output, full.output, 1e-5);
+    ATTNLAB_COMPARE_MATRICES(tiledOut, fullOut, 1e-5);
     const HeadSummary fromMap = summarizeMap(full.attention);
     compareSummaries(fromMap, bruteForce(full.attention));
     compareSummaries(tiled.summary, fromMap);
     // Recomputed on demand: the very numbers a short input keeps.
     ATTNLAB_COMPARE_MATRICES(headAttention(tiled), full.attention, 1e-6);
     ATTNLAB_COMPARE_MATRICES(headScores(tiled), full.scores, 1e-6);
-    // An edit's known rows (prefix_reuse.h): tiles wholly before row p copy them (zeros here, to see which were
-    // copied), the rest is made as before, and the summary still reads every row.
+    // An edit's known rows (prefix_reuse.h): tiles wholly before row p keep them (zeros here, to see which were
+    // kept), the rest is made as before, and the summary still reads every row.
     const Eigen::Index p = std::min<Eigen::Index>(n - 1, n / 2 + 3), copied = p / kTileRows * kTileRows;
-    const Mat zeros = Mat::Zero(p, 16);
-    const HeadTrace edited = attendHeadTiled(q, k, v, o, &zeros, p);
-    QVERIFY(edited.output.topRows(copied).isZero(0.0f));
-    QVERIFY(edited.output.bottomRows(n - copied) == tiled.output.bottomRows(n - copied));
+    Mat editedOut = Mat::Zero(n, 16);
+    const HeadTrace edited = attendHeadTiled(q, shareMat(k), shareMat(v), o, editedOut, p);
+    QVERIFY(editedOut.topRows(copied).isZero(0.0f));
+    QVERIFY(editedOut.bottomRows(n - copied) == tiledOut.bottomRows(n - copied));
     compareSummaries(edited.summary, tiled.summary);
     Mat rows;
     const Eigen::Index first = n / 3, count = std::max<Eigen::Index>(1, n / 2);
@@ -172,11 +173,12 @@ class TestTiledAttention : public QObject {
     const int n = 100;
     Trace t;
     t.layers.resize(1);
+    Mat out(n, 8);
     for (int h = 0; h < 3; ++h)
-      t.layers[0].heads.push_back(attendHeadTiled(randomMat(n, 8, rng, 1), randomMat(n, 8, rng, 1),
-                                                  randomMat(n, 8, rng, 1), options(true, 0, 0)));
-    t.layers[0].heads.push_back(
-        attendHead(randomMat(n, 8, rng, 1), randomMat(n, 8, rng, 1), randomMat(n, 8, rng, 1), options(true, 0, 0)));
+      t.layers[0].heads.push_back(attendHeadTiled(randomMat(n, 8, rng, 1), shareMat(randomMat(n, 8, rng, 1)),
+                                                  shareMat(randomMat(n, 8, rng, 1)), options(true, 0, 0), out));
+    t.layers[0].heads.push_back(attendHead(randomMat(n, 8, rng, 1), shareMat(randomMat(n, 8, rng, 1)),
+                                           shareMat(randomMat(n, 8, rng, 1)), options(true, 0, 0), out));
     const double mapBytes = n * n * 4.0;
     HeadMapCache cache(2.5 * mapBytes);  // room for two recomputed maps
     const auto stored = cache.attention(t, 0, 3);

@@ -11,6 +11,7 @@
 #include "core/base/json_file.h"
 #include "core/checkpoint/checkpoint.h"
 #include "core/model/full_forward_model.h"
+#include "core/model/layer_outputs.h"
 #include "core/predict/attribution.h"
 #include "core/predict/patching.h"
 #include "core/predict/prediction.h"
@@ -132,7 +133,7 @@ class TestPredict : public QObject {
         QVERIFY((cached.outputBias - parts.outputBias).cwiseAbs().maxCoeff() <= 1e-5);
         for (int l = 0; l < t.layerCount(); ++l) {  // the probe's shares rebuild the layer's attention output
           const RowVec sum = parts.heads[l].colwise().sum() + parts.outputBias.row(l);
-          QVERIFY((sum - t.layers[l].attentionOut.row(position)).cwiseAbs().maxCoeff() <= 1e-4);
+          QVERIFY((sum - attentionOutRows(t, l, position, 1)).cwiseAbs().maxCoeff() <= 1e-4);
         }
         for (int versus : {-1, 7}) {
           const Attribution a = directLogitAttribution(*model, t, parts, 5, versus);

@@ -32,12 +32,12 @@ class TestTinyIntervention : public QObject {
     const Trace t = model->forward(text, {}, iv);
     QCOMPARE(maxAbs(t.layers[0].attentionOut), 0.f);  // concat · W_O with every head zeroed
     QVERIFY(t.layers[0].heads[1].attention == plain.layers[0].heads[1].attention);  // the heads still attend
-    QVERIFY(maxAbs(t.layers[1].residualIn - plain.layers[1].residualIn) > 1e-3f);   // and the stream changed
+    QVERIFY(maxAbs(t.layerInput(1) - plain.layerInput(1)) > 1e-3f);                 // and the stream changed
     // One head alone: its output is zero, the others' are the plain run's.
     iv.ablate = {{1, 2}};
     const Trace one = model->forward(text, {}, iv);
-    QCOMPARE(maxAbs(one.layers[1].heads[2].output), 0.f);
-    QVERIFY(one.layers[1].heads[0].output == plain.layers[1].heads[0].output);
+    QCOMPARE(maxAbs(one.layers[1].headOutput(2)), 0.f);
+    QVERIFY(one.layers[1].headOutput(0) == plain.layers[1].headOutput(0));
     QVERIFY(one.layers[0].residualOut == plain.layers[0].residualOut);
   }
 
@@ -49,8 +49,8 @@ class TestTinyIntervention : public QObject {
     iv.ablate = {{0, 1}};
     iv.mode = AblationMode::Mean;
     const Trace t = model->forward(text, {}, iv);
-    const Mat& out = t.layers[0].heads[1].output;
-    const Eigen::RowVectorXf mean = plain.layers[0].heads[1].output.colwise().mean();
+    const Mat out = t.layers[0].headOutput(1);
+    const Eigen::RowVectorXf mean = plain.layers[0].headOutput(1).colwise().mean();
     for (Eigen::Index r = 0; r < out.rows(); ++r) QVERIFY((out.row(r) - mean).cwiseAbs().maxCoeff() < 1e-5f);
   }
 

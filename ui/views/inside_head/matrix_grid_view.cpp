@@ -1,5 +1,6 @@
 #include "ui/views/inside_head/matrix_grid_view.h"
 
+#include "core/model/layer_outputs.h"
 #include "core/session/token_pins.h"
 
 #include <cmath>
@@ -83,14 +84,15 @@ void HeadOutputsView::showResult(const ResultPtr& result) {
   const QStringList tokens = result->tokenLabels();
   std::vector<Panel> panels;
   for (std::size_t h = 0; h < layer.heads.size(); ++h) {
-    const Mat& out = layer.heads[h].output;
+    const Mat out = layer.headOutput(static_cast<int>(h));
     panels.push_back({tr("L%1 H%2 output, n×%3").arg(l).arg(h).arg(out.cols()), out, tokens,
                       indexLabels(static_cast<int>(out.cols()), ""), MatrixPlot::Range::Symmetric, ColorMap::Diverging,
                       "output_L" + std::to_string(l) + "_H" + std::to_string(h)});
   }
-  panels.push_back({tr("L%1 unified output: heads concatenated · Wo (n × %2)").arg(l).arg(layer.attentionOut.cols()),
-                    layer.attentionOut, tokens, indexLabels(static_cast<int>(layer.attentionOut.cols()), ""),
-                    MatrixPlot::Range::Symmetric, ColorMap::Diverging, "attention_out_L" + std::to_string(l)});
+  const Mat unified = attentionOutOf(result->trace(), l);  // a long input's: recomputed from concat
+  panels.push_back({tr("L%1 unified output: heads concatenated · Wo (n × %2)").arg(l).arg(unified.cols()), unified,
+                    tokens, indexLabels(static_cast<int>(unified.cols()), ""), MatrixPlot::Range::Symmetric,
+                    ColorMap::Diverging, "attention_out_L" + std::to_string(l)});
   const int heads = static_cast<int>(layer.heads.size());
   const int columns = std::min(heads, 4);
   showPanels(panels, columns, true);
@@ -118,8 +120,8 @@ void QkvView::showResult(const ResultPtr& result) {
   }
   std::vector<Panel> panels = {
       {tr("%1 queries Q  [n × d_head]").arg(where), head.q, tokens, dims, sym, div, "q" + id},
-      {tr("%1 keys K  [n × d_head]").arg(kvWhere), head.k, tokens, dims, sym, div, "k" + kvId},
-      {tr("%1 values V  [n × d_head]").arg(kvWhere), head.v, tokens, dims, sym, div, "v" + kvId}};
+      {tr("%1 keys K  [n × d_head]").arg(kvWhere), head.k(), tokens, dims, sym, div, "k" + kvId},
+      {tr("%1 values V  [n × d_head]").arg(kvWhere), head.v(), tokens, dims, sym, div, "v" + kvId}};
   // The n × n scores of a long text belong to the heatmap's pyramid, not to a cell-by-cell plot.
   if (tokens.size() <= kMaxScoresTokens)
     panels.push_back(

@@ -269,7 +269,7 @@ QString PredictionView::lensTooltip(int row, int col) const {
   // The top 5 of one stream, decoded on hover: one row of vocab·d multiply-adds (≈ 1 ms for GPT-2 small).
   const Trace& t = shown_->trace();
   const int position = outcome_.grid.positions[static_cast<std::size_t>(col)];
-  const Mat& stream = row == 0 ? t.layers.front().residualIn : t.layers[static_cast<std::size_t>(row - 1)].residualOut;
+  const Mat& stream = t.layerInput(row);
   const Model& m = *shown_->run->model;
   const Vec logits = rowLogits(*m.unembedding(), stream.row(position).transpose());
   QString text =

@@ -136,7 +136,7 @@ void FeatureMapView::showResult(const ResultPtr& result) {
   job_->run<FeatureMapComparison>(
       [r, l, h, s](const RunControl& c) {
         const HeadTrace& head = r->trace().layers[l].heads[h];
-        return compareFeatureMaps(head.q.cast<double>(), head.k.cast<double>(), r->trace().causal, s, c);
+        return compareFeatureMaps(head.q.cast<double>(), head.k().cast<double>(), r->trace().causal, s, c);
       },
       [this](const FeatureMapComparison& c) { showComparison(c); },
       [this](const QString& e) { info_->setText(tr("Comparison failed: %1").arg(e)); });

@@ -95,7 +95,7 @@ void VariantsView::showResult(const ResultPtr& result) {
   result_ = result;
   controls_->setParams(result->params);
   const HeadTrace& h = result->trace().layers[result->layer()].heads[result->head()];
-  auto in = std::make_shared<Input>(Input{toDouble(h.q), toDouble(h.k), toDouble(h.v), result->trace().causal});
+  auto in = std::make_shared<Input>(Input{toDouble(h.q), toDouble(h.k()), toDouble(h.v()), result->trace().causal});
   const VariantSettings s = result->params.variants;
   const QStringList tokens = result->tokenLabels();
   comparisonJob_.run<std::shared_ptr<const VariantComparison>>(
@@ -187,7 +187,7 @@ void VariantsView::drawComparison(const VariantComparison& c, const QStringList&
     const int l = result_->layer(), h = result_->head();
     const HeadTrace& head = result_->trace().layers[l].heads[h];
     // Performer's variance grows like e^{‖q'+k'‖²} with q' = q·d^{-1/4}: say how large that is here.
-    const double norm = (head.q.rowwise().squaredNorm().mean() + head.k.rowwise().squaredNorm().mean()) /
+    const double norm = (head.q.rowwise().squaredNorm().mean() + head.k().rowwise().squaredNorm().mean()) /
                         std::sqrt(static_cast<double>(head.q.cols()));
     where = tr("Layer %1 · head %2 · d_head %3 · mean ‖q‖²/√d + ‖k‖²/√d = %4 (Performer's variance grows like "
                "e^{‖q+k‖²/√d}) · ")
