@@ -247,11 +247,13 @@ Mat DecoderModel::attentionOutput(int layer, const Mat& concat) const {
 
 Mat DecoderModel::mlp(const Mat& x, const DecoderLayerWeights& w) const {
   const Eigen::Index inner = config_.dInner;
-  const Mat gu = w.gateUpW.affine(x, w.gateUpB);  // [n, 2·inner]
-  Mat gate = gu.leftCols(inner);
-  applyGate(gate, config_.decoder.activation);
-  const Mat hidden = (gate.array() * gu.rightCols(inner).array()).matrix();  // [n, inner]
-  return w.downW.affine(hidden, w.downB);
+  return inRowBlocks(x, kMlpRowBlock, [&](const Mat& rows) {
+    const Mat gu = w.gateUpW.affine(rows, w.gateUpB);  // [rows, 2·inner]
+    Mat gate = gu.leftCols(inner);
+    applyGate(gate, config_.decoder.activation);
+    const Mat hidden = (gate.array() * gu.rightCols(inner).array()).matrix();  // [rows, inner]
+    return w.downW.affine(hidden, w.downB);
+  });
 }
 
 /// DecoderModel::runLayer split at attention for resumed runs; RoPE tables of the whole text made once.

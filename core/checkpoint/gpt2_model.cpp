@@ -131,10 +131,12 @@ Mat Gpt2Model::attentionOutput(int layer, const Mat& concat) const {
 
 Mat Gpt2Model::mlp(int layer, const Mat& h) const {
   const Gpt2LayerWeights& w = layers_[layer];
-  Mat hidden =
-      w.fcW.affine(layerNorm(h, w.ln2Gamma.vector(), w.ln2Beta.vector(), config_.layerNormEps), w.fcB.vector());
-  applyActivation(hidden, config_.activation);
-  return w.mprojW.affine(hidden, w.mprojB.vector());
+  return inRowBlocks(h, kMlpRowBlock, [&](const Mat& rows) {
+    Mat hidden =
+        w.fcW.affine(layerNorm(rows, w.ln2Gamma.vector(), w.ln2Beta.vector(), config_.layerNormEps), w.fcB.vector());
+    applyActivation(hidden, config_.activation);  // [rows, inner]
+    return w.mprojW.affine(hidden, w.mprojB.vector());
+  });
 }
 
 float Gpt2Model::attentionScale(int layer) const {

@@ -106,17 +106,17 @@ void MapPyramid::poolBlock(const Mat& block, int firstRow, int c0, int c1, Mat& 
       const float* a = block.col(col).data();
       const float* b = pair == 2 ? block.col(col + 1).data() : a;  // a lone last column pairs with itself
       const float perCell = pair == 2 ? 1.0f : 0.5f;               // … and its sum is halved back
-      for (int i = 0; i < outRows; ++i) {
+      // Whole row pairs in a loop without branches (the compiler vectorises it), then a lone last row.
+      const float pairCells = static_cast<float>(2 * pair);
+      for (int i = 0; i < n / 2; ++i) {
         const int r = 2 * i;
-        float m = std::max(a[r], b[r]), s = (a[r] + b[r]) * perCell;
-        int cells = pair;
-        if (r + 1 < n) {
-          m = std::max(m, std::max(a[r + 1], b[r + 1]));
-          s += (a[r + 1] + b[r + 1]) * perCell;
-          cells *= 2;
-        }
-        mx[i] = m;
-        mean[i] = s / static_cast<float>(cells);
+        mx[i] = std::max(std::max(a[r], b[r]), std::max(a[r + 1], b[r + 1]));
+        mean[i] = ((a[r] + b[r]) * perCell + (a[r + 1] + b[r + 1]) * perCell) / pairCells;
+      }
+      if (n % 2 == 1) {
+        const int r = n - 1;
+        mx[outRows - 1] = std::max(a[r], b[r]);
+        mean[outRows - 1] = (a[r] + b[r]) * perCell / static_cast<float>(pair);
       }
     }
     levelMax = scratchMax.leftCols(width);
@@ -137,10 +137,23 @@ void MapPyramid::poolCells(int k, int rowBegin, int rowEnd, int colBegin, int co
   MapLevel& mx = max_[static_cast<std::size_t>(k)];
   MapLevel& mean = mean_[static_cast<std::size_t>(k)];
   const int whole = 1 << (k - 1);  // map cells along a fine cell's side inside the map
+  // Cells (i, j) with j < interiorCols cover two whole fine columns: (2j + 2)·whole ≤ the map's columns.
+  const int interiorCols = std::max(colBegin, std::min(colEnd, cols_ / (2 * whole)));
   for (int i = rowBegin; i < rowEnd; ++i) {
     const int r0 = 2 * i, r1 = std::min(2 * i + 2, fineRows);
     const bool rowsEqual = r1 == r0 + 2 && cellsAlong(rows_, k - 1, r0 + 1) == whole;
-    for (int j = colBegin; j < colEnd; ++j) {
+    int j = colBegin;
+    if (rowsEqual) {  // the interior: a plain loop over the rows' contiguous cells (vectorised)
+      const float *max0 = fineMax.row(r0).data(), *max1 = fineMax.row(r0 + 1).data();
+      const float *mean0 = fineMean.row(r0).data(), *mean1 = fineMean.row(r0 + 1).data();
+      float *outMax = mx.row(i).data(), *outMean = mean.row(i).data();
+      for (; j < interiorCols; ++j) {
+        const int c0 = 2 * j;
+        outMax[j] = std::max(std::max(max0[c0], max0[c0 + 1]), std::max(max1[c0], max1[c0 + 1]));
+        outMean[j] = ((mean0[c0] + mean0[c0 + 1]) + (mean1[c0] + mean1[c0 + 1])) * 0.25f;
+      }
+    }
+    for (; j < colEnd; ++j) {
       const int c0 = 2 * j, c1 = std::min(2 * j + 2, fineCols);
       if (rowsEqual && c1 == c0 + 2 && cellsAlong(cols_, k - 1, c0 + 1) == whole) {
         mx(i, j) = std::max(std::max(fineMax(r0, c0), fineMax(r0, c0 + 1)),

@@ -2,10 +2,13 @@
 // The numeric building blocks of every model in the program (built-in, GPT-2, BERT, deep stacks).
 // Templated on the Eigen matrix type so the forward pass runs in float and the rank-collapse stacks
 // run the very same code in double. Rows are tokens throughout.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include <Eigen/Dense>
+
+#include "core/base/tensor.h"
 
 namespace attnlab {
 
@@ -112,5 +115,22 @@ M affine(const M& x, const Eigen::MatrixBase<W>& w, const Eigen::MatrixBase<V>& 
   if (b.size() > 0) y.rowwise() += b.transpose();
   return y;
 }
+
+/// f(x) for a row-wise f, `block` rows of x [n, d] at a time when n > 2·block: a long input's MLP then holds its
+/// [block, inner] hidden activations instead of [n, inner] (SmolLM2-135M at 8,192 tokens: 18 MB instead of 200 MB of
+/// the pass's peak). The rows are the same numbers either way (each output row reads only its input row).
+template <typename F>
+Mat inRowBlocks(const Mat& x, Eigen::Index block, F f) {
+  if (x.rows() <= 2 * block) return f(x);
+  Mat out;
+  for (Eigen::Index r0 = 0; r0 < x.rows(); r0 += block) {
+    const Eigen::Index m = std::min(block, x.rows() - r0);
+    const Mat y = f(Mat(x.middleRows(r0, m)));
+    if (r0 == 0) out.resize(x.rows(), y.cols());
+    out.middleRows(r0, m) = y;
+  }
+  return out;
+}
+inline constexpr Eigen::Index kMlpRowBlock = 1024;
 
 }  // namespace attnlab

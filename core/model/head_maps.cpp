@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/base/errors.h"
+#include "core/compute/packed_gemm.h"
 #include "core/model/attention_head.h"
 #include "core/model/blocks.h"
 
@@ -26,7 +27,13 @@ Mat headAttention(const HeadTrace& h) {
   return attention;
 }
 
-void headAttentionRows(const HeadTrace& h, Eigen::Index first, Eigen::Index count, Mat& block) {
+PackedMatrix packedKeys(const HeadTrace& h) {
+  // K column-major [n, d_head] is Kᵀ [d_head, n] stored row-major: the [in, out] layout fromInOut reads.
+  return PackedMatrix::fromInOut(h.k().data(), h.k().cols(), h.k().rows());
+}
+
+void headAttentionRows(const HeadTrace& h, Eigen::Index first, Eigen::Index count, Mat& block,
+                       const PackedMatrix* keysT) {
   if (h.attention.size() > 0) {
     block = h.attention.middleRows(first, count);
     return;
@@ -38,10 +45,29 @@ void headAttentionRows(const HeadTrace& h, Eigen::Index first, Eigen::Index coun
   visibleKeysOfRows(h.options, static_cast<long>(first), static_cast<long>(count), static_cast<long>(n), c0, c1);
   const Eigen::Index width = std::max<Eigen::Index>(0, c1 - c0);
   block.resize(count, n);
+  auto seen = block.middleCols(c0, width);  // [count, width]
+  if (keysT && width > 0) {
+    // Q rows [first, first + count) times the whole panels of Kᵀ around [c0, c1), straight into the block's columns;
+    // the panels' columns outside [c0, c1) are zeroed below. The rows are copied first: read in place (lda = n) each
+    // step of the product jumps n floats, and at 8,192 tokens all 64 steps fall in one L1 set (50 → 80 GFLOP/s).
+    thread_local Mat rows;
+    rows = h.q.middleRows(first, count);  // [count, d_head]
+    PackedProduct p;
+    p.a = rows.data();
+    p.lda = count;
+    p.panels = keysT->panels();
+    p.c = block.data();
+    p.ldc = count;
+    p.rows = count;
+    p.inner = h.q.cols();
+    p.cols = n;
+    packedGemm(p, c0 / kPanelCols, (c0 + width + kPanelCols - 1) / kPanelCols);
+    seen *= h.options.scale;
+  } else {
+    seen.noalias() = (h.q.middleRows(first, count) * h.k().middleRows(c0, width).transpose()) * h.options.scale;
+  }
   block.leftCols(c0).setZero();
   block.rightCols(n - c0 - width).setZero();
-  auto seen = block.middleCols(c0, width);  // [count, width]
-  seen.noalias() = (h.q.middleRows(first, count) * h.k().middleRows(c0, width).transpose()) * h.options.scale;
   if (h.options.softcap > 0.0f) {
     const float c = h.options.softcap;
     seen = seen.unaryExpr([c](float s) { return std::tanh(s / c) * c; });

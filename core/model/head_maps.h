@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 
+#include "core/compute/packed_matrix.h"
 #include "core/model/trace.h"
 
 namespace attnlab {
@@ -17,8 +18,14 @@ Mat headScores(const HeadTrace& h);
 /// The head's attention weights [n, n] (masked entries exactly 0).
 Mat headAttention(const HeadTrace& h);
 /// Rows [first, first + count) of the head's attention weights → block [count, n]; O(count·n) memory, for pyramids
-/// and summaries of maps too large to hold.
-void headAttentionRows(const HeadTrace& h, Eigen::Index first, Eigen::Index count, Mat& block);
+/// and summaries of maps too large to hold. `keysT` (optional, packedKeys) makes Q·Kᵀ through the packed product
+/// kernel; the weights are the same to float rounding.
+void headAttentionRows(const HeadTrace& h, Eigen::Index first, Eigen::Index count, Mat& block,
+                       const PackedMatrix* keysT = nullptr);
+/// The head's K packed as Kᵀ [d_head, n] for the product kernel (core/compute/packed_gemm.h), made once when a view
+/// reads every row block of one head (the heatmap's pyramid): Eigen re-packed K [n, d_head] for each 64-row block
+/// and ran at ~50 GFLOP/s with an inner dimension of 64 (two thirds of an 8,192-token head switch).
+PackedMatrix packedKeys(const HeadTrace& h);
 /// The keys queries first … first + count − 1 of an n-token input see between them: [begin, end) from the first
 /// row's first visible key to the last row's end (HeadOptions::visibleKeys); outside it their rows are 0.
 void visibleKeysOfRows(const HeadOptions& o, long first, long count, long n, long& begin, long& end);

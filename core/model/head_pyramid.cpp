@@ -27,9 +27,13 @@ void buildHeadPyramid(MapPyramid& into, const HeadTrace& h, std::shared_ptr<cons
       c0 = static_cast<int>(begin);
       c1 = static_cast<int>(end);
     };
+  // Kᵀ packed once for the whole map: every row block's Q·Kᵀ then streams its panels (head_maps.h).
+  const auto keysT = std::make_shared<const PackedMatrix>(stored ? PackedMatrix() : packedKeys(h));
   into.build(
       n, n,
-      [&h, owner = std::move(owner)](int first, int count, Mat& block) { headAttentionRows(h, first, count, block); },
+      [&h, keysT, owner = std::move(owner)](int first, int count, Mat& block) {
+        headAttentionRows(h, first, count, block, keysT->empty() ? nullptr : keysT.get());
+      },
       o);
 }
 

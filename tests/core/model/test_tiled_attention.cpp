@@ -137,6 +137,13 @@ class TestTiledAttention : public QObject {
     const Eigen::Index first = n / 3, count = std::max<Eigen::Index>(1, n / 2);
     headAttentionRows(tiled, first, count, rows);
     ATTNLAB_COMPARE_MATRICES(rows, full.attention.middleRows(first, count), 1e-6);
+    // Q·Kᵀ through the packed kernel (Kᵀ packed once, as the heatmap's pyramid does): the same rows.
+    const PackedMatrix keysT = packedKeys(tiled);
+    Mat packedRows;
+    headAttentionRows(tiled, first, count, packedRows, &keysT);
+    ATTNLAB_COMPARE_MATRICES(packedRows, rows, 1e-6);
+    // The kernel writes whole 12-column panels: the columns past the block's last visible key must still be 0.
+    if (causal) QVERIFY(packedRows.rightCols(n - std::min<Eigen::Index>(n, first + count)).isZero(0.0f));
     // The heatmap's pyramid from row blocks on 2 threads, skipping the keys no query of a block sees, equals the
     // pyramid of the whole map; full-resolution reads go through the same rows.
     MapPyramid::Options all;
