@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
 #include <immintrin.h>
@@ -22,14 +23,16 @@ Index rowBlock(Index inner) {
 
 // ---- portable kernel ------------------------------------------------------------------------------
 
-/// C[r0 .. r0+mr, panel's columns] for mr ≤ 16 rows: acc[j][i] = bias_j + Σ_k A[r0+i, k]·B[k, j].
-void portableBlock(const PackedProduct& p, const float* panel, Index c0, Index r0, Index mr) {
+/// C[r0 .. r0+mr, panel's columns] for mr ≤ 16 rows: acc[j][i] = bias_j + Σ_k A[r0+i, k]·B[k, j]; A's rows r0 … at
+/// `a0` (row i of step k at a0[k·lda + i]).
+void portableBlock(const PackedProduct& p, const float* panel, Index c0, Index r0, Index mr, const float* a0,
+                   Index lda) {
   float acc[kPanelCols][16];
   const Index nc = std::min(kPanelCols, p.cols - c0);
   for (Index j = 0; j < kPanelCols; ++j)
     for (Index i = 0; i < 16; ++i) acc[j][i] = p.bias && j < nc ? p.bias[c0 + j] : 0.0f;
   for (Index k = 0; k < p.inner; ++k) {
-    const float* a = p.a + k * p.lda + r0;
+    const float* a = a0 + k * lda;
     const float* b = panel + k * kPanelCols;
     float av[16] = {};
     for (Index i = 0; i < mr; ++i) av[i] = a[i];
@@ -46,7 +49,8 @@ void portableBlock(const PackedProduct& p, const float* panel, Index c0, Index r
 /// C[r0 .. r0+16·Z, panel's columns] (the last 16-row group masked by `lastRows`): 12·Z accumulators,
 /// each k adds A[rows, k] (Z vector loads) times the broadcast B[k, j] for the 12 columns j.
 template <int Z>
-void avx512Block(const PackedProduct& p, const float* panel, Index c0, Index r0, __mmask16 lastRows) {
+void avx512Block(const PackedProduct& p, const float* panel, Index c0, Index r0, __mmask16 lastRows, const float* a,
+                 Index lda) {
   __m512 acc[Z][kPanelCols];
   const Index nc = std::min(kPanelCols, p.cols - c0);
 #pragma GCC unroll 16
@@ -55,8 +59,7 @@ void avx512Block(const PackedProduct& p, const float* panel, Index c0, Index r0,
 #pragma GCC unroll 16
     for (int z = 0; z < Z; ++z) acc[z][j] = b;
   }
-  const float* a = p.a + r0;
-  const Index inner = p.inner, lda = p.lda;
+  const Index inner = p.inner;
   for (Index k = 0; k < inner; ++k, a += lda) {
     __m512 av[Z];
 #pragma GCC unroll 16
@@ -85,13 +88,13 @@ void avx512Block(const PackedProduct& p, const float* panel, Index c0, Index r0,
     }
 }
 
-/// Rows [r0, r0 + mr) with mr ≤ 32.
-void avx512Rows(const PackedProduct& p, const float* panel, Index c0, Index r0, Index mr) {
+/// Rows [r0, r0 + mr) with mr ≤ 32, A's rows at `a` (step k at a + k·lda).
+void avx512Rows(const PackedProduct& p, const float* panel, Index c0, Index r0, Index mr, const float* a, Index lda) {
   const auto mask = [](Index n) { return static_cast<__mmask16>(n >= 16 ? 0xFFFF : (1u << n) - 1u); };
   if (mr > 16)
-    avx512Block<2>(p, panel, c0, r0, mask(mr - 16));
+    avx512Block<2>(p, panel, c0, r0, mask(mr - 16), a, lda);
   else
-    avx512Block<1>(p, panel, c0, r0, mask(mr));
+    avx512Block<1>(p, panel, c0, r0, mask(mr), a, lda);
 }
 #endif
 
@@ -103,7 +106,8 @@ void avx512Rows(const PackedProduct& p, const float* panel, Index c0, Index r0, 
 /// spills (the portable kernel's 16 × 12 block needs 24 and runs at a tenth of the speed). Each k adds A[rows, k]
 /// times the broadcast B[k, j] for the 6 columns: 6·Z multiply-adds per 6 + Z loads.
 template <int Z, bool Full>
-void avx2Half(const PackedProduct& p, const float* panel, Index c0, Index j0, Index r0, __m256i last) {
+void avx2Half(const PackedProduct& p, const float* panel, Index c0, Index j0, Index r0, __m256i last, const float* a,
+              Index lda) {
   constexpr Index kHalf = kPanelCols / 2;
   const Index nc = std::min(kHalf, p.cols - c0 - j0);  // real columns in this half
   if (nc <= 0) return;
@@ -114,9 +118,8 @@ void avx2Half(const PackedProduct& p, const float* panel, Index c0, Index j0, In
 #pragma GCC unroll 8
     for (int z = 0; z < Z; ++z) acc[z][j] = b;
   }
-  const float* a = p.a + r0;
   const float* b = panel + j0;
-  for (Index k = 0; k < p.inner; ++k, a += p.lda, b += kPanelCols) {
+  for (Index k = 0; k < p.inner; ++k, a += lda, b += kPanelCols) {
     __m256 av[Z];
 #pragma GCC unroll 8
     for (int z = 0; z < Z; ++z)
@@ -141,34 +144,54 @@ void avx2Half(const PackedProduct& p, const float* panel, Index c0, Index j0, In
     }
 }
 
-/// Rows [r0, r0 + mr) with mr ≤ 16, the panel's 12 columns in two halves of 6.
-void avx2Rows(const PackedProduct& p, const float* panel, Index c0, Index r0, Index mr) {
+/// Rows [r0, r0 + mr) with mr ≤ 16, A's rows at `a` (step k at a + k·lda), the panel's 12 columns in two halves of 6.
+void avx2Rows(const PackedProduct& p, const float* panel, Index c0, Index r0, Index mr, const float* a, Index lda) {
   const Index tail = mr > 8 ? mr - 8 : mr;  // rows in the last 8-row group
   const __m256i last = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(tail)),
                                           _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));  // lanes < tail
   for (Index j0 = 0; j0 < kPanelCols; j0 += kPanelCols / 2) {
     if (mr == 16)
-      avx2Half<2, true>(p, panel, c0, j0, r0, last);
+      avx2Half<2, true>(p, panel, c0, j0, r0, last, a, lda);
     else if (mr > 8)
-      avx2Half<2, false>(p, panel, c0, j0, r0, last);
+      avx2Half<2, false>(p, panel, c0, j0, r0, last, a, lda);
     else if (mr == 8)
-      avx2Half<1, true>(p, panel, c0, j0, r0, last);
+      avx2Half<1, true>(p, panel, c0, j0, r0, last, a, lda);
     else
-      avx2Half<1, false>(p, panel, c0, j0, r0, last);
+      avx2Half<1, false>(p, panel, c0, j0, r0, last, a, lda);
   }
 }
 #endif
 
 /// The loop nest shared by the kernels: row blocks outside (the A block stays in cache), then the
 /// panels (each streams its slice of B once per row block), then groups of `groupRows` rows.
+/// The row block of A is first copied so that each group's rows lie together step by step ([group][k][row]): read
+/// in place, a step of k jumps `lda` floats, and from a few hundred rows on (1 KB, 4 KB at 1,024 tokens) the steps
+/// of a group crowd into a few L1 sets and every load misses — a 1,024-token GPT-2 pass ran its products at half
+/// the rate of a 64-token one.
 template <typename Rows>
 void runPanels(const PackedProduct& p, Index panelBegin, Index panelEnd, Index groupRows, Rows rows) {
   const Index block = rowBlock(p.inner);
+  thread_local std::vector<float> packed;  // one row block of A: [groups][inner][groupRows]
   for (Index rb = 0; rb < p.rows; rb += block) {
-    const Index re = std::min(p.rows, rb + block);
+    const Index re = std::min(p.rows, rb + block), groups = (re - rb + groupRows - 1) / groupRows;
+    const Index groupFloats = p.inner * groupRows;
+    if (static_cast<Index>(packed.size()) < groups * groupFloats)
+      packed.resize(static_cast<std::size_t>(groups * groupFloats));
+    for (Index g = 0; g < groups; ++g) {
+      const Index r0 = rb + g * groupRows, mr = std::min(groupRows, re - r0);
+      float* to = packed.data() + g * groupFloats;
+      for (Index k = 0; k < p.inner; ++k, to += groupRows) {
+        const float* from = p.a + k * p.lda + r0;
+        std::copy(from, from + mr, to);
+        std::fill(to + mr, to + groupRows, 0.0f);
+      }
+    }
     for (Index q = panelBegin; q < panelEnd; ++q) {
       const float* panel = p.panels + q * p.inner * kPanelCols;
-      for (Index r0 = rb; r0 < re; r0 += groupRows) rows(panel, q * kPanelCols, r0, std::min(groupRows, re - r0));
+      for (Index g = 0; g < groups; ++g) {
+        const Index r0 = rb + g * groupRows;
+        rows(panel, q * kPanelCols, r0, std::min(groupRows, re - r0), packed.data() + g * groupFloats, groupRows);
+      }
     }
   }
 }
@@ -177,16 +200,22 @@ void runPanels(const PackedProduct& p, Index panelBegin, Index panelEnd, Index g
 
 void packedGemmPortable(const PackedProduct& p, Index panelBegin, Index panelEnd) {
   runPanels(p, panelBegin, panelEnd, 16,
-            [&](const float* panel, Index c0, Index r0, Index mr) { portableBlock(p, panel, c0, r0, mr); });
+            [&](const float* panel, Index c0, Index r0, Index mr, const float* a, Index lda) {
+              portableBlock(p, panel, c0, r0, mr, a, lda);
+            });
 }
 
 void packedGemm(const PackedProduct& p, Index panelBegin, Index panelEnd) {
 #ifdef __AVX512F__
   runPanels(p, panelBegin, panelEnd, 32,
-            [&](const float* panel, Index c0, Index r0, Index mr) { avx512Rows(p, panel, c0, r0, mr); });
+            [&](const float* panel, Index c0, Index r0, Index mr, const float* a, Index lda) {
+              avx512Rows(p, panel, c0, r0, mr, a, lda);
+            });
 #elif defined(__AVX2__) && defined(__FMA__)
   runPanels(p, panelBegin, panelEnd, 16,
-            [&](const float* panel, Index c0, Index r0, Index mr) { avx2Rows(p, panel, c0, r0, mr); });
+            [&](const float* panel, Index c0, Index r0, Index mr, const float* a, Index lda) {
+              avx2Rows(p, panel, c0, r0, mr, a, lda);
+            });
 #else
   packedGemmPortable(p, panelBegin, panelEnd);
 #endif
