@@ -151,8 +151,9 @@ Trace DecoderModel::forward(const TokenizedText& text, const RunControl& control
   checkIntervention(iv, config_.layers, config_.heads, n);
   const bool keepMaps = planMapKeeping(iv.maps, n, config_.layers, config_.heads);
   Trace trace = startTrace(text, /*causal=*/true);
-  // A long input's trace keeps no attention or MLP outputs: this model recomputes them (layer_outputs.h).
-  trace.outputsFrom = keepMaps ? nullptr : weak_from_this().lock();
+  // A long input's trace keeps no attention or MLP outputs: this model recomputes them (layer_outputs.h). Not with a
+  // residual patch: it is recorded in the stream a layer reads (Trace::layerInput), which output − input would mix in.
+  trace.outputsFrom = keepMaps || iv.residualLayer >= 0 ? nullptr : weak_from_this().lock();
   const bool keepOutputs = trace.outputsFrom == nullptr;
   checkActivationMemory(
       n, config_.layers,

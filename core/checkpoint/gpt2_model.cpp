@@ -62,8 +62,9 @@ Trace Gpt2Model::forward(const TokenizedText& text, const RunControl& control, c
   Trace trace = startTrace(text, /*causal=*/true);
   const int n = static_cast<int>(text.ids.size());
   const bool keepMaps = planMapKeeping(iv.maps, n, config_.layers, config_.heads);
-  // A long input's trace keeps no attention or MLP outputs: this model recomputes them (layer_outputs.h).
-  trace.outputsFrom = keepMaps ? nullptr : weak_from_this().lock();
+  // A long input's trace keeps no attention or MLP outputs: this model recomputes them (layer_outputs.h). Not with a
+  // residual patch: it is recorded in the stream a layer reads (Trace::layerInput), which output − input would mix in.
+  trace.outputsFrom = keepMaps || iv.residualLayer >= 0 ? nullptr : weak_from_this().lock();
   const bool keepOutputs = trace.outputsFrom == nullptr;
   const long long headColumns = static_cast<long long>(config_.heads) * config_.dHead();
   checkActivationMemory(n, config_.layers,

@@ -93,6 +93,32 @@ class TestTiledForward : public QObject {
         QVERIFY(std::abs(mt[i][j].get<double>() - mk[i][j].get<double>()) < 1e-5);
   }
 
+  // A residual patch is recorded in the stream the patched layer reads (Trace::layerInput): a long input's pass with
+  // one keeps its attention and MLP outputs, which output − input − attention would otherwise mix the patch into.
+  void residualPatchKeepsTheOutputs() {
+    const auto model = loadCheckpoint(dataDir("reference/models/gpt2_tiny"));
+    const TokenizedText clean = someIds(*model, 40);
+    TokenizedText corrupt = clean;
+    corrupt.ids[5] = (corrupt.ids[5] + 1) % model->vocabularySize();
+    Intervention tile;
+    tile.maps = MapKeeping::Never;
+    const Trace source = model->forward(clean, {}, tile);
+    QVERIFY(source.outputsFrom != nullptr);
+    Intervention patch = tile, keep;
+    patch.source = &source;
+    patch.residualLayer = 1;
+    patch.residualPosition = 5;
+    keep = patch;
+    keep.maps = MapKeeping::Always;
+    const Trace tiled = model->forward(corrupt, {}, patch), kept = model->forward(corrupt, {}, keep);
+    QVERIFY(tiled.outputsFrom == nullptr);
+    QCOMPARE(tiled.layerInput(1).row(5), source.layerInput(1).row(5));  // what layer 1 read at the patched row
+    for (int l = 0; l < kept.layerCount(); ++l) {
+      ATTNLAB_COMPARE_MATRICES(mlpOutOf(tiled, l), kept.layers[l].mlpOut, 1e-4);
+      ATTNLAB_COMPARE_MATRICES(attentionOutOf(tiled, l), kept.layers[l].attentionOut, 1e-4);
+    }
+  }
+
   // An edited text (prefix_reuse.h): the rows before the first changed token taken from the last run give the pass of
   // the whole text; so does a text grown at the end; mean ablation, kept maps and dynamic RoPE compute every row.
   void editReusesTheUnchangedPrefix_data() {
