@@ -162,44 +162,75 @@ void avx2Rows(const PackedProduct& p, const float* panel, Index c0, Index r0, In
 }
 #endif
 
+/// Copies rows [r0, r0 + groups·groupRows) of A (the last group cut at `rows`) into `to` as [group][k][groupRows].
+/// Why: read in place, a step of k jumps `lda` floats, and from a few hundred rows on (1 KB, 4 KB at 1,024 tokens)
+/// the steps of a group crowd into a few L1 sets and every load misses — a 1,024-token GPT-2 pass ran its products
+/// at half the rate of a 64-token one.
+void copyRowGroups(const PackedProduct& p, Index r0, Index groups, Index groupRows, float* to) {
+  for (Index g = 0; g < groups; ++g) {
+    const Index first = r0 + g * groupRows, mr = std::min(groupRows, p.rows - first);
+    for (Index k = 0; k < p.inner; ++k, to += groupRows) {
+      const float* from = p.a + k * p.lda + first;
+      std::copy(from, from + mr, to);
+      std::fill(to + mr, to + groupRows, 0.0f);
+    }
+  }
+}
+
 /// The loop nest shared by the kernels: row blocks outside (the A block stays in cache), then the
-/// panels (each streams its slice of B once per row block), then groups of `groupRows` rows.
-/// The row block of A is first copied so that each group's rows lie together step by step ([group][k][row]): read
-/// in place, a step of k jumps `lda` floats, and from a few hundred rows on (1 KB, 4 KB at 1,024 tokens) the steps
-/// of a group crowd into a few L1 sets and every load misses — a 1,024-token GPT-2 pass ran its products at half
-/// the rate of a 64-token one.
+/// panels (each streams its slice of B once per row block), then groups of `groupRows` rows, read from
+/// p.packedRows or from this thread's own copy of the row block.
 template <typename Rows>
 void runPanels(const PackedProduct& p, Index panelBegin, Index panelEnd, Index groupRows, Rows rows) {
-  const Index block = rowBlock(p.inner);
-  thread_local std::vector<float> packed;  // one row block of A: [groups][inner][groupRows]
+  const Index block = rowBlock(p.inner) / groupRows * groupRows, groupFloats = p.inner * groupRows;
+  thread_local std::vector<float> own;  // one row block of A: [groups][inner][groupRows]
   for (Index rb = 0; rb < p.rows; rb += block) {
     const Index re = std::min(p.rows, rb + block), groups = (re - rb + groupRows - 1) / groupRows;
-    const Index groupFloats = p.inner * groupRows;
-    if (static_cast<Index>(packed.size()) < groups * groupFloats)
-      packed.resize(static_cast<std::size_t>(groups * groupFloats));
-    for (Index g = 0; g < groups; ++g) {
-      const Index r0 = rb + g * groupRows, mr = std::min(groupRows, re - r0);
-      float* to = packed.data() + g * groupFloats;
-      for (Index k = 0; k < p.inner; ++k, to += groupRows) {
-        const float* from = p.a + k * p.lda + r0;
-        std::copy(from, from + mr, to);
-        std::fill(to + mr, to + groupRows, 0.0f);
-      }
+    const float* packed = nullptr;
+    if (p.packedRows) {
+      packed = p.packedRows + (rb / groupRows) * groupFloats;
+    } else {
+      if (static_cast<Index>(own.size()) < groups * groupFloats)
+        own.resize(static_cast<std::size_t>(groups * groupFloats));
+      copyRowGroups(p, rb, groups, groupRows, own.data());
+      packed = own.data();
     }
     for (Index q = panelBegin; q < panelEnd; ++q) {
       const float* panel = p.panels + q * p.inner * kPanelCols;
       for (Index g = 0; g < groups; ++g) {
         const Index r0 = rb + g * groupRows;
-        rows(panel, q * kPanelCols, r0, std::min(groupRows, re - r0), packed.data() + g * groupFloats, groupRows);
+        rows(panel, q * kPanelCols, r0, std::min(groupRows, re - r0), packed + g * groupFloats, groupRows);
       }
     }
   }
 }
 
+/// Rows per group of the kernel packedGemm runs.
+constexpr Index kernelGroupRows() {
+#ifdef __AVX512F__
+  return 32;
+#else
+  return 16;
+#endif
+}
+
 }  // namespace
 
+std::size_t packedGemmRowsSize(Index rows, Index inner) {
+  const Index g = kernelGroupRows();
+  return static_cast<std::size_t>((rows + g - 1) / g * g * inner);
+}
+
+void packGemmRows(const PackedProduct& p, float* out) {
+  const Index g = kernelGroupRows(), groups = (p.rows + g - 1) / g;
+#pragma omp parallel for schedule(static)
+  for (Index i = 0; i < groups; ++i) copyRowGroups(p, i * g, 1, g, out + i * g * p.inner);
+}
+
 void packedGemmPortable(const PackedProduct& p, Index panelBegin, Index panelEnd) {
-  runPanels(p, panelBegin, panelEnd, 16,
+  PackedProduct own = p;
+  if (kernelGroupRows() != 16) own.packedRows = nullptr;  // a copy made for packedGemm's groups, not of 16 rows
+  runPanels(own, panelBegin, panelEnd, 16,
             [&](const float* panel, Index c0, Index r0, Index mr, const float* a, Index lda) {
               portableBlock(p, panel, c0, r0, mr, a, lda);
             });
@@ -207,12 +238,12 @@ void packedGemmPortable(const PackedProduct& p, Index panelBegin, Index panelEnd
 
 void packedGemm(const PackedProduct& p, Index panelBegin, Index panelEnd) {
 #ifdef __AVX512F__
-  runPanels(p, panelBegin, panelEnd, 32,
+  runPanels(p, panelBegin, panelEnd, kernelGroupRows(),
             [&](const float* panel, Index c0, Index r0, Index mr, const float* a, Index lda) {
               avx512Rows(p, panel, c0, r0, mr, a, lda);
             });
 #elif defined(__AVX2__) && defined(__FMA__)
-  runPanels(p, panelBegin, panelEnd, 16,
+  runPanels(p, panelBegin, panelEnd, kernelGroupRows(),
             [&](const float* panel, Index c0, Index r0, Index mr, const float* a, Index lda) {
               avx2Rows(p, panel, c0, r0, mr, a, lda);
             });

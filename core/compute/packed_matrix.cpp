@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <vector>
 
 #include "core/compute/packed_gemm.h"
 
@@ -99,6 +100,17 @@ Mat PackedMatrix::affine(const Mat& x, const Eigen::Ref<const Vec>& b) const {
     packedGemm(p, 0, panels);
     return y;
   }
+  // x copied once into the kernel's row groups, shared by the threads (each range used to copy all of it).
+  // Kept per calling thread up to 16 MB (GPT-2 small's largest at 1,024 tokens: 12.6 MB); larger copies (long
+  // inputs) are freed after the product.
+  constexpr std::size_t kKeptRowsFloats = std::size_t{4} << 20;
+  thread_local std::vector<float> keptRows;
+  std::vector<float> largeRows;
+  const std::size_t rowsFloats = packedGemmRowsSize(x.rows(), in_);
+  std::vector<float>& rowsCopy = rowsFloats <= kKeptRowsFloats ? keptRows : largeRows;
+  if (rowsCopy.size() < rowsFloats) rowsCopy.resize(rowsFloats);
+  packGemmRows(p, rowsCopy.data());
+  p.packedRows = rowsCopy.data();
   // Contiguous panel ranges, 4 per thread, taken as threads become free: each range of W is streamed
   // once, and a core slowed by another process (2 shared cores here) takes fewer of them instead of
   // making the other wait at the barrier.

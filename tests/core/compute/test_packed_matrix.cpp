@@ -131,6 +131,56 @@ class TestPackedMatrix : public QObject {
     QVERIFY2(portable < 1.0, qPrintable(QString("portable error / bound = %1").arg(portable)));
   }
 
+  // A product split over threads reads one shared copy of x's row groups (packGemmRows); each panel range used to
+  // copy them itself. The two must give the same floats, bit for bit, for rows that fill no group, one, several and
+  // several row blocks with a part-filled last group, and with the portable kernel handed the same copy.
+  void sharedRowCopyGivesTheSameFloats_data() {
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<int>("inner");
+    for (int rows : {1, 15, 16, 17, 300}) QTest::addRow("%d×3072", rows) << rows << 3072;
+    QTest::addRow("1031×48") << 1031 << 48;
+  }
+  void sharedRowCopyGivesTheSameFloats() {
+    QFETCH(int, rows);
+    QFETCH(int, inner);
+    const int cols = 50;
+    const Mat x = gaussian(rows, inner, 40 + rows), w = gaussian(inner, cols, 41);
+    const Vec b = gaussian(cols, 1, 42);
+    const std::vector<float> s = stored(w, false);
+    const PackedMatrix p = PackedMatrix::fromInOut(s.data(), inner, cols);
+    std::vector<float> rowsCopy(packedGemmRowsSize(rows, inner), -1.0f);
+    PackedProduct pp;
+    pp.a = x.data();
+    pp.lda = rows;
+    pp.panels = p.panels();
+    pp.bias = b.data();
+    pp.ldc = rows;
+    pp.rows = rows;
+    pp.inner = inner;
+    pp.cols = cols;
+    packGemmRows(pp, rowsCopy.data());
+    const Eigen::Index panels = (cols + kPanelCols - 1) / kPanelCols;
+    for (const bool portable : {false, true}) {
+      Mat own(rows, cols), shared(rows, cols);
+      pp.packedRows = nullptr;
+      pp.c = own.data();
+      portable ? packedGemmPortable(pp, 0, panels) : packedGemm(pp, 0, panels);
+      pp.packedRows = rowsCopy.data();
+      pp.c = shared.data();
+      portable ? packedGemmPortable(pp, 0, panels) : packedGemm(pp, 0, panels);
+      QVERIFY2(own == shared, portable ? "portable kernel" : packedGemmKernel());
+    }
+    const int previous = omp_get_max_threads();
+    omp_set_num_threads(2);
+    const Mat y = p.affine(x, b);  // the shared copy made inside, both threads
+    omp_set_num_threads(previous);
+    Mat serial(rows, cols);
+    pp.packedRows = nullptr;
+    pp.c = serial.data();
+    packedGemm(pp, 0, panels);
+    QVERIFY(y == serial);
+  }
+
   void emptyAndMisshapenInputs() {
     const Mat w = gaussian(4, 3, 2);
     const std::vector<float> s = stored(w, false);
