@@ -63,14 +63,19 @@ double softmaxWithEntropy(Eigen::Ref<Eigen::VectorXf> s) {
 }  // namespace
 
 HeadTrace attendHeadTiled(Mat q, SharedMat keys, SharedMat values, const HeadOptions& o, Eigen::Ref<Mat> out,
-                          Eigen::Index knownRows) {
+                          Eigen::Index knownRows, const HeadSummary* knownSummary) {
   const Eigen::Index n = q.rows();
   const Mat &k = *keys, &v = *values;
   HeadTrace h;
   h.options = o;
   HeadSummaryBuilder summary(static_cast<int>(n));
+  // Rows before `resumed` are in the bands taken from the earlier pass: tiles wholly before it are skipped (their out
+  // rows are known, resumed ≤ knownRows), and the first tile still makes their weights for its A·V but adds only the
+  // later rows to the summary. Tiles start at multiples of kTileRows as in a full pass, so every number is the same.
+  const Eigen::Index resumed =
+      knownSummary && knownRows > 0 ? summary.resume(*knownSummary, static_cast<int>(knownRows)) : 0;
   Mat st;  // one tile's scores, transposed so that each query is a contiguous column: [keys, rows]
-  for (Eigen::Index r0 = 0; r0 < n; r0 += kTileRows) {
+  for (Eigen::Index r0 = resumed / kTileRows * kTileRows; r0 < n; r0 += kTileRows) {
     const Eigen::Index m = std::min<Eigen::Index>(kTileRows, n - r0);
     long first = 0, lastEnd = 0;
     visibleKeysOfRows(o, static_cast<long>(r0), static_cast<long>(m), static_cast<long>(n), first, lastEnd);
@@ -87,8 +92,9 @@ HeadTrace attendHeadTiled(Mat q, SharedMat keys, SharedMat values, const HeadOpt
       col.head(f - first).setZero();
       col.segment(e - first, keys - (e - first)).setZero();
       const double entropy = softmaxWithEntropy(col.segment(f - first, e - f));
-      summary.addRow(static_cast<int>(r0 + c), col.data() + (f - first), static_cast<int>(f), static_cast<int>(e - f),
-                     entropy);
+      if (r0 + c >= resumed)
+        summary.addRow(static_cast<int>(r0 + c), col.data() + (f - first), static_cast<int>(f), static_cast<int>(e - f),
+                       entropy);
     }
     if (r0 + m > knownRows)  // rows inside knownRows are out's already
       out.middleRows(r0, m).noalias() = st.transpose() * v.middleRows(first, keys);  // [m, d_head]
@@ -122,7 +128,10 @@ std::vector<HeadTrace> attendGroupedHeads(const Eigen::Ref<const Mat>& q, const 
     auto cols = concat.middleCols(c0, dHead);  // [n, d_head]
     out[static_cast<std::size_t>(h)] =
         keepMaps ? attendHead(q.middleCols(c0, dHead), keys[g], values[g], o, cols)
-                 : attendHeadTiled(q.middleCols(c0, dHead), keys[g], values[g], o, cols, known ? knownRows : 0);
+                 : attendHeadTiled(q.middleCols(c0, dHead), keys[g], values[g], o, cols, known ? knownRows : 0,
+                                   known && h < static_cast<int>(known->heads.size())
+                                       ? &known->heads[static_cast<std::size_t>(h)].summary
+                                       : nullptr);
   };
   maybeParallelJobs(madds >= kParallelHeadMadds && omp_get_max_threads() > 1, heads, {}, head);
   return out;

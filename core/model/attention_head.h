@@ -21,9 +21,12 @@ HeadTrace attendHead(Mat q, SharedMat k, SharedMat v, const HeadOptions& o, Eige
 /// each tile's weights. The output equals attendHead's to float rounding; `scores` and `attention` stay empty.
 /// `out`'s first `knownRows` rows may hold the output as an earlier pass made them (an edit's rows before its first
 /// changed token, prefix_reuse.h): tiles wholly inside them keep those rows instead of the A·V product, half of such
-/// a tile's work; their weights are still made, for the summary.
+/// a tile's work; their weights are still made, for the summary — unless `knownSummary` is that earlier pass's summary
+/// of as many tokens: then the summary's row bands before row `knownRows` are taken from it
+/// (HeadSummaryBuilder::resume) and only the tiles from the first band not taken are attended (a 1,024-token GPT-2 edit
+/// of the last token: every head's last rows instead of all of them).
 HeadTrace attendHeadTiled(Mat q, SharedMat k, SharedMat v, const HeadOptions& o, Eigen::Ref<Mat> out,
-                          Eigen::Index knownRows = 0);
+                          Eigen::Index knownRows = 0, const HeadSummary* knownSummary = nullptr);
 inline constexpr int kTileRows = 64;
 
 /// Every head of a layer: head h reads columns [h·dHead, (h+1)·dHead) of q, k and v [n, heads·dHead]

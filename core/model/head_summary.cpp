@@ -9,6 +9,8 @@ HeadSummaryBuilder::HeadSummaryBuilder(int tokens) : n_(tokens), t_(std::min(tok
   s_.tokens = tokens;
   s_.thumbMean = Mat::Zero(t_, t_);
   s_.thumbMax = Mat::Zero(t_, t_);
+  s_.bandSums.assign(static_cast<std::size_t>(4 * t_), 0.0);
+  s_.bandMax.assign(static_cast<std::size_t>(t_), 0.0f);
   binStart_.resize(static_cast<std::size_t>(t_) + 1);
   for (int a = 0; a <= t_; ++a)  // ⌈a·n/t⌉
     binStart_[static_cast<std::size_t>(a)] = static_cast<int>((static_cast<long long>(a) * n_ + t_ - 1) / t_);
@@ -20,15 +22,17 @@ HeadSummaryBuilder::HeadSummaryBuilder(int tokens) : n_(tokens), t_(std::min(tok
 void HeadSummaryBuilder::addRow(int row, const float* weights, int first, int count, double entropy) {
   if (count <= 0) return;
   const Eigen::Map<const Eigen::ArrayXf> a(weights, count);
-  s_.entropy += entropy;
-  if (first == 0) s_.sinkShare += a[0];
+  const int cell = bin_[static_cast<std::size_t>(row)];
+  double* sums = s_.bandSums.data() + 4 * cell;  // entropy, sink, previous token, distance of the row's band
+  sums[0] += entropy;
+  if (first == 0) sums[1] += a[0];
   const int prev = row - 1 - first;
-  if (row >= 1 && prev >= 0 && prev < count) s_.previousToken += a[prev];
+  if (row >= 1 && prev >= 0 && prev < count) sums[2] += a[prev];
   // |row − j| for j = first … first + count − 1, as a lazy (vectorised) ramp
   const float d0 = static_cast<float>(first - row);
-  s_.meanDistance += (a * Eigen::ArrayXf::LinSpaced(count, d0, d0 + static_cast<float>(count - 1)).abs()).sum();
-  s_.maxWeight = std::max(s_.maxWeight, a.maxCoeff());
-  const int cell = bin_[static_cast<std::size_t>(row)];
+  sums[3] += (a * Eigen::ArrayXf::LinSpaced(count, d0, d0 + static_cast<float>(count - 1)).abs()).sum();
+  float& bandMax = s_.bandMax[static_cast<std::size_t>(cell)];
+  bandMax = std::max(bandMax, a.maxCoeff());
   const int end = first + count;
   for (int b = bin_[static_cast<std::size_t>(first)]; b < t_ && binStart_[static_cast<std::size_t>(b)] < end; ++b) {
     const int lo = std::max(first, binStart_[static_cast<std::size_t>(b)]);
@@ -39,13 +43,34 @@ void HeadSummaryBuilder::addRow(int row, const float* weights, int first, int co
   }
 }
 
+int HeadSummaryBuilder::resume(const HeadSummary& known, int firstChangedRow) {
+  if (known.tokens != n_ || known.bandSums.size() != s_.bandSums.size() || known.bandMax.size() != s_.bandMax.size() ||
+      known.thumbMean.rows() != t_ || firstChangedRow <= 0)
+    return 0;
+  taken_ = firstChangedRow >= n_ ? t_ : bin_[static_cast<std::size_t>(firstChangedRow)];
+  std::copy_n(known.bandSums.begin(), 4 * taken_, s_.bandSums.begin());
+  std::copy_n(known.bandMax.begin(), taken_, s_.bandMax.begin());
+  s_.thumbMean.topRows(taken_) = known.thumbMean.topRows(taken_);
+  s_.thumbMax.topRows(taken_) = known.thumbMax.topRows(taken_);
+  return binStart_[static_cast<std::size_t>(taken_)];
+}
+
 HeadSummary HeadSummaryBuilder::finish() {
   if (n_ == 0) return s_;
+  // The totals from the bands in order, whichever pass made each band: an edit's summary equals the full pass's.
+  for (int a = 0; a < t_; ++a) {
+    const double* sums = s_.bandSums.data() + 4 * a;
+    s_.entropy += sums[0];
+    s_.sinkShare += sums[1];
+    s_.previousToken += sums[2];
+    s_.meanDistance += sums[3];
+    s_.maxWeight = std::max(s_.maxWeight, s_.bandMax[static_cast<std::size_t>(a)]);
+  }
   s_.entropy /= n_;
   s_.sinkShare /= n_;
   s_.meanDistance /= n_;
   s_.previousToken = n_ > 1 ? s_.previousToken / (n_ - 1) : 0.0;
-  for (int a = 0; a < t_; ++a)
+  for (int a = taken_; a < t_; ++a)  // the bands taken from a finished summary hold means already
     for (int b = 0; b < t_; ++b) {
       const double cells = static_cast<double>(binStart_[a + 1UL] - binStart_[static_cast<std::size_t>(a)]) *
                            (binStart_[b + 1UL] - binStart_[static_cast<std::size_t>(b)]);

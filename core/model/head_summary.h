@@ -22,6 +22,12 @@ struct HeadSummary {
   double entropy = 0, sinkShare = 0, previousToken = 0, meanDistance = 0;
   float maxWeight = 0;
   Mat thumbMean, thumbMax;  ///< [t, t]
+  /// Per band of query rows (the thumbnail's t row bands): the sums over its rows of entropy, sink weight,
+  /// previous-token weight and distance [t][4], and its largest weight [t]. The totals above are made from these, so an
+  /// edit that leaves a text's first rows alone can take their bands from the last pass (HeadSummaryBuilder::resume)
+  /// and still give the full pass's numbers bit for bit.
+  std::vector<double> bandSums;
+  std::vector<float> bandMax;
 
   bool empty() const { return tokens == 0; }
 };
@@ -32,10 +38,16 @@ class HeadSummaryBuilder {
   explicit HeadSummaryBuilder(int tokens);
   /// Row `row`'s weights on keys [first, first + count) (the others are 0), contiguous; `entropy` its −Σ a ln a.
   void addRow(int row, const float* weights, int first, int count, double entropy);
+  /// Takes from `known` — the summary of a pass over the same number of tokens whose rows before `firstChangedRow`
+  /// were the same — every band of rows that ends before that row, and returns the first row still to add (the start
+  /// of the first band not taken): add that row and every later one. Nothing is taken (returns 0) when `known` has
+  /// another length or no bands.
+  int resume(const HeadSummary& known, int firstChangedRow);
   HeadSummary finish();
 
  private:
   int n_, t_;
+  int taken_ = 0;              ///< bands copied by resume: their thumbnail rows are final already
   std::vector<int> bin_;       ///< thumbnail cell of each token [n]
   std::vector<int> binStart_;  ///< first token of each cell [t + 1]
   HeadSummary s_;

@@ -66,7 +66,7 @@ class TestTiledForward : public QObject {
       ATTNLAB_COMPARE_MATRICES(mlpOutOf(tiled, l), kept.layers[l].mlpOut, 1e-4);
       const Eigen::Index mid = text.ids.size() / 2;  // the rows a view or the attribution reads alone
       ATTNLAB_COMPARE_MATRICES(mlpOutRows(tiled, l, mid, 3), kept.layers[l].mlpOut.middleRows(mid, 3), 1e-4);
-      QCOMPARE(tiled.layerInput(l), l == 0 ? tiled.embeddings : tiled.layers[l - 1].residualOut);
+      ATTNLAB_COMPARE_MATRICES(tiled.layerInput(l), kept.layerInput(l), 1e-4);  // read through the accessor
       for (int h = 0; h < kept.headCount(); ++h) {
         const HeadTrace& a = kept.layers[l].heads[h];
         const HeadTrace& b = tiled.layers[l].heads[h];
@@ -159,6 +159,14 @@ class TestTiledForward : public QObject {
           ATTNLAB_COMPARE_MATRICES(reused.layers[l].heads[h].k(), full.layers[l].heads[h].k(), 1e-4);
           ATTNLAB_COMPARE_MATRICES(reused.layers[l].heads[h].summary.thumbMean,
                                    full.layers[l].heads[h].summary.thumbMean, 1e-4);
+          // The edited text's summary takes the row bands before the change from the last run (same length).
+          const HeadSummary &r = reused.layers[l].heads[h].summary, &f = full.layers[l].heads[h].summary;
+          QCOMPARE(r.tokens, f.tokens);
+          QVERIFY(std::abs(r.entropy - f.entropy) <= 1e-4 * std::max(1.0, f.entropy));
+          QVERIFY(std::abs(r.sinkShare - f.sinkShare) <= 1e-5);
+          QVERIFY(std::abs(r.previousToken - f.previousToken) <= 1e-5);
+          QVERIFY(std::abs(r.meanDistance - f.meanDistance) <= 1e-4 * std::max(1.0, f.meanDistance));
+          ATTNLAB_COMPARE_MATRICES(r.thumbMax, f.thumbMax, 1e-4);
         }
       }
     }

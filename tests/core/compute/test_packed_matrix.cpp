@@ -132,8 +132,10 @@ class TestPackedMatrix : public QObject {
   }
 
   // A product split over threads reads one shared copy of x's row groups (packGemmRows); each panel range used to
-  // copy them itself. The two must give the same floats, bit for bit, for rows that fill no group, one, several and
-  // several row blocks with a part-filled last group, and with the portable kernel handed the same copy.
+  // copy them itself. The two must give the same floats, bit for bit, for rows that fill no group, one, several, and
+  // several row blocks with a part-filled last group (300 × 3072: blocks of 64 rows; 1031 × 48 is one block of 65
+  // groups), and with the portable kernel handed the same copy (on an AVX-512 build its 32-row copy is not the
+  // portable kernel's and is dropped, so that half compares two private copies).
   void sharedRowCopyGivesTheSameFloats_data() {
     QTest::addColumn<int>("rows");
     QTest::addColumn<int>("inner");

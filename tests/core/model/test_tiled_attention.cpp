@@ -133,6 +133,36 @@ class TestTiledAttention : public QObject {
     QVERIFY(editedOut.topRows(copied).isZero(0.0f));
     QVERIFY(editedOut.bottomRows(n - copied) == tiledOut.bottomRows(n - copied));
     compareSummaries(edited.summary, tiled.summary);
+    if (causal) {
+      // The same edit given the last pass's summary: inputs changed from row p on, the row bands before p taken from
+      // the last pass and the rest made again give the changed inputs' full tiled pass, output and summary, bit for bit
+      // (a causal head's rows before p see only keys before p).
+      Mat q2 = q, k2 = k, v2 = v;
+      q2.bottomRows(n - p).array() += 0.25f;
+      k2.bottomRows(n - p).array() -= 0.5f;
+      v2.bottomRows(n - p).array() *= 2.0f;
+      Mat out2(n, 16), resumedOut2(n, 16);
+      const HeadTrace full2 = attendHeadTiled(q2, shareMat(k2), shareMat(v2), o, out2);
+      resumedOut2.topRows(p) = out2.topRows(p);  // the known rows, as attendGroupedHeads copies them from the last pass
+      resumedOut2.bottomRows(n - p).setZero();
+      const HeadTrace resumed = attendHeadTiled(q2, shareMat(k2), shareMat(v2), o, resumedOut2, p, &tiled.summary);
+      QVERIFY(resumedOut2 == out2);
+      const HeadSummary &got = resumed.summary, &want = full2.summary;
+      QCOMPARE(got.entropy, want.entropy);
+      QCOMPARE(got.sinkShare, want.sinkShare);
+      QCOMPARE(got.previousToken, want.previousToken);
+      QCOMPARE(got.meanDistance, want.meanDistance);
+      QCOMPARE(got.maxWeight, want.maxWeight);
+      QVERIFY(got.thumbMean == want.thumbMean);
+      QVERIFY(got.thumbMax == want.thumbMax);
+      QVERIFY(got.bandSums == want.bandSums);
+      if (n > 1) QVERIFY(std::abs(got.entropy - tiled.summary.entropy) > 0.0);  // the changed rows did count
+      // A summary of another length is not taken: every row made again.
+      HeadSummary shorter = tiled.summary;
+      shorter.tokens = n + 1;
+      const HeadTrace fresh = attendHeadTiled(q2, shareMat(k2), shareMat(v2), o, resumedOut2, p, &shorter);
+      QCOMPARE(fresh.summary.entropy, want.entropy);
+    }
     Mat rows;
     const Eigen::Index first = n / 3, count = std::max<Eigen::Index>(1, n / 2);
     headAttentionRows(tiled, first, count, rows);
