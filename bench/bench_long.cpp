@@ -7,7 +7,8 @@
 //   --tokens 8192
 // Targets (issue 18, 2 cores): GPT-2 512 tokens ≤ 200 ms and 1,024 ≤ 350 ms per edit; SmolLM2 8,192 first pass ≤ 6 s,
 // peak ≤ 3 GB, switching the selected head ≤ 100 ms. The pass's multiply-adds are printed with it: the linear layers
-// alone are 2·params·n FLOP, a floor no tiling changes. Options: --threads 2 --runs 3 --edits 1 (0: only the first pass
+// alone are 2·params·n FLOP, a floor no tiling changes. Options: --threads 2 --runs 3 --edits 1 (last: only the edit of
+// the last token; 0: only the first pass
 // and the head switch, for 32,768 tokens) --switch-runs N (runs of the head switch; default --runs) --always 1 (also
 // time Always when its maps fit the 2 GB trace budget).
 #include <omp.h>
@@ -128,7 +129,7 @@ int main(int argc, char** argv) {
     // An edit: the last token changed (typing at the end of the page), then one in the middle; the rows before it come
     // from the last run (Intervention::prefix, as the window's worker passes its last result).
     for (const int at : {n - 1, n / 2}) {
-      if (opt["--edits"] == "0") break;
+      if (opt["--edits"] == "0" || (opt["--edits"] == "last" && at != n - 1)) break;
       TokenizedText edited = text;
       edited.ids[static_cast<std::size_t>(at)] =
           (edited.ids[static_cast<std::size_t>(at)] + 1) % model->vocabularySize();
