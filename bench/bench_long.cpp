@@ -8,9 +8,8 @@
 // Targets (issue 18, 2 cores): GPT-2 512 tokens ≤ 200 ms and 1,024 ≤ 350 ms per edit; SmolLM2 8,192 first pass ≤ 6 s,
 // peak ≤ 3 GB, switching the selected head ≤ 100 ms. The pass's multiply-adds are printed with it: the linear layers
 // alone are 2·params·n FLOP, a floor no tiling changes. Options: --threads 2 --runs 3 --edits 1 (last: only the edit of
-// the last token; 0: only the first pass
-// and the head switch, for 32,768 tokens) --switch-runs N (runs of the head switch; default --runs) --always 1 (also
-// time Always when its maps fit the 2 GB trace budget).
+// the last token; 0: only the first pass and the head switch, for 32,768 tokens) --switch-runs N (runs of the head
+// switch; default --runs) --always 1 (also time Always when its maps fit the 2 GB trace budget).
 #include <omp.h>
 
 #include <Eigen/Core>

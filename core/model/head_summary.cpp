@@ -10,7 +10,6 @@ HeadSummaryBuilder::HeadSummaryBuilder(int tokens) : n_(tokens), t_(std::min(tok
   s_.thumbMean = Mat::Zero(t_, t_);
   s_.thumbMax = Mat::Zero(t_, t_);
   s_.bandSums.assign(static_cast<std::size_t>(4 * t_), 0.0);
-  s_.bandMax.assign(static_cast<std::size_t>(t_), 0.0f);
   binStart_.resize(static_cast<std::size_t>(t_) + 1);
   for (int a = 0; a <= t_; ++a)  // ⌈a·n/t⌉
     binStart_[static_cast<std::size_t>(a)] = static_cast<int>((static_cast<long long>(a) * n_ + t_ - 1) / t_);
@@ -31,8 +30,6 @@ void HeadSummaryBuilder::addRow(int row, const float* weights, int first, int co
   // |row − j| for j = first … first + count − 1, as a lazy (vectorised) ramp
   const float d0 = static_cast<float>(first - row);
   sums[3] += (a * Eigen::ArrayXf::LinSpaced(count, d0, d0 + static_cast<float>(count - 1)).abs()).sum();
-  float& bandMax = s_.bandMax[static_cast<std::size_t>(cell)];
-  bandMax = std::max(bandMax, a.maxCoeff());
   const int end = first + count;
   for (int b = bin_[static_cast<std::size_t>(first)]; b < t_ && binStart_[static_cast<std::size_t>(b)] < end; ++b) {
     const int lo = std::max(first, binStart_[static_cast<std::size_t>(b)]);
@@ -44,12 +41,11 @@ void HeadSummaryBuilder::addRow(int row, const float* weights, int first, int co
 }
 
 int HeadSummaryBuilder::resume(const HeadSummary& known, int firstChangedRow) {
-  if (known.tokens != n_ || known.bandSums.size() != s_.bandSums.size() || known.bandMax.size() != s_.bandMax.size() ||
-      known.thumbMean.rows() != t_ || firstChangedRow <= 0)
+  if (known.tokens != n_ || known.bandSums.size() != s_.bandSums.size() || known.thumbMean.rows() != t_ ||
+      firstChangedRow <= 0)
     return 0;
   taken_ = firstChangedRow >= n_ ? t_ : bin_[static_cast<std::size_t>(firstChangedRow)];
   std::copy_n(known.bandSums.begin(), 4 * taken_, s_.bandSums.begin());
-  std::copy_n(known.bandMax.begin(), taken_, s_.bandMax.begin());
   s_.thumbMean.topRows(taken_) = known.thumbMean.topRows(taken_);
   s_.thumbMax.topRows(taken_) = known.thumbMax.topRows(taken_);
   return binStart_[static_cast<std::size_t>(taken_)];
@@ -64,8 +60,8 @@ HeadSummary HeadSummaryBuilder::finish() {
     s_.sinkShare += sums[1];
     s_.previousToken += sums[2];
     s_.meanDistance += sums[3];
-    s_.maxWeight = std::max(s_.maxWeight, s_.bandMax[static_cast<std::size_t>(a)]);
   }
+  s_.maxWeight = s_.thumbMax.maxCoeff();  // each cell holds its weights' maximum; the masked ones count as 0
   s_.entropy /= n_;
   s_.sinkShare /= n_;
   s_.meanDistance /= n_;

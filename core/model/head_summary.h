@@ -23,11 +23,10 @@ struct HeadSummary {
   float maxWeight = 0;
   Mat thumbMean, thumbMax;  ///< [t, t]
   /// Per band of query rows (the thumbnail's t row bands): the sums over its rows of entropy, sink weight,
-  /// previous-token weight and distance [t][4], and its largest weight [t]. The totals above are made from these, so an
-  /// edit that leaves a text's first rows alone can take their bands from the last pass (HeadSummaryBuilder::resume)
+  /// previous-token weight and distance [t][4]. The totals above are made from these (and maxWeight from thumbMax), so
+  /// an edit that leaves a text's first rows alone can take their bands from the last pass (HeadSummaryBuilder::resume)
   /// and still give the full pass's numbers bit for bit.
   std::vector<double> bandSums;
-  std::vector<float> bandMax;
 
   bool empty() const { return tokens == 0; }
 };

@@ -19,8 +19,7 @@ double traceBytes(const Trace& trace) {
     for (const HeadTrace& h : l.heads) {
       for (const Mat* m : {&h.q, &h.scores, &h.attention, &h.summary.thumbMean, &h.summary.thumbMax})
         bytes += bytesOf(*m);
-      bytes +=
-          static_cast<double>(h.summary.bandSums.size() * sizeof(double) + h.summary.bandMax.size() * sizeof(float));
+      bytes += static_cast<double>(h.summary.bandSums.size() * sizeof(double));
       for (const SharedMat& m : {h.keys, h.values})
         if (m && shared.insert(m.get()).second) bytes += bytesOf(*m);
     }

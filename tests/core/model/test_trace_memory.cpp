@@ -2,7 +2,7 @@
 // layer, concat, the attention and MLP outputs and the output [n, d], per head q [n, d_head] and K, V once per kv head,
 // plus scores and attention [n, n]; a long input's (tiled) pass of GPT-2 or a decoder holds no maps and no attention or
 // MLP outputs (its model recomputes them: layer_outputs.h), but each head's two t × t summary thumbnails
-// (t = min(n, 64)) and its t row bands' four sums (double) and maximum (float). The activation budget's per-token count
+// (t = min(n, 64)) and its t row bands' four sums (double). The activation budget's per-token count
 // (activationFloatsPerToken) is the same arithmetic. humanBytes on fixed sizes.
 #include <unistd.h>
 
@@ -38,7 +38,7 @@ class TestTraceMemory : public QObject {
     const double heads = L * n * (H * dh + 2 * kv * dh);  // q per query head, K and V per kv head
     const double kept = n * d + L * n * (H * dh + 3 * d) + heads, tiled = n * d + L * n * (H * dh + d) + heads;
     QCOMPARE(traceBytes(model->forward(text, {}, keep)), 4 * (kept + L * H * 2 * n * n));
-    QCOMPARE(traceBytes(model->forward(text, {}, tile)), 4 * (tiled + L * H * 2 * t * t) + L * H * t * (4 * 8 + 4));
+    QCOMPARE(traceBytes(model->forward(text, {}, tile)), 4 * (tiled + L * H * 2 * t * t) + L * H * t * 4 * 8);
     QCOMPARE(n * d + L * n * activationFloatsPerToken(info.dModel, info.heads * info.dHead, kv * info.dHead, true),
              kept);
     QCOMPARE(n * d + L * n * activationFloatsPerToken(info.dModel, info.heads * info.dHead, kv * info.dHead, false),
