@@ -183,6 +183,8 @@ std::string helpText() {
   s << "Attention Lab: run small transformers and attention variants, and see inside them.\n\n"
        "Usage:\n  attnlab [options]       start the graphical program (e.g. --model DIR --sentence TEXT)\n";
   for (const Subcommand& c : subcommands()) s << "  attnlab " << c.name << " " << c.usage << "\n";
+  s << "  attnlab FILE.attnlab.json  start the graphical program on a saved session\n";
+  s << "  attnlab --version       the version\n";
   s << "  attnlab --help          this text\n";
   for (const Subcommand& c : subcommands()) {
     s << "\n" << c.name << ": " << c.summary << "\n";

@@ -1,15 +1,22 @@
 // attnlab: with no arguments the graphical program; with a subcommand a headless tool sharing the
 // same core and parameter struct (see `attnlab --help`).
 #include <QApplication>
+#include <QFileInfo>
 #include <QTimer>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
 
 #include "app/cli_commands.h"
+#include "app/man_page.h"
 #include "core/base/errors.h"
 #include "ui/plots/fonts.h"
 #include "ui/shell/main_window.h"
+#include "ui/shell/session_actions.h"
+
+namespace attnlab {
+extern const char* const kProgramVersion;  // app/program_version.cpp, generated at build (cmake/write_version.cmake)
+}
 
 namespace {
 
@@ -56,15 +63,25 @@ int main(int argc, char** argv) {
       std::cout << cli::helpText();
       return 0;
     }
+    if (first == "--version" || first == "-V") {
+      std::cout << "attnlab " << kProgramVersion << "\n";
+      return 0;
+    }
+    if (first == "--man") {  // the manual page, for the package (app/man_page.h)
+      std::cout << cli::manPage(kProgramVersion);
+      return 0;
+    }
     if (const cli::Subcommand* cmd = cli::findSubcommand(first)) return runSubcommand(*cmd, argc, argv);
-    if (first.rfind("--", 0) != 0) {
+    // `attnlab FILE`: a session to open (the desktop entry's %f, a double click on a *.attnlab.json).
+    if (first.rfind("--", 0) != 0 && (argc > 2 || !QFileInfo(QString::fromStdString(first)).isFile())) {
       std::cerr << "attnlab: unknown command '" << first << "' (see attnlab --help)\n";
       return 2;
     }
   }
+  const bool openSessionFile = argc == 2 && std::string(argv[1]).rfind("--", 0) != 0;
   // The window, optionally started on parameters from the command line (`attnlab --model DIR`).
   std::optional<Params> startParams;
-  if (argc > 1) {
+  if (argc > 1 && !openSessionFile) {
     try {
       startParams = cli::paramsFromArgs(cli::parse(argc, argv, 1, cli::paramOptions()));
     } catch (const InputError& e) {
@@ -84,6 +101,8 @@ int main(int argc, char** argv) {
   ui::MainWindow window;
   window.show();
   if (startParams) window.applyParams(*startParams);
+  // A session that does not open says why in a message box and leaves the default state.
+  if (openSessionFile) window.sessions()->openPath(QString::fromLocal8Bit(argv[1]));
   // For the start-up benchmark (bench/startup.sh): exit once the first result is drawn. The result
   // may already be there when show() returns (it processes events), hence the check after connecting.
   if (std::getenv("ATTNLAB_QUIT_AFTER_FIRST_RESULT")) {

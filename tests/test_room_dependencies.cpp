@@ -12,6 +12,8 @@
 #include <map>
 #include <set>
 
+#include "tests/harness/test_registry.h"
+
 namespace {
 
 /// Room -> the rooms it links directly; "core" stands for every room of core/.
@@ -262,5 +264,5 @@ class TestRoomDependencies : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestRoomDependencies)
+ATTNLAB_TEST_GUILESS_MAIN(TestRoomDependencies)
 #include "test_room_dependencies.moc"

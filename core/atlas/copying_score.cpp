@@ -1,9 +1,12 @@
 #include "core/atlas/copying_score.h"
 
 #include <algorithm>
+#include <cmath>
+#include <complex>
 #include <limits>
+#include <vector>
 
-#include <Eigen/Eigenvalues>
+#include "core/compute/eigen_decompositions.h"
 
 namespace attnlab {
 
@@ -33,9 +36,14 @@ Mat tokenCircuit(const Model& model) {
 }
 
 double copyingScore(const MatD& circuit) {
-  const Eigen::VectorXcd lambda = Eigen::EigenSolver<MatD>(circuit, false).eigenvalues();
-  const double modulus = lambda.cwiseAbs().sum();
-  return modulus > 0 ? lambda.real().sum() / modulus : std::numeric_limits<double>::quiet_NaN();
+  std::vector<std::complex<double>> lambda;
+  if (!eigenEigenvalues(circuit, lambda)) return std::numeric_limits<double>::quiet_NaN();
+  double modulus = 0, real = 0;
+  for (const std::complex<double>& l : lambda) {
+    modulus += std::abs(l);
+    real += l.real();
+  }
+  return modulus > 0 ? real / modulus : std::numeric_limits<double>::quiet_NaN();
 }
 
 HeadGrid copyingScores(const Model& model, const RunControl& control) {

@@ -6,6 +6,7 @@
 
 #include "core/base/errors.h"
 #include "core/base/parallel_jobs.h"
+#include "core/compute/eigen_decompositions.h"
 
 namespace attnlab {
 
@@ -139,12 +140,14 @@ std::vector<std::array<double, 2>> map2d(const SimilarityMatrix& similarity) {
   const Eigen::VectorXd rowMean = d2.rowwise().mean();
   const double grand = rowMean.mean();
   const Eigen::MatrixXd b = -0.5 * ((d2.colwise() - rowMean).rowwise() - rowMean.transpose()).array() - 0.5 * grand;
-  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(b);  // eigenvalues ascending
+  VecD values;  // ascending
+  MatD vectors;
+  symmetricEigen(b, values, vectors);
   for (int axis = 0; axis < 2 && axis < n; ++axis) {
     const Eigen::Index k = n - 1 - axis;
-    const double lambda = eig.eigenvalues()(k);
+    const double lambda = values(k);
     if (lambda <= 0) continue;
-    Eigen::VectorXd v = eig.eigenvectors().col(k) * std::sqrt(lambda);
+    Eigen::VectorXd v = vectors.col(k) * std::sqrt(lambda);
     Eigen::Index largest = 0;
     v.cwiseAbs().maxCoeff(&largest);
     if (v(largest) < 0) v = -v;

@@ -4,8 +4,16 @@
 #include <cstdint>
 #include <vector>
 
-#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#include "core/compute/cpu_features.h"
+
+// The AVX2 and AVX-512 kernels are compiled on every x86-64 build through function attributes, whatever the
+// build's -march, and packedGemm picks one at run time (cpuKernel): a package built for a portable baseline runs
+// the fast kernel where the CPU has it. Intrinsics need no -m flag inside a function whose target enables them.
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h>
+#define ATTNLAB_X86_KERNELS 1
+#define ATTNLAB_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#define ATTNLAB_TARGET_AVX512 __attribute__((target("avx512f,avx2,fma")))
 #endif
 
 namespace attnlab {
@@ -45,12 +53,12 @@ void portableBlock(const PackedProduct& p, const float* panel, Index c0, Index r
 
 // ---- AVX-512 kernel ------------------------------------------------------------------------------
 
-#ifdef __AVX512F__
+#ifdef ATTNLAB_X86_KERNELS
 /// C[r0 .. r0+16·Z, panel's columns] (the last 16-row group masked by `lastRows`): 12·Z accumulators,
 /// each k adds A[rows, k] (Z vector loads) times the broadcast B[k, j] for the 12 columns j.
 template <int Z>
-void avx512Block(const PackedProduct& p, const float* panel, Index c0, Index r0, __mmask16 lastRows, const float* a,
-                 Index lda) {
+ATTNLAB_TARGET_AVX512 void avx512Block(const PackedProduct& p, const float* panel, Index c0, Index r0,
+                                       __mmask16 lastRows, const float* a, Index lda) {
   __m512 acc[Z][kPanelCols];
   const Index nc = std::min(kPanelCols, p.cols - c0);
 #pragma GCC unroll 16
@@ -89,7 +97,8 @@ void avx512Block(const PackedProduct& p, const float* panel, Index c0, Index r0,
 }
 
 /// Rows [r0, r0 + mr) with mr ≤ 32, A's rows at `a` (step k at a + k·lda).
-void avx512Rows(const PackedProduct& p, const float* panel, Index c0, Index r0, Index mr, const float* a, Index lda) {
+ATTNLAB_TARGET_AVX512 void avx512Rows(const PackedProduct& p, const float* panel, Index c0, Index r0, Index mr,
+                                      const float* a, Index lda) {
   const auto mask = [](Index n) { return static_cast<__mmask16>(n >= 16 ? 0xFFFF : (1u << n) - 1u); };
   if (mr > 16)
     avx512Block<2>(p, panel, c0, r0, mask(mr - 16), a, lda);
@@ -100,14 +109,14 @@ void avx512Rows(const PackedProduct& p, const float* panel, Index c0, Index r0, 
 
 // ---- AVX2 + FMA kernel (CPUs without AVX-512) -------------------------------------------------------
 
-#if !defined(__AVX512F__) && defined(__AVX2__) && defined(__FMA__)
+#ifdef ATTNLAB_X86_KERNELS
 /// C[r0 .. r0+8·Z, columns c0 + j0 … c0 + j0 + 5] (the last 8-row group masked by `last`, all lanes when Full): 6·Z
 /// accumulators — 12 of AVX2's 16 registers at Z = 2, with the Z rows of A and one broadcast of B — so nothing
 /// spills (the portable kernel's 16 × 12 block needs 24 and runs at a tenth of the speed). Each k adds A[rows, k]
 /// times the broadcast B[k, j] for the 6 columns: 6·Z multiply-adds per 6 + Z loads.
 template <int Z, bool Full>
-void avx2Half(const PackedProduct& p, const float* panel, Index c0, Index j0, Index r0, __m256i last, const float* a,
-              Index lda) {
+ATTNLAB_TARGET_AVX2 void avx2Half(const PackedProduct& p, const float* panel, Index c0, Index j0, Index r0,
+                                  __m256i last, const float* a, Index lda) {
   constexpr Index kHalf = kPanelCols / 2;
   const Index nc = std::min(kHalf, p.cols - c0 - j0);  // real columns in this half
   if (nc <= 0) return;
@@ -145,7 +154,8 @@ void avx2Half(const PackedProduct& p, const float* panel, Index c0, Index j0, In
 }
 
 /// Rows [r0, r0 + mr) with mr ≤ 16, A's rows at `a` (step k at a + k·lda), the panel's 12 columns in two halves of 6.
-void avx2Rows(const PackedProduct& p, const float* panel, Index c0, Index r0, Index mr, const float* a, Index lda) {
+ATTNLAB_TARGET_AVX2 void avx2Rows(const PackedProduct& p, const float* panel, Index c0, Index r0, Index mr,
+                                  const float* a, Index lda) {
   const Index tail = mr > 8 ? mr - 8 : mr;  // rows in the last 8-row group
   const __m256i last = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(tail)),
                                           _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));  // lanes < tail
@@ -206,13 +216,7 @@ void runPanels(const PackedProduct& p, Index panelBegin, Index panelEnd, Index g
 }
 
 /// Rows per group of the kernel packedGemm runs.
-constexpr Index kernelGroupRows() {
-#ifdef __AVX512F__
-  return 32;
-#else
-  return 16;
-#endif
-}
+Index kernelGroupRows() { return cpuKernel() == CpuKernel::Avx512 ? 32 : 16; }
 
 }  // namespace
 
@@ -237,37 +241,38 @@ void packedGemmPortable(const PackedProduct& p, Index panelBegin, Index panelEnd
 }
 
 void packedGemm(const PackedProduct& p, Index panelBegin, Index panelEnd) {
-#ifdef __AVX512F__
-  runPanels(p, panelBegin, panelEnd, kernelGroupRows(),
-            [&](const float* panel, Index c0, Index r0, Index mr, const float* a, Index lda) {
-              avx512Rows(p, panel, c0, r0, mr, a, lda);
-            });
-#elif defined(__AVX2__) && defined(__FMA__)
-  runPanels(p, panelBegin, panelEnd, kernelGroupRows(),
-            [&](const float* panel, Index c0, Index r0, Index mr, const float* a, Index lda) {
-              avx2Rows(p, panel, c0, r0, mr, a, lda);
-            });
-#else
-  packedGemmPortable(p, panelBegin, panelEnd);
+#ifdef ATTNLAB_X86_KERNELS
+  switch (cpuKernel()) {
+    case CpuKernel::Avx512:
+      runPanels(p, panelBegin, panelEnd, 32,
+                [&](const float* panel, Index c0, Index r0, Index mr, const float* a, Index lda) {
+                  avx512Rows(p, panel, c0, r0, mr, a, lda);
+                });
+      return;
+    case CpuKernel::Avx2:
+      runPanels(p, panelBegin, panelEnd, 16,
+                [&](const float* panel, Index c0, Index r0, Index mr, const float* a, Index lda) {
+                  avx2Rows(p, panel, c0, r0, mr, a, lda);
+                });
+      return;
+    case CpuKernel::Portable:
+      break;
+  }
 #endif
+  packedGemmPortable(p, panelBegin, panelEnd);
 }
 
-bool packedGemmHasAvx512() {
-#ifdef __AVX512F__
-  return true;
-#else
-  return false;
-#endif
-}
+bool packedGemmHasAvx512() { return cpuKernel() == CpuKernel::Avx512; }
 
 const char* packedGemmKernel() {
-#ifdef __AVX512F__
-  return "packed AVX-512";
-#elif defined(__AVX2__) && defined(__FMA__)
-  return "packed AVX2";
-#else
-  return "packed portable";
-#endif
+  switch (cpuKernel()) {
+    case CpuKernel::Avx512:
+      return "packed AVX-512";
+    case CpuKernel::Avx2:
+      return "packed AVX2";
+    default:
+      return "packed portable";
+  }
 }
 
 }  // namespace attnlab

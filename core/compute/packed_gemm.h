@@ -39,14 +39,14 @@ std::size_t packedGemmRowsSize(std::ptrdiff_t rows, std::ptrdiff_t inner);
 /// packedGemm's row count, each [inner][group rows], zero past the last row; the groups on all OpenMP threads.
 void packGemmRows(const PackedProduct& p, float* out);
 
-/// Computes C's columns of panels [panelBegin, panelEnd) with the fastest kernel this build has.
+/// Computes C's columns of panels [panelBegin, panelEnd) with the fastest kernel this CPU runs (cpuKernel()).
 void packedGemm(const PackedProduct& p, std::ptrdiff_t panelBegin, std::ptrdiff_t panelEnd);
 
 /// The same with plain C++ loops (the compiler's auto-vectorisation): the fallback for CPUs with neither AVX-512
 /// nor AVX2 + FMA, and the tests' second opinion.
 void packedGemmPortable(const PackedProduct& p, std::ptrdiff_t panelBegin, std::ptrdiff_t panelEnd);
 
-/// True when packedGemm uses the AVX-512 kernel (the build targets a CPU that has it).
+/// True when packedGemm uses the AVX-512 kernel (this CPU has it; chosen at run time, see cpu_features.h).
 bool packedGemmHasAvx512();
 /// The kernel packedGemm uses, for the benchmarks' reports: "packed AVX-512", "packed AVX2" or "packed portable".
 const char* packedGemmKernel();

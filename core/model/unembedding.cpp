@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#ifdef __AVX512F__
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h>
+// dotTiles is compiled for AVX-512 whatever the build's baseline and taken only where the CPU has it (cpuKernel).
+#define ATTNLAB_X86_TILES 1
 #endif
 
+#include "core/compute/cpu_features.h"
 #include "core/model/blocks.h"
 
 namespace attnlab {
@@ -49,13 +52,13 @@ Mat Unembedding::normalise(const Mat& x) const {
 
 namespace {
 
-#ifdef __AVX512F__
+#ifdef ATTNLAB_X86_TILES
 /// out[r, t] = x[r] · W_U[t] for t in [t0, t1) and every row r of xr [rows, d] (row-major), into out
 /// [rows, vocab] (column-major). Tiles of 8 vocabulary rows × 2 input rows keep 16 sums in registers;
 /// the 8 rows of W_U (24 KB at d = 768) stay in L1 while every input row passes, so W_U streams from
 /// memory once whatever the number of rows. A tile past the end reads a real row again and stores nothing.
-void dotTiles(const float* w, Eigen::Index stride, Eigen::Index t0, Eigen::Index t1, const float* xr, Eigen::Index rows,
-              Eigen::Index d, float* out) {
+__attribute__((target("avx512f"))) void dotTiles(const float* w, Eigen::Index stride, Eigen::Index t0, Eigen::Index t1,
+                                                 const float* xr, Eigen::Index rows, Eigen::Index d, float* out) {
   constexpr int kT = 8, kR = 2;
   for (Eigen::Index t = t0; t < t1; t += kT) {
     const float* wr[kT];
@@ -115,8 +118,8 @@ Mat Unembedding::logits(const Mat& x) const {
   // vectorises (Eigen's general strided view does not: 130 ms for one GPT-2-small row against a few ms).
   using RowMajorView =
       Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>, 0, Eigen::OuterStride<>>;
-#ifdef __AVX512F__
-  const bool tiles = colStride == 1 && x.rows() >= kTiledMinRows;
+#ifdef ATTNLAB_X86_TILES
+  const bool tiles = colStride == 1 && x.rows() >= kTiledMinRows && cpuKernel() == CpuKernel::Avx512;
 #else
   const bool tiles = false;
 #endif
@@ -127,7 +130,7 @@ Mat Unembedding::logits(const Mat& x) const {
   for (int b = 0; b < blocks; ++b) {
     const Eigen::Index v0 = b * kBlock, len = std::min(kBlock, vocab - v0);
     if (tiles) {
-#ifdef __AVX512F__
+#ifdef ATTNLAB_X86_TILES
       dotTiles(data, rowStride, v0, v0 + len, xr.data(), xr.rows(), d, out.data());
 #endif
     } else if (colStride == 1) {

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <vector>
 
+#include "core/compute/eigen_decompositions.h"
 #include "core/compute/lapack_spectrum.h"
 
 namespace attnlab {
@@ -15,9 +16,7 @@ VecD singularValues(const MatD& a) {
   if (a.size() == 0) return VecD();
   if (std::min(a.rows(), a.cols()) >= kLapackMinSize)
     if (auto s = lapackSingularValues(a)) return *s;  // see lapack_spectrum.h; Eigen is the fallback
-  // BDCSVD switches to Jacobi below 16 columns and to divide-and-conquer above: accurate and fast.
-  Eigen::BDCSVD<MatD> svd(a);
-  return svd.singularValues();
+  return eigenSingularValues(a);                      // BDCSVD: Jacobi below 16 columns, divide and conquer above
 }
 
 int numericalRank(const MatD& a) {

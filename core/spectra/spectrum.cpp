@@ -5,11 +5,9 @@
 #include <limits>
 #include <optional>
 
-#include <Eigen/Eigenvalues>
-#include <Eigen/SVD>
-
 #include "core/base/errors.h"
 #include "core/base/parallel_jobs.h"
+#include "core/compute/eigen_decompositions.h"
 #include "core/compute/lapack_spectrum.h"
 
 namespace attnlab {
@@ -48,10 +46,7 @@ std::vector<std::complex<double>> eigenvalues(const MatD& m, const RunControl& c
   if (fast) {
     out = std::move(*fast);
   } else {
-    Eigen::EigenSolver<MatD> solver(m, /*computeEigenvectors=*/false);
-    if (solver.info() != Eigen::Success) throw InputError("the eigenvalue iteration did not converge");
-    const Eigen::VectorXcd ev = solver.eigenvalues();
-    out.assign(ev.data(), ev.data() + ev.size());
+    if (!eigenEigenvalues(m, out)) throw InputError("the eigenvalue iteration did not converge");
   }
   std::stable_sort(out.begin(), out.end(), [](const std::complex<double>& a, const std::complex<double>& b) {
     return std::abs(a) > std::abs(b);

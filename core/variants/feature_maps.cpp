@@ -2,10 +2,9 @@
 
 #include <cmath>
 
-#include <Eigen/QR>
-
 #include "core/base/errors.h"
 #include "core/base/rng.h"
+#include "core/compute/eigen_decompositions.h"
 #include "core/model/blocks.h"
 #include "core/spectra/spectrum.h"
 
@@ -56,12 +55,9 @@ MatD performerOmega(int d, int m, uint64_t seed, bool orthogonal) {
     MatD g(d, d);
     for (int r = 0; r < d; ++r)
       for (int c = 0; c < d; ++c) g(r, c) = rng.normal();
-    const Eigen::HouseholderQR<MatD> qr(g);
-    MatD qmat = qr.householderQ();  // orthonormal columns  [d, d]
     // Q·diag(sign(R_ii)) is Haar-distributed; Householder's own sign convention is not (it biases
     // every direction towards one half-space, and with it the kernel estimate).
-    for (int c = 0; c < d; ++c)
-      if (qr.matrixQR()(c, c) < 0) qmat.col(c) *= -1.0;
+    const MatD qmat = orthogonalFactor(g);  // orthonormal columns  [d, d]
     for (int r = 0; r < d && start + r < m; ++r) {
       double len2 = 0;  // χ_d length of a fresh Gaussian vector
       for (int c = 0; c < d; ++c) {

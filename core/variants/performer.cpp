@@ -5,6 +5,7 @@
 
 #include "core/base/errors.h"
 #include "core/base/rng.h"
+#include "core/compute/eigen_decompositions.h"
 
 namespace attnlab {
 
@@ -28,11 +29,7 @@ MatD drawFeatures(int d, int m, bool orthogonal, uint64_t seed) {
   MatD w(m, d);
   for (int done = 0; done < m; done += d) {
     const int rows = std::min(d, m - done);
-    Eigen::HouseholderQR<MatD> qr(gaussian(d, d));
-    MatD q = qr.householderQ() * MatD::Identity(d, d);  // orthonormal columns   [d, d]
-    const MatD& r = qr.matrixQR();
-    for (int c = 0; c < d; ++c)
-      if (r(c, c) < 0) q.col(c) = -q.col(c);
+    const MatD q = orthogonalFactor(gaussian(d, d));  // orthonormal columns, Haar   [d, d]
     for (int i = 0; i < rows; ++i) {
       const double chi = gaussian(d, 1).norm();  // ‖g‖ with g ~ N(0, I_d): a χ_d length
       w.row(done + i) = q.col(i).transpose() * chi;

@@ -10,6 +10,7 @@
 #include <QtTest>
 
 #include "tests/app/cli_test_util.h"
+#include "tests/harness/test_registry.h"
 
 class TestCli : public QObject {
   Q_OBJECT
@@ -293,5 +294,5 @@ class TestCli : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestCli)
+ATTNLAB_TEST_GUILESS_MAIN(TestCli)
 #include "test_cli.moc"

@@ -8,6 +8,7 @@
 #include "core/checkpoint/checkpoint.h"
 #include "core/model/generate.h"
 #include "tests/app/cli_test_util.h"
+#include "tests/harness/test_registry.h"
 
 class TestCliGenerate : public QObject {
   Q_OBJECT
@@ -92,5 +93,5 @@ class TestCliGenerate : public QObject {
   }
 };
 
-QTEST_MAIN(TestCliGenerate)
+ATTNLAB_TEST_MAIN(TestCliGenerate)
 #include "test_cli_generate.moc"

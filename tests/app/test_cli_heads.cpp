@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include "tests/app/cli_test_util.h"
+#include "tests/harness/test_registry.h"
 
 namespace {
 
@@ -99,5 +100,5 @@ class TestCliHeads : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestCliHeads)
+ATTNLAB_TEST_APPLESS_MAIN(TestCliHeads)
 #include "test_cli_heads.moc"

@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include "tests/app/cli_test_util.h"
+#include "tests/harness/test_registry.h"
 
 class TestCliModels : public QObject {
   Q_OBJECT
@@ -96,5 +97,5 @@ class TestCliModels : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestCliModels)
+ATTNLAB_TEST_GUILESS_MAIN(TestCliModels)
 #include "test_cli_models.moc"

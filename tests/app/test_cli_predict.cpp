@@ -7,6 +7,7 @@
 #include <QtTest>
 
 #include "tests/app/cli_test_util.h"
+#include "tests/harness/test_registry.h"
 
 namespace {
 
@@ -137,5 +138,5 @@ class TestCliPredict : public QObject {
   }
 };
 
-QTEST_MAIN(TestCliPredict)
+ATTNLAB_TEST_MAIN(TestCliPredict)
 #include "test_cli_predict.moc"

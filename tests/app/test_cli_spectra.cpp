@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include "tests/app/cli_test_util.h"
+#include "tests/harness/test_registry.h"
 
 #include <nlohmann/json.hpp>
 
@@ -116,5 +117,5 @@ class TestCliSpectra : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestCliSpectra)
+ATTNLAB_TEST_GUILESS_MAIN(TestCliSpectra)
 #include "test_cli_spectra.moc"

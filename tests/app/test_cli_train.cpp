@@ -7,6 +7,7 @@
 #include <QtTest>
 
 #include "tests/app/cli_test_util.h"
+#include "tests/harness/test_registry.h"
 
 class TestCliTrain : public QObject {
   Q_OBJECT
@@ -65,5 +66,5 @@ class TestCliTrain : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestCliTrain)
+ATTNLAB_TEST_GUILESS_MAIN(TestCliTrain)
 #include "test_cli_train.moc"

@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include "tests/app/cli_test_util.h"
+#include "tests/harness/test_registry.h"
 
 #include <qcustomplot.h>
 #include <nlohmann/json.hpp>
@@ -114,5 +115,5 @@ class TestCollapseCli : public QObject {
   }
 };
 
-QTEST_MAIN(TestCollapseCli)
+ATTNLAB_TEST_MAIN(TestCollapseCli)
 #include "test_collapse_cli.moc"

@@ -12,6 +12,7 @@
 #include "core/base/json_file.h"
 #include "core/checkpoint/checkpoint.h"
 #include "core/model/builtin_model.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -79,5 +80,5 @@ class TestCopyingScore : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestCopyingScore)
+ATTNLAB_TEST_APPLESS_MAIN(TestCopyingScore)
 #include "test_copying_score.moc"

@@ -18,6 +18,7 @@
 #include "core/predict/attribution.h"
 #include "core/predict/prediction.h"
 #include "core/text/token_display.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 namespace fs = std::filesystem;
@@ -287,5 +288,5 @@ class TestCorpusScan : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestCorpusScan)
+ATTNLAB_TEST_GUILESS_MAIN(TestCorpusScan)
 #include "test_corpus_scan.moc"

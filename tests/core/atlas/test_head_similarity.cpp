@@ -10,6 +10,7 @@
 #include "core/atlas/head_similarity.h"
 #include "core/base/errors.h"
 #include "core/train/shipped_models.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -126,5 +127,5 @@ class TestHeadSimilarity : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestHeadSimilarity)
+ATTNLAB_TEST_APPLESS_MAIN(TestHeadSimilarity)
 #include "test_head_similarity.moc"

@@ -15,6 +15,7 @@
 #include "core/checkpoint/checkpoint.h"
 #include "core/model/builtin_model.h"
 #include "core/train/shipped_models.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -212,5 +213,5 @@ class TestProbeScores : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestProbeScores)
+ATTNLAB_TEST_APPLESS_MAIN(TestProbeScores)
 #include "test_probe_scores.moc"

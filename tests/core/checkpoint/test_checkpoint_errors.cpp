@@ -11,6 +11,7 @@
 #include "core/base/errors.h"
 #include "core/base/json_file.h"
 #include "core/checkpoint/checkpoint.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -151,5 +152,5 @@ class TestCheckpointErrors : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestCheckpointErrors)
+ATTNLAB_TEST_GUILESS_MAIN(TestCheckpointErrors)
 #include "test_checkpoint_errors.moc"

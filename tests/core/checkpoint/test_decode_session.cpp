@@ -14,6 +14,7 @@
 #include "core/model/builtin_model.h"
 #include "core/model/generate.h"
 #include "tests/fuzzy_compare.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -173,5 +174,5 @@ class TestDecodeSession : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestDecodeSession)
+ATTNLAB_TEST_APPLESS_MAIN(TestDecodeSession)
 #include "test_decode_session.moc"

@@ -16,6 +16,7 @@
 #include "core/checkpoint/decoder_model.h"
 #include "core/model/layer_outputs.h"
 #include "tests/fuzzy_compare.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -216,5 +217,5 @@ class TestDecoderModels : public QObject {
   void cleanupTestCase() { qInfo("worst relative error over every decoder checkpoint: %.2e", worstError); }
 };
 
-QTEST_GUILESS_MAIN(TestDecoderModels)
+ATTNLAB_TEST_GUILESS_MAIN(TestDecoderModels)
 #include "test_decoder_models.moc"

@@ -14,6 +14,7 @@
 #include "core/model/layer_outputs.h"
 #include "core/run/model_factory.h"
 #include "tests/fuzzy_compare.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -183,5 +184,5 @@ class TestHfModels : public QObject {
   void cleanupTestCase() { qInfo("largest relative error against the PyTorch reference: %.3g", worstError); }
 };
 
-QTEST_GUILESS_MAIN(TestHfModels)
+ATTNLAB_TEST_GUILESS_MAIN(TestHfModels)
 #include "test_hf_models.moc"

@@ -9,6 +9,7 @@
 
 #include "core/base/errors.h"
 #include "core/checkpoint/safetensors.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -180,5 +181,5 @@ class TestSafetensors : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestSafetensors)
+ATTNLAB_TEST_GUILESS_MAIN(TestSafetensors)
 #include "test_safetensors.moc"

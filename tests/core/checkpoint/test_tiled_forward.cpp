@@ -12,6 +12,7 @@
 #include "core/model/prefix_reuse.h"
 #include "core/model/trace_json.h"
 #include "tests/fuzzy_compare.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -180,5 +181,5 @@ class TestTiledForward : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestTiledForward)
+ATTNLAB_TEST_GUILESS_MAIN(TestTiledForward)
 #include "test_tiled_forward.moc"

@@ -3,6 +3,7 @@
 
 #include "core/collapse/collapse_metrics.h"
 #include "tests/fuzzy_compare.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -98,5 +99,5 @@ class TestCollapseMetrics : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestCollapseMetrics)
+ATTNLAB_TEST_GUILESS_MAIN(TestCollapseMetrics)
 #include "test_collapse_metrics.moc"

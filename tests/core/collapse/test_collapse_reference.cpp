@@ -10,6 +10,7 @@
 #include "core/collapse/collapse_settings.h"
 #include "core/collapse/deep_stack.h"
 #include "tests/fuzzy_compare.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 using nlohmann::json;
@@ -99,5 +100,5 @@ class TestCollapseReference : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestCollapseReference)
+ATTNLAB_TEST_GUILESS_MAIN(TestCollapseReference)
 #include "test_collapse_reference.moc"

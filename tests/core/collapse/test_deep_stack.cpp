@@ -12,6 +12,7 @@
 #include "core/run/collapse_experiment.h"
 #include "core/run/path_analysis.h"
 #include "core/session/params_json.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -238,5 +239,5 @@ class TestDeepStack : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestDeepStack)
+ATTNLAB_TEST_GUILESS_MAIN(TestDeepStack)
 #include "test_deep_stack.moc"

@@ -9,6 +9,7 @@
 
 #include "core/base/rng.h"
 #include "core/compute/map_pyramid.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -229,5 +230,5 @@ class TestMapPyramid : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestMapPyramid)
+ATTNLAB_TEST_APPLESS_MAIN(TestMapPyramid)
 #include "test_map_pyramid.moc"

@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include <QTemporaryDir>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/base/errors.h"
@@ -15,8 +16,10 @@
 #include "core/checkpoint/hf_weights.h"
 #include "core/checkpoint/safetensors.h"
 #include "core/checkpoint/safetensors_writer.h"
+#include "core/compute/cpu_features.h"
 #include "core/compute/packed_gemm.h"
 #include "core/compute/packed_matrix.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -136,6 +139,19 @@ class TestPackedMatrix : public QObject {
   // several row blocks with a part-filled last group (300 × 3072: blocks of 64 rows; 1031 × 48 is one block of 65
   // groups), and with the portable kernel handed the same copy (on an AVX-512 build its 32-row copy is not the
   // portable kernel's and is dropped, so that half compares two private copies).
+  void theKernelIsChosenAtRunTimeForThisCpu() {
+    // The package is built for x86-64-v2; the AVX2 and AVX-512 kernels are chosen by the CPU, not by -march.
+    const CpuKernel cpu = cpuSupportedKernel();
+    const char* asked = std::getenv("ATTNLAB_KERNEL");
+    if (!asked) QCOMPARE(cpuKernel(), cpu);
+    QCOMPARE(packedGemmHasAvx512(), cpuKernel() == CpuKernel::Avx512);
+    QCOMPARE(QString(packedGemmKernel()), QString("packed ") + cpuKernelName(cpuKernel()));
+#if defined(__x86_64__)
+    // Every x86-64 CPU this project has run on (Zen 3, Zen 4) has AVX2 + FMA: a fast kernel must be in force.
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && !asked) QVERIFY(cpu != CpuKernel::Portable);
+#endif
+  }
+
   void sharedRowCopyGivesTheSameFloats_data() {
     QTest::addColumn<int>("rows");
     QTest::addColumn<int>("inner");
@@ -244,5 +260,5 @@ class TestPackedMatrix : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestPackedMatrix)
+ATTNLAB_TEST_GUILESS_MAIN(TestPackedMatrix)
 #include "test_packed_matrix.moc"

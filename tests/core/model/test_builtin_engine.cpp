@@ -10,6 +10,7 @@
 #include "core/base/errors.h"
 #include "core/model/builtin_model.h"
 #include "tests/fuzzy_compare.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -436,5 +437,5 @@ class TestBuiltinEngine : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestBuiltinEngine)
+ATTNLAB_TEST_GUILESS_MAIN(TestBuiltinEngine)
 #include "test_builtin_engine.moc"

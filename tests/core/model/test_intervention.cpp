@@ -5,6 +5,7 @@
 
 #include "core/base/errors.h"
 #include "core/model/intervention.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -135,5 +136,5 @@ class TestIntervention : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestIntervention)
+ATTNLAB_TEST_GUILESS_MAIN(TestIntervention)
 #include "test_intervention.moc"

@@ -14,6 +14,7 @@
 #include "core/model/builtin_model.h"
 #include "core/session/params_json.h"
 #include "tests/fuzzy_compare.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 using nlohmann::json;
@@ -198,5 +199,5 @@ class TestReferenceBuiltin : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestReferenceBuiltin)
+ATTNLAB_TEST_GUILESS_MAIN(TestReferenceBuiltin)
 #include "test_reference_builtin.moc"

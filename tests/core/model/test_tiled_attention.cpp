@@ -15,6 +15,7 @@
 #include "core/model/head_maps.h"
 #include "core/model/head_pyramid.h"
 #include "tests/fuzzy_compare.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -247,5 +248,5 @@ class TestTiledAttention : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestTiledAttention)
+ATTNLAB_TEST_GUILESS_MAIN(TestTiledAttention)
 #include "test_tiled_attention.moc"

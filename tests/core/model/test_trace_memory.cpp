@@ -10,6 +10,7 @@
 
 #include "core/checkpoint/checkpoint.h"
 #include "core/model/trace_memory.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -63,5 +64,5 @@ class TestTraceMemory : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestTraceMemory)
+ATTNLAB_TEST_GUILESS_MAIN(TestTraceMemory)
 #include "test_trace_memory.moc"

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/model/unembedding.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -38,5 +39,5 @@ class TestUnembedding : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestUnembedding)
+ATTNLAB_TEST_APPLESS_MAIN(TestUnembedding)
 #include "test_unembedding.moc"

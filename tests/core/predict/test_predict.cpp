@@ -15,6 +15,7 @@
 #include "core/predict/attribution.h"
 #include "core/predict/patching.h"
 #include "core/predict/prediction.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -366,5 +367,5 @@ class TestPredict : public QObject {
   }
 };
 
-QTEST_MAIN(TestPredict)
+ATTNLAB_TEST_MAIN(TestPredict)
 #include "test_predict.moc"

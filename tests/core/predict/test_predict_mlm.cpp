@@ -15,6 +15,7 @@
 #include "core/predict/attribution.h"
 #include "core/predict/patching.h"
 #include "core/predict/prediction.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -154,5 +155,5 @@ class TestPredictMlm : public QObject {
   }
 };
 
-QTEST_MAIN(TestPredictMlm)
+ATTNLAB_TEST_MAIN(TestPredictMlm)
 #include "test_predict_mlm.moc"

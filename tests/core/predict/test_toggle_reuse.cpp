@@ -14,6 +14,7 @@
 #include "core/predict/attribution.h"
 #include "core/predict/prediction.h"
 #include "core/predict/run_comparison.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -194,5 +195,5 @@ class TestToggleReuse : public QObject {
   }
 };
 
-QTEST_MAIN(TestToggleReuse)
+ATTNLAB_TEST_MAIN(TestToggleReuse)
 #include "test_toggle_reuse.moc"

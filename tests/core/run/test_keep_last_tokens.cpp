@@ -7,6 +7,7 @@
 #include "core/checkpoint/checkpoint.h"
 #include "core/run/pipeline.h"
 #include "tests/fuzzy_compare.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -69,5 +70,5 @@ class TestKeepLastTokens : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestKeepLastTokens)
+ATTNLAB_TEST_GUILESS_MAIN(TestKeepLastTokens)
 #include "test_keep_last_tokens.moc"

@@ -4,6 +4,7 @@
 
 #include "core/base/errors.h"
 #include "core/session/params_json.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -79,5 +80,5 @@ class TestAtlasSettings : public QObject {
   }
 };
 
-QTEST_MAIN(TestAtlasSettings)
+ATTNLAB_TEST_MAIN(TestAtlasSettings)
 #include "test_atlas_settings.moc"

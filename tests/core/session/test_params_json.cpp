@@ -2,6 +2,7 @@
 
 #include "core/base/errors.h"
 #include "core/session/params_json.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -128,5 +129,5 @@ class TestParamsJson : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestParamsJson)
+ATTNLAB_TEST_GUILESS_MAIN(TestParamsJson)
 #include "test_params_json.moc"

@@ -3,6 +3,7 @@
 
 #include "core/base/rng.h"
 #include "core/spectra/attention_metrics.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -96,5 +97,5 @@ class TestAttentionMetrics : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestAttentionMetrics)
+ATTNLAB_TEST_GUILESS_MAIN(TestAttentionMetrics)
 #include "test_attention_metrics.moc"

@@ -18,6 +18,7 @@
 #include "core/spectra/head_spectrum.h"
 #include "core/spectra/spectrum.h"
 #include "tests/fuzzy_compare.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 Q_DECLARE_METATYPE(attnlab::MatD)
@@ -325,5 +326,5 @@ class TestSpectrum : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestSpectrum)
+ATTNLAB_TEST_GUILESS_MAIN(TestSpectrum)
 #include "test_spectrum.moc"

@@ -9,6 +9,7 @@
 #include "core/text/tokenizer_loader.h"
 #include "core/text/wordpiece_tokenizer.h"
 #include "tests/core/text/tokenizer_test_util.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 using attnlab::test::fixture;
@@ -161,5 +162,5 @@ class TestTokenizerBert : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestTokenizerBert)
+ATTNLAB_TEST_GUILESS_MAIN(TestTokenizerBert)
 #include "test_tokenizer_bert.moc"

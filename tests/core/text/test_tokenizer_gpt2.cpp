@@ -10,6 +10,7 @@
 #include "core/text/gpt2_pretokenizer.h"
 #include "core/text/tokenizer_loader.h"
 #include "tests/core/text/tokenizer_test_util.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 using attnlab::test::fixture;
@@ -208,5 +209,5 @@ class TestTokenizerGpt2 : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestTokenizerGpt2)
+ATTNLAB_TEST_GUILESS_MAIN(TestTokenizerGpt2)
 #include "test_tokenizer_gpt2.moc"

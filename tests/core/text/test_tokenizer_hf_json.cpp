@@ -21,6 +21,7 @@
 #include "core/text/tokenizer_loader.h"
 #include "core/text/utf8.h"
 #include "tests/core/text/tokenizer_test_util.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -390,5 +391,5 @@ class TestTokenizerHfJson : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestTokenizerHfJson)
+ATTNLAB_TEST_GUILESS_MAIN(TestTokenizerHfJson)
 #include "test_tokenizer_hf_json.moc"

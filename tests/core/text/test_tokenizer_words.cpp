@@ -1,6 +1,7 @@
 #include <QtTest>
 
 #include "core/text/word_tokenizer.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -64,5 +65,5 @@ class TestTokenizerWords : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestTokenizerWords)
+ATTNLAB_TEST_GUILESS_MAIN(TestTokenizerWords)
 #include "test_tokenizer_words.moc"

@@ -13,6 +13,7 @@
 #include "core/base/errors.h"
 #include "core/run/pipeline.h"
 #include "core/train/shipped_models.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -86,5 +87,5 @@ class TestShippedModel : public QObject {
   }
 };
 
-QTEST_MAIN(TestShippedModel)
+ATTNLAB_TEST_MAIN(TestShippedModel)
 #include "test_shipped_model.moc"

@@ -5,6 +5,7 @@
 
 #include "core/base/rng.h"
 #include "core/train/tiny_net.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -139,5 +140,5 @@ class TestTinyGradients : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestTinyGradients)
+ATTNLAB_TEST_GUILESS_MAIN(TestTinyGradients)
 #include "test_tiny_gradients.moc"

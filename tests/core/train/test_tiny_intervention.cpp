@@ -9,6 +9,7 @@
 #include "core/predict/attribution.h"
 #include "core/predict/prediction.h"
 #include "core/train/shipped_models.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -94,5 +95,5 @@ class TestTinyIntervention : public QObject {
   }
 };
 
-QTEST_MAIN(TestTinyIntervention)
+ATTNLAB_TEST_MAIN(TestTinyIntervention)
 #include "test_tiny_intervention.moc"

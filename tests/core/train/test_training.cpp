@@ -14,6 +14,7 @@
 #include "core/train/tiny_model.h"
 #include "core/train/train_json.h"
 #include "core/train/trainer.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -246,5 +247,5 @@ class TestTraining : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestTraining)
+ATTNLAB_TEST_GUILESS_MAIN(TestTraining)
 #include "test_training.moc"

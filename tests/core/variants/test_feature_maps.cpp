@@ -8,6 +8,7 @@
 #include "core/variants/feature_maps.h"
 #include "core/variants/head_size_sweep.h"
 #include "tests/fuzzy_compare.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 Q_DECLARE_METATYPE(attnlab::FeatureMap)
@@ -169,5 +170,5 @@ class TestFeatureMaps : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestFeatureMaps)
+ATTNLAB_TEST_GUILESS_MAIN(TestFeatureMaps)
 #include "test_feature_maps.moc"

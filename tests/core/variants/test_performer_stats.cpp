@@ -6,6 +6,7 @@
 #include "core/base/rng.h"
 #include "core/variants/performer.h"
 #include "core/variants/variant_analysis.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -141,5 +142,5 @@ class TestPerformerStats : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestPerformerStats)
+ATTNLAB_TEST_GUILESS_MAIN(TestPerformerStats)
 #include "test_performer_stats.moc"

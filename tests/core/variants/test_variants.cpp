@@ -9,6 +9,7 @@
 #include "core/variants/linear_attention.h"
 #include "core/variants/variant_analysis.h"
 #include "tests/fuzzy_compare.h"
+#include "tests/harness/test_registry.h"
 
 using namespace attnlab;
 
@@ -316,5 +317,5 @@ class TestVariants : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestVariants)
+ATTNLAB_TEST_GUILESS_MAIN(TestVariants)
 #include "test_variants.moc"

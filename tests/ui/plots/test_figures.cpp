@@ -13,6 +13,7 @@
 #include "core/base/errors.h"
 #include "core/session/params_json.h"
 #include "core/session/session.h"
+#include "tests/harness/test_registry.h"
 #include "ui/plots/colormaps.h"
 #include "ui/plots/figure_export.h"
 #include "ui/plots/view_style.h"
@@ -323,5 +324,5 @@ class TestFigures : public QObject {
   }
 };
 
-QTEST_MAIN(TestFigures)
+ATTNLAB_TEST_MAIN(TestFigures)
 #include "test_figures.moc"

@@ -8,6 +8,7 @@
 #include <QTextLayout>
 #include <QtTest>
 
+#include "tests/harness/test_registry.h"
 #include "ui/plots/fonts.h"
 
 using namespace attnlab::ui;
@@ -84,5 +85,5 @@ class TestFonts : public QObject {
   }
 };
 
-QTEST_MAIN(TestFonts)
+ATTNLAB_TEST_MAIN(TestFonts)
 #include "test_fonts.moc"

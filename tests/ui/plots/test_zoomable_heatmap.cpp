@@ -8,6 +8,7 @@
 #include <QMouseEvent>
 
 #include "core/base/rng.h"
+#include "tests/harness/test_registry.h"
 #include "ui/plots/zoomable_heatmap.h"
 
 using namespace attnlab;
@@ -204,5 +205,5 @@ class TestZoomableHeatmap : public QObject {
   }
 };
 
-QTEST_MAIN(TestZoomableHeatmap)
+ATTNLAB_TEST_MAIN(TestZoomableHeatmap)
 #include "test_zoomable_heatmap.moc"

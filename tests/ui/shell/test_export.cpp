@@ -18,6 +18,7 @@
 #include "core/base/errors.h"
 #include "core/base/npy.h"
 #include "core/session/view_numbers.h"
+#include "tests/harness/test_registry.h"
 #include "ui/shell/live_controller.h"
 #include "ui/shell/view_export.h"
 #include "ui/shell/view_factory.h"
@@ -351,5 +352,5 @@ class TestExport : public QObject {
   }
 };
 
-QTEST_MAIN(TestExport)
+ATTNLAB_TEST_MAIN(TestExport)
 #include "test_export.moc"

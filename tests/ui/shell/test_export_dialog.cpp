@@ -11,6 +11,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "tests/harness/test_registry.h"
 #include "ui/shell/export_dialog.h"
 #include "ui/shell/live_controller.h"
 
@@ -116,5 +117,5 @@ class TestExportDialog : public QObject {
   }
 };
 
-QTEST_MAIN(TestExportDialog)
+ATTNLAB_TEST_MAIN(TestExportDialog)
 #include "test_export_dialog.moc"

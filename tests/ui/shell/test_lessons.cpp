@@ -18,6 +18,7 @@
 #include "core/run/model_factory.h"
 #include "core/run/pipeline.h"
 #include "core/session/params_json.h"
+#include "tests/harness/test_registry.h"
 #include "ui/shell/lesson_library.h"
 #include "ui/shell/lesson_panel.h"
 #include "ui/shell/live_controller.h"
@@ -406,5 +407,5 @@ class TestLessons : public QObject {
   }
 };
 
-QTEST_MAIN(TestLessons)
+ATTNLAB_TEST_MAIN(TestLessons)
 #include "test_lessons.moc"

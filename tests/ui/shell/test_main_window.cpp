@@ -11,6 +11,7 @@
 #include <QtTest>
 
 #include "core/session/params_json.h"
+#include "tests/harness/test_registry.h"
 
 #include "ui/shell/live_controller.h"
 #include "ui/shell/main_window.h"
@@ -297,5 +298,5 @@ class TestMainWindow : public QObject {
   }
 };
 
-QTEST_MAIN(TestMainWindow)
+ATTNLAB_TEST_MAIN(TestMainWindow)
 #include "test_main_window.moc"

@@ -6,6 +6,7 @@
 #include <QTextBrowser>
 #include <QtTest>
 
+#include "tests/harness/test_registry.h"
 #include "ui/shell/lesson_panel.h"
 #include "ui/shell/main_window.h"
 
@@ -78,5 +79,5 @@ class TestPresentation : public QObject {
   }
 };
 
-QTEST_MAIN(TestPresentation)
+ATTNLAB_TEST_MAIN(TestPresentation)
 #include "test_presentation.moc"

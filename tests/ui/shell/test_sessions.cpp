@@ -11,6 +11,7 @@
 #include "core/base/errors.h"
 #include "core/session/params_json.h"
 #include "core/session/session.h"
+#include "tests/harness/test_registry.h"
 #include "ui/shell/autosave.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/param_history.h"
@@ -307,5 +308,5 @@ class TestSessions : public QObject {
   }
 };
 
-QTEST_MAIN(TestSessions)
+ATTNLAB_TEST_MAIN(TestSessions)
 #include "test_sessions.moc"

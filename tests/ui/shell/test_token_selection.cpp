@@ -11,6 +11,7 @@
 #include "core/session/params_json.h"
 #include "core/session/token_pins.h"
 #include "tests/app/cli_test_util.h"
+#include "tests/harness/test_registry.h"
 #include "ui/shell/live_controller.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/param_history.h"
@@ -205,5 +206,5 @@ class TestTokenSelection : public QObject {
   }
 };
 
-QTEST_MAIN(TestTokenSelection)
+ATTNLAB_TEST_MAIN(TestTokenSelection)
 #include "test_token_selection.moc"

@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 #include <QtTest>
 
+#include "tests/harness/test_registry.h"
 #include "ui/shell/export_dialog.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/view_actions.h"
@@ -159,5 +160,5 @@ class TestViewActions : public QObject {
   }
 };
 
-QTEST_MAIN(TestViewActions)
+ATTNLAB_TEST_MAIN(TestViewActions)
 #include "test_view_actions.moc"

@@ -8,6 +8,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "tests/harness/test_registry.h"
 #include "ui/plots/matrix_plot.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/view_factory.h"
@@ -266,5 +267,5 @@ class TestViewNavigator : public QObject {
   }
 };
 
-QTEST_MAIN(TestViewNavigator)
+ATTNLAB_TEST_MAIN(TestViewNavigator)
 #include "test_view_navigator.moc"

@@ -5,6 +5,7 @@
 #include <QSlider>
 #include <QtTest>
 
+#include "tests/harness/test_registry.h"
 #include "ui/plots/figure_export.h"
 #include "ui/shell/live_controller.h"
 #include "ui/shell/view_export.h"
@@ -215,5 +216,5 @@ class TestHeadView : public QObject {
   }
 };
 
-QTEST_MAIN(TestHeadView)
+ATTNLAB_TEST_MAIN(TestHeadView)
 #include "test_head_view.moc"

@@ -6,6 +6,7 @@
 #include <QMouseEvent>
 #include <QtTest>
 
+#include "tests/harness/test_registry.h"
 #include "ui/shell/live_controller.h"
 #include "ui/views/attention/heatmap_view.h"
 #include "ui/views/common/token_selection.h"
@@ -83,5 +84,5 @@ class TestHeatmapView : public QObject {
   }
 };
 
-QTEST_MAIN(TestHeatmapView)
+ATTNLAB_TEST_MAIN(TestHeatmapView)
 #include "test_heatmap_view.moc"

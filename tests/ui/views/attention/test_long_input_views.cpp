@@ -7,6 +7,7 @@
 #include "core/checkpoint/checkpoint.h"
 #include "core/model/head_maps.h"
 #include "tests/fuzzy_compare.h"
+#include "tests/harness/test_registry.h"
 #include "ui/shell/live_controller.h"
 #include "ui/views/attention/head_view.h"
 #include "ui/views/attention/heatmap_view.h"
@@ -123,5 +124,5 @@ class TestLongInputViews : public QObject {
   }
 };
 
-QTEST_MAIN(TestLongInputViews)
+ATTNLAB_TEST_MAIN(TestLongInputViews)
 #include "test_long_input_views.moc"

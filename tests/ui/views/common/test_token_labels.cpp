@@ -9,6 +9,7 @@
 #include <QtTest>
 
 #include "core/text/bpe_tokenizer.h"
+#include "tests/harness/test_registry.h"
 #include "ui/shell/live_controller.h"
 #include "ui/shell/view_export.h"
 #include "ui/shell/view_factory.h"
@@ -104,5 +105,5 @@ class TestTokenLabels : public QObject {
   }
 };
 
-QTEST_MAIN(TestTokenLabels)
+ATTNLAB_TEST_MAIN(TestTokenLabels)
 #include "test_token_labels.moc"

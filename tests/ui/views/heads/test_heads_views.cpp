@@ -7,6 +7,7 @@
 
 #include "core/base/errors.h"
 #include "core/run/pipeline.h"
+#include "tests/harness/test_registry.h"
 #include "ui/plots/matrix_plot.h"
 #include "ui/views/heads/atlas_labels.h"
 #include "ui/views/heads/context_list.h"
@@ -324,5 +325,5 @@ class TestHeadsViews : public QObject {
   }
 };
 
-QTEST_MAIN(TestHeadsViews)
+ATTNLAB_TEST_MAIN(TestHeadsViews)
 #include "test_heads_views.moc"

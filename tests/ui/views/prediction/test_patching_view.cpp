@@ -10,6 +10,7 @@
 
 #include "core/predict/patching.h"
 #include "core/predict/prediction.h"
+#include "tests/harness/test_registry.h"
 #include "ui/plots/matrix_plot.h"
 #include "ui/shell/live_controller.h"
 #include "ui/views/prediction/patching_view.h"
@@ -206,5 +207,5 @@ class TestPatchingView : public QObject {
   }
 };
 
-QTEST_MAIN(TestPatchingView)
+ATTNLAB_TEST_MAIN(TestPatchingView)
 #include "test_patching_view.moc"

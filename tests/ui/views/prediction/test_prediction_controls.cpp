@@ -11,6 +11,7 @@
 #include "core/predict/attribution.h"
 #include "core/predict/patching.h"
 #include "core/predict/prediction.h"
+#include "tests/harness/test_registry.h"
 #include "ui/plots/matrix_plot.h"
 #include "ui/shell/live_controller.h"
 #include "ui/views/attention/model_grid_view.h"
@@ -227,5 +228,5 @@ class TestPredictionControls : public QObject {
   }
 };
 
-QTEST_MAIN(TestPredictionControls)
+ATTNLAB_TEST_MAIN(TestPredictionControls)
 #include "test_prediction_controls.moc"

@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include "core/predict/prediction.h"
+#include "tests/harness/test_registry.h"
 #include "ui/shell/live_controller.h"
 #include "ui/views/prediction/prediction_position.h"
 #include "ui/views/prediction/prediction_view.h"
@@ -69,5 +70,5 @@ class TestPredictionPosition : public QObject {
   }
 };
 
-QTEST_MAIN(TestPredictionPosition)
+ATTNLAB_TEST_MAIN(TestPredictionPosition)
 #include "test_prediction_position.moc"

@@ -6,6 +6,7 @@
 
 #include "core/predict/attribution.h"
 #include "core/predict/prediction.h"
+#include "tests/harness/test_registry.h"
 #include "ui/shell/live_controller.h"
 #include "ui/views/prediction/attribution_view.h"
 #include "ui/views/prediction/prediction_view.h"
@@ -117,5 +118,5 @@ class TestPredictionViews : public QObject {
   }
 };
 
-QTEST_MAIN(TestPredictionViews)
+ATTNLAB_TEST_MAIN(TestPredictionViews)
 #include "test_prediction_views.moc"

@@ -6,6 +6,7 @@
 #include <atomic>
 
 #include "core/compute/lapack_spectrum.h"
+#include "tests/harness/test_registry.h"
 #include "ui/plots/spectrum_plot.h"
 #include "ui/shell/live_controller.h"
 #include "ui/shell/view_factory.h"
@@ -292,5 +293,5 @@ class TestSpectraViews : public QObject {
   }
 };
 
-QTEST_MAIN(TestSpectraViews)
+ATTNLAB_TEST_MAIN(TestSpectraViews)
 #include "test_spectra_views.moc"

@@ -15,6 +15,7 @@
 #include "core/run/model_factory.h"
 #include "core/train/shipped_models.h"
 #include "core/train/tiny_model.h"
+#include "tests/harness/test_registry.h"
 #include "ui/plots/attention_grid.h"
 #include "ui/shell/live_controller.h"
 #include "ui/shell/main_window.h"
@@ -143,5 +144,5 @@ class TestTrainingView : public QObject {
   }
 };
 
-QTEST_MAIN(TestTrainingView)
+ATTNLAB_TEST_MAIN(TestTrainingView)
 #include "test_training_view.moc"

@@ -6,6 +6,7 @@
 #include <QSpinBox>
 #include <QTableWidget>
 
+#include "tests/harness/test_registry.h"
 #include "ui/shell/live_controller.h"
 #include "ui/shell/view_factory.h"
 #include "ui/views/variants/complexity_view.h"
@@ -104,5 +105,5 @@ class TestVariantsView : public QObject {
   }
 };
 
-QTEST_MAIN(TestVariantsView)
+ATTNLAB_TEST_MAIN(TestVariantsView)
 #include "test_variants_view.moc"
