@@ -1,4 +1,6 @@
 // Parser of hf_regex.h: pattern text → syntax tree (hf_regex_ast.h).
+#include <string>
+
 #include "core/base/errors.h"
 #include "core/text/hf_regex_ast.h"
 #include "core/text/unicode_norm.h"
@@ -10,6 +12,10 @@ namespace {
 using unicode::Category;
 
 constexpr int kMaxRepeat = 1000;  // {m,n} bounds beyond this are refused
+// Groups nested deeper than this are refused: parsing, compiling and freeing the tree each recurse once per level,
+// and 20,000 levels overflowed the stack (a crafted tokenizer.json crashed `tokenize` and the window). Real
+// tokenizers nest 2 or 3 deep.
+constexpr int kMaxGroupDepth = 500;
 
 std::uint32_t bit(Category c) { return 1u << static_cast<int>(c); }
 std::uint32_t range(Category a, Category b) {
@@ -59,7 +65,11 @@ class Parser {
   }
 
   [[noreturn]] void fail(const std::string& why) const {
-    throw InputError(where_ + ": regex \"" + pattern_ + "\": " + why);
+    // A pattern of kilobytes would bury the reason: its start is enough to find it.
+    std::size_t cut = 0;
+    while (cut < pattern_.size() && cut < 120) cut += utf8::decode(pattern_, cut).size;  // whole code points
+    const std::string shown = cut < pattern_.size() ? pattern_.substr(0, cut) + "…" : pattern_;
+    throw InputError(where_ + ": regex \"" + shown + "\": " + why);
   }
 
  private:
@@ -148,6 +158,12 @@ class Parser {
   }
 
   NodePtr parseGroup() {
+    if (depth_ >= kMaxGroupDepth) fail("groups nested more than " + std::to_string(kMaxGroupDepth) + " deep");
+    ++depth_;
+    struct Leave {
+      int& depth;
+      ~Leave() { --depth; }
+    } leave{depth_};
     const bool saved = icase_;
     NodePtr n;
     if (eat(U'?')) {
@@ -375,6 +391,7 @@ class Parser {
   std::u32string s_;
   std::size_t i_ = 0;
   bool icase_ = false;
+  int depth_ = 0;  ///< groups open at i_
 };
 
 }  // namespace

@@ -254,6 +254,12 @@ class TestTokenizerHfJson : public QObject {
     row("malformed regex", smallFile("null", splitPre("Regex", "(ab|c")), "regex \"(ab|c\": missing ')'");
     row("script property", smallFile("null", splitPre("Regex", "\\p{Han}+")), "unsupported property \\p{Han}");
     row("look-behind", smallFile("null", splitPre("Regex", "(?<=a)b")), "regex \"(?<=a)b\"");
+    // 20,000 nested groups overflowed the parser's stack (SIGSEGV); 500 levels is the limit, named, and the
+    // message shows the pattern's first 120 characters only.
+    const std::string deep = std::string(20000, '(') + "a" + std::string(20000, ')');
+    row("groups nested 20,000 deep", smallFile("null", splitPre("Regex", deep)), "groups nested more than 500 deep");
+    const std::string fine = std::string(500, '(') + "a" + std::string(500, ')');
+    row("501 levels", smallFile("null", splitPre("Regex", "(" + fine + ")")), "regex \"((((");
     row("bad behavior", smallFile("null", splitPre("String", "a", "Sideways")), "split behavior \"Sideways\"");
     row("merge with a missing token", smallFile("null", "null", ", \"merges\": [\"a b\", \"ab zz\"]"),
         "merge 1: merge \"ab zz\" uses a token that is not in the vocabulary");
