@@ -7,8 +7,11 @@
 #include <sstream>
 
 #include "app/cli_variants.h"
+#include "core/base/atomic_file.h"
 #include "core/base/errors.h"
+#include "core/base/json_file.h"
 #include "core/session/params_json.h"
+#include "core/session/session.h"
 #include "core/session/token_pins.h"
 
 namespace attnlab::cli {
@@ -114,11 +117,8 @@ Args parse(int argc, char** argv, int first, const std::vector<Option>& options)
 }
 
 std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot read '" + path + "'");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  // A regular file of bounded size only: /dev/zero was read until memory ran out, a FIFO blocked for ever.
+  return readTextFile(path);
 }
 
 std::string readSentenceFile(const std::string& path) {
@@ -138,17 +138,19 @@ void writeText(const std::string& path, const std::string& text) {
   if (path.empty() || path == "-") {
     std::cout << text;
     std::cout.flush();
+    if (!std::cout) throw InputError("cannot write to standard output");
     return;
   }
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw InputError("cannot write '" + path + "'");
-  out << text;
-  if (!out) throw InputError("writing '" + path + "' failed");
+  writeFileAtomically(path, text);  // the old file stays if the disk is full; a device is written directly
 }
 
 Params paramsFromArgs(const Args& a) {
   Params p;
-  if (a.has("params")) p = paramsFromJson(parseJsonText(readFile(a.value("params")), a.value("params")), p);
+  if (a.has("params")) {
+    const nlohmann::json j = parseJsonText(readFile(a.value("params")), a.value("params"));
+    requireReadableSession(j);  // a session of a newer program is refused, as the window refuses it
+    p = paramsFromJson(j, p);
+  }
   ModelConfig& m = p.model;
   if (a.has("sentence") && a.has("sentence-file")) throw InputError("give --sentence or --sentence-file, not both");
   if (a.has("sentence")) p.sentence = a.value("sentence");

@@ -23,8 +23,14 @@ int runAttribute(const Args& args) {
   const PipelineResult r = runPipeline(p);
   requireUnembedding(*r.model);
   const int position = positionArg(args, *r.model, r.trace);
-  const int target = args.has("target") ? resolveToken(*r.model, args.value("target"))
-                                        : predict(*r.model, r.trace, position, 1).front().id;
+  int target = -1;
+  if (args.has("target")) {
+    target = resolveToken(*r.model, args.value("target"));
+  } else {
+    const std::vector<TokenScore> top = predict(*r.model, r.trace, position, 1);  // throws on non-finite logits
+    if (top.empty()) throw InputError("the model predicts no token at position " + std::to_string(position));
+    target = top.front().id;
+  }
   const int versus = args.has("versus") ? resolveToken(*r.model, args.value("versus")) : -1;
   const HeadContributions parts = headContributions(*r.model, r.text, r.trace, position);
   nlohmann::json j = {

@@ -7,6 +7,7 @@
 #include "core/run/collapse_experiment.h"
 #include "core/run/path_analysis.h"
 #include "core/session/params_json.h"
+#include "core/session/session.h"
 
 namespace attnlab::cli {
 namespace {
@@ -14,7 +15,11 @@ namespace {
 /// --params FILE (its "collapse" object and sentence), then every option on top.
 Params collapseParams(const Args& a) {
   Params p;
-  if (a.has("params")) p = paramsFromJson(parseJsonText(readFile(a.value("params")), a.value("params")), p);
+  if (a.has("params")) {
+    const nlohmann::json j = parseJsonText(readFile(a.value("params")), a.value("params"));
+    requireReadableSession(j);  // a session of a newer program is refused, as the window refuses it
+    p = paramsFromJson(j, p);
+  }
   CollapseSettings& s = p.collapse;
   s.depth = a.intValue("depth", s.depth, 1, 128);
   s.tokens = a.intValue("tokens", s.tokens, 1, 512);

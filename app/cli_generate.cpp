@@ -8,6 +8,7 @@
 #include "core/base/errors.h"
 #include "core/model/generate.h"
 #include "core/run/model_factory.h"
+#include "core/run/pipeline.h"
 
 namespace attnlab::cli {
 
@@ -34,10 +35,13 @@ int runGenerate(const Args& args) {
   o.seed = static_cast<std::uint64_t>(args.intValue("seed", 0, 0, std::numeric_limits<int>::max()));
   o.topK = args.intValue("top-k", 0, 0, std::numeric_limits<int>::max());
   o.topP = args.doubleValue("top-p", 1.0, 1e-9, 1.0);
-  const int steps = args.intValue("steps", 0, std::numeric_limits<int>::min(), 100000);
+  const int steps = args.intValue("steps", 0, 1, 100000);  // "must be between 1 and 100000"
   const Params p = paramsFromArgs(args);
   const std::shared_ptr<const Model> model = makeModel(p);
-  const std::vector<int> prompt = model->tokenize(p.sentence).ids;
+  // --keep-last N (and the model's own limit) as every other command applies them: the last N tokens of a long
+  // prompt, its BOS kept (core/run/pipeline.h). It was ignored here: a 461,374-token prompt was refused.
+  const std::vector<int> prompt =
+      keepLastTokens(model->tokenize(p.sentence), p.keepLastTokens, model->info().maxTokens, *model).ids;
   generate(*model, prompt, steps, o, {}, [](const GeneratedToken& t) {
     const nlohmann::json j{{"step", t.step}, {"id", t.id}, {"token", t.piece}, {"prob", t.prob}};
     // Vocabulary strings are valid UTF-8; replace rather than throw if one is not.

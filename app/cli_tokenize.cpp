@@ -6,6 +6,7 @@
 #include <string>
 
 #include "app/cli_commands.h"
+#include "core/base/errors.h"
 #include "core/checkpoint/checkpoint.h"
 #include "core/checkpoint/hf_model.h"
 #include "core/run/model_factory.h"
@@ -13,6 +14,29 @@
 #include "core/train/tiny_checkpoint.h"
 
 namespace attnlab::cli {
+
+namespace {
+
+/// A line of standard input longer than this is refused: `tokenize < /dev/zero` read 2 GB into one line.
+constexpr std::size_t kMaxLineBytes = std::size_t(64) << 20;
+
+/// Reads the next line of `in` (without its '\n') into `line`; false at the end of the input. Throws InputError
+/// when a line passes kMaxLineBytes.
+bool readBoundedLine(std::istream& in, std::string& line) {
+  line.clear();
+  std::streambuf* buffer = in.rdbuf();
+  for (;;) {
+    const int c = buffer->sbumpc();
+    if (c == std::char_traits<char>::eof()) return !line.empty();
+    if (c == '\n') return true;
+    if (line.size() >= kMaxLineBytes)
+      throw InputError("a line of standard input is longer than " + std::to_string(kMaxLineBytes >> 20) +
+                       " MB (one text per line is expected)");
+    line.push_back(static_cast<char>(c));
+  }
+}
+
+}  // namespace
 
 int runTokenize(const Args& args) {
   const Params p = paramsFromArgs(args);
@@ -28,7 +52,7 @@ int runTokenize(const Args& args) {
   const TextTokenizer* tokenizer = folderTokenizer ? folderTokenizer.get() : hf ? &hf->tokenizer() : nullptr;
   const bool special = args.has("special");
   std::string line;
-  while (std::getline(std::cin, line)) {
+  while (readBoundedLine(std::cin, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     // The built-in model has no vocabulary and no special tokens: its words, and no ids.
     const TokenizedText t = tokenizer ? tokenizer->encode(line, special) : model->tokenize(line);

@@ -43,7 +43,12 @@ int runSubcommand(const attnlab::cli::Subcommand& cmd, int argc, char** argv) {
     ui::useTextFontFamilies();  // exported figures: CJK and emoji drawn, not boxes
   }
   try {
-    return cmd.run(cli::parse(argc, argv, 2, options));
+    const int code = cmd.run(cli::parse(argc, argv, 2, options));
+    // Output that did not reach standard output (a closed stream, /dev/full, a full disk behind a redirection)
+    // is a failure, not a success with nothing written.
+    std::cout.flush();
+    if (!std::cout) throw InputError("cannot write to standard output");
+    return code;
   } catch (const InputError& e) {
     std::cerr << "attnlab " << cmd.name << ": error: " << e.what() << "\n";
     return 1;

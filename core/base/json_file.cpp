@@ -11,10 +11,9 @@
 #include "core/base/errors.h"
 
 namespace attnlab {
-namespace {
+namespace {}  // namespace
 
-/// Maximum bracket depth outside strings (escapes inside strings are skipped).
-int nestingDepth(std::string_view text) {
+int jsonNestingDepth(std::string_view text) {
   int depth = 0, worst = 0;
   bool inString = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -35,10 +34,8 @@ int nestingDepth(std::string_view text) {
   return worst;
 }
 
-}  // namespace
-
 nlohmann::json parseJson(std::string_view text, const std::string& name) {
-  if (nestingDepth(text) > kMaxJsonDepth)
+  if (jsonNestingDepth(text) > kMaxJsonDepth)
     throw InputError(name + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   try {
     return nlohmann::json::parse(text.begin(), text.end());
@@ -47,20 +44,32 @@ nlohmann::json parseJson(std::string_view text, const std::string& name) {
   }
 }
 
-std::string readTextFile(const std::string& path) {
+std::string readTextFile(const std::string& path, std::size_t maxBytes) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw InputError(path + ": cannot open (" + std::strerror(errno) + ")");
+  if (S_ISDIR(st.st_mode)) throw InputError(path + ": is a folder, not a file");
+  if (!S_ISREG(st.st_mode))
+    throw InputError(path + ": is not a regular file (a device, FIFO or socket), so it is not read");
+  const auto size = static_cast<std::size_t>(st.st_size);
+  if (size > maxBytes)
+    throw InputError(path + ": is " + std::to_string(size >> 20) + " MB; files of more than " +
+                     std::to_string(maxBytes >> 20) + " MB are not read whole");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open (" + std::strerror(errno) + ")");
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (in.bad()) throw InputError(path + ": read error");
-  return s.str();
+  std::string text(size, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(size));
+  if (in.bad() || static_cast<std::size_t>(in.gcount()) != size) throw InputError(path + ": read error");
+  return text;
 }
 
 nlohmann::json readJsonFile(const std::string& path) { return parseJson(readTextFile(path), path); }
 
 bool fileExists(const std::string& path) {
   struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  if (::stat(path.c_str(), &st) != 0) return false;
+  if (S_ISREG(st.st_mode)) return true;
+  if (S_ISDIR(st.st_mode)) throw InputError(path + ": is a folder, not a file");
+  throw InputError(path + ": is not a regular file (a device, FIFO or socket), so it is not read");
 }
 
 }  // namespace attnlab

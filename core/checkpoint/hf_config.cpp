@@ -26,8 +26,8 @@ void readGpt2(const nlohmann::json& j, const std::string& name, HfConfig& c) {
   c.dInner = j.contains("n_inner") && !j["n_inner"].is_null() ? intField(j, "n_inner", name, 1, kMaxDim) : 4 * c.dModel;
   c.layerNormEps = epsField(j, "layer_norm_epsilon", 1e-5, name);
   c.activation = activationField(j, "activation_function", "gelu_new", name);
-  c.scaleAttention = j.value("scale_attn_weights", true);
-  c.scaleByInverseLayer = j.value("scale_attn_by_inverse_layer_idx", false);
+  c.scaleAttention = boolField(j, "scale_attn_weights", true, name);
+  c.scaleByInverseLayer = boolField(j, "scale_attn_by_inverse_layer_idx", false, name);
 }
 
 void readBert(const nlohmann::json& j, const std::string& name, HfConfig& c) {
@@ -37,10 +37,15 @@ void readBert(const nlohmann::json& j, const std::string& name, HfConfig& c) {
   c.layers = intField(j, "num_hidden_layers", name, 1, kMaxLayers);
   c.dInner = intField(j, "intermediate_size", name, 1, kMaxDim);
   c.maxPositions = intField(j, "max_position_embeddings", name, 1, kMaxDim);
-  c.typeVocabSize = j.contains("type_vocab_size") ? intField(j, "type_vocab_size", name, 0, kMaxDim) : 2;
+  // At least 1: with 0 the [2, d] token-type table was left unread and every token's embedding lacked its row.
+  c.typeVocabSize = j.contains("type_vocab_size") ? intField(j, "type_vocab_size", name, 1, kMaxDim) : 2;
   c.layerNormEps = epsField(j, "layer_norm_eps", 1e-12, name);
   c.activation = activationField(j, "hidden_act", "gelu", name);
-  const std::string pos = j.value("position_embedding_type", std::string("absolute"));
+  const nlohmann::json& posField =
+      j.contains("position_embedding_type") ? j["position_embedding_type"] : nlohmann::json();
+  if (!posField.is_null() && !posField.is_string())
+    throw InputError(name + ": \"position_embedding_type\" must be a string, not " + posField.dump());
+  const std::string pos = posField.is_string() ? posField.get<std::string>() : std::string("absolute");
   if (pos != "absolute")
     throw InputError(name + ": position_embedding_type \"" + pos + "\" is not supported (only \"absolute\")");
 }

@@ -1,6 +1,9 @@
 #include "core/checkpoint/hf_weights.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #include "core/base/errors.h"
 
@@ -13,7 +16,52 @@ std::string shapeString(const std::vector<std::int64_t>& s) {
   return t.shapeString();
 }
 
+/// Index of the first element whose exponent bits are all ones (NaN or ±Inf) among n floats at `bytes` (any
+/// alignment: safetensors places tensors at any offset), or −1. The bit test vectorises; a 500 MB checkpoint is
+/// scanned in ~0.1 s, next to seconds of reading it.
+std::int64_t firstNonFinite(const unsigned char* bytes, std::size_t n) {
+  constexpr std::size_t kBlock = 4096;
+  for (std::size_t b = 0; b < n; b += kBlock) {
+    const std::size_t e = std::min(n, b + kBlock);
+    std::uint32_t any = 0;
+    for (std::size_t i = b; i < e; ++i) {
+      std::uint32_t u;
+      std::memcpy(&u, bytes + 4 * i, 4);
+      any |= static_cast<std::uint32_t>((u & 0x7f800000u) == 0x7f800000u);
+    }
+    if (any)
+      for (std::size_t i = b; i < e; ++i) {
+        std::uint32_t u;
+        std::memcpy(&u, bytes + 4 * i, 4);
+        if ((u & 0x7f800000u) == 0x7f800000u) return static_cast<std::int64_t>(i);
+      }
+  }
+  return -1;
+}
+
+/// The same for bfloat16 stored bytes (exponent 0x7f80 of each 16-bit value).
+std::int64_t firstNonFiniteBf16(const unsigned char* bytes, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint16_t u;
+    std::memcpy(&u, bytes + 2 * i, 2);
+    if ((u & 0x7f80u) == 0x7f80u) return static_cast<std::int64_t>(i);
+  }
+  return -1;
+}
+
 }  // namespace
+
+void WeightSource::requireFinite(const TensorInfo& t, std::int64_t bad, float value) const {
+  if (bad < 0) return;
+  const std::int64_t cols = t.shape.size() > 1 ? t.shape.back() : 0;
+  const std::string at = cols > 0 ? "row " + std::to_string(bad / cols) + ", column " + std::to_string(bad % cols)
+                                  : "element " + std::to_string(bad);
+  throw InputError(file_->shardPath(t) + ": tensor \"" + t.name + "\" holds " +
+                   (std::isnan(value) ? "NaN"
+                    : value > 0       ? "+Inf"
+                                      : "-Inf") +
+                   " at " + at + ": the checkpoint is damaged (every weight must be a finite number)");
+}
 
 WeightSource::WeightSource(std::shared_ptr<SafetensorsSet> file, const std::vector<std::string>& prefixes,
                            const std::string& probe, const std::string& archName)
@@ -43,6 +91,9 @@ WeightView WeightSource::load(const std::string& name, const std::vector<std::in
   v.data = file_->floats(*t);
   v.rows = shape[0];
   v.cols = shape.size() > 1 ? shape[1] : 1;
+  const std::int64_t bad =
+      firstNonFinite(reinterpret_cast<const unsigned char*>(v.data), static_cast<std::size_t>(v.rows * v.cols));
+  if (bad >= 0) requireFinite(*t, bad, v.data[bad]);
   return v;
 }
 
@@ -86,6 +137,24 @@ PackedMatrix WeightSource::packedStack(const std::vector<std::pair<std::string, 
     const unsigned char* base =
         allBf16 || t.dtype == DType::F32 ? file_->bytes(t) : reinterpret_cast<const unsigned char*>(file_->floats(t));
     const std::size_t rowBytes = static_cast<std::size_t>(in) * (allBf16 ? 2 : 4);
+    const std::size_t count = static_cast<std::size_t>(parts[i].second * in);
+    if (allBf16) {
+      const std::int64_t bad = firstNonFiniteBf16(base, count);
+      if (bad >= 0) {
+        std::uint32_t u = 0;
+        std::memcpy(reinterpret_cast<unsigned char*>(&u) + 2, base + 2 * bad, 2);  // bf16 = a float's high half
+        float value;
+        std::memcpy(&value, &u, 4);
+        requireFinite(t, bad, value);
+      }
+    } else {
+      const std::int64_t bad = firstNonFinite(base, count);
+      if (bad >= 0) {
+        float value;
+        std::memcpy(&value, base + 4 * bad, 4);
+        requireFinite(t, bad, value);
+      }
+    }
     for (Eigen::Index r = 0; r < parts[i].second; ++r) rows.push_back(base + static_cast<std::size_t>(r) * rowBytes);
   }
   PackedMatrix m = PackedMatrix::fromRows(rows, in, type);

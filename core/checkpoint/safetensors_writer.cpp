@@ -6,27 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/base/atomic_file.h"
 #include "core/base/errors.h"
 
 namespace attnlab {
-
-void writeFileAtomically(const std::string& path, const std::string& bytes) {
-  const std::string tmp = path + ".part";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(path + ": cannot write (" + std::strerror(errno) + ")");
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw InputError(path + ": writing failed (disk full?)");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw InputError(path + ": cannot replace the file (" + std::strerror(errno) + ")");
-  }
-}
 
 void writeSafetensors(const std::string& path, const std::vector<TensorToWrite>& tensors,
                       const std::map<std::string, std::string>& metadata) {

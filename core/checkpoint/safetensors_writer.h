@@ -19,7 +19,4 @@ struct TensorToWrite {
 void writeSafetensors(const std::string& path, const std::vector<TensorToWrite>& tensors,
                       const std::map<std::string, std::string>& metadata = {});
 
-/// Writes `text` to `path` through a temporary file and a rename. Throws InputError naming the path.
-void writeFileAtomically(const std::string& path, const std::string& bytes);
-
 }  // namespace attnlab

@@ -117,12 +117,22 @@ double logSumExp(const Eigen::Ref<const Vec>& logits, double temperature) {
   return static_cast<double>(top) / temperature + std::log(sum);
 }
 
+void requireFiniteLogits(const Vec& logits) {
+  if (logits.allFinite()) return;
+  Eigen::Index bad = 0;
+  while (bad < logits.size() && std::isfinite(logits(bad))) ++bad;
+  throw InputError("the logits are not finite (token " + std::to_string(bad) + ": " +
+                   (std::isnan(logits(bad)) ? "NaN" : "Inf") +
+                   "): the model's weights overflow float32 on this text, so it predicts nothing");
+}
+
 std::vector<TokenScore> topTokens(const Model& model, const Vec& logits, int k, double temperature) {
   // The k largest logits are the k most probable tokens at any temperature, so one pass over the logits finds them
   // and only the softmax's normaliser needs the whole vocabulary (vectorised float exp, summed in double). The
   // lens's 31 rows × 49152 of SmolLM2 took 6.6 ms through a double softmax and a partial sort; now ~4 ms.
   std::vector<TokenScore> out;
   if (logits.size() == 0) return out;
+  requireFiniteLogits(logits);
   const double lse = logSumExp(logits, temperature);
   for (int id : topLogitIndices(logits, k)) {
     const double p = std::exp(static_cast<double>(logits(id)) / temperature - lse);
@@ -133,6 +143,7 @@ std::vector<TokenScore> topTokens(const Model& model, const Vec& logits, int k, 
 
 std::vector<TokenScore> samplingKeeps(const Model& model, const Vec& logits, double temperature, int topK,
                                       double topP) {
+  requireFiniteLogits(logits);
   const VecD p = softmaxAt(logits, temperature);
   const int k = topK > 0 ? std::min<int>(topK, static_cast<int>(p.size())) : static_cast<int>(p.size());
   std::vector<TokenScore> kept;

@@ -41,6 +41,9 @@ VecD softmaxAt(const Vec& logits, double temperature = 1.0);
 double logSumExp(const Eigen::Ref<const Vec>& logits, double temperature = 1.0);
 /// The k most probable tokens, most probable first.
 std::vector<TokenScore> topTokens(const Model& model, const Vec& logits, int k, double temperature = 1.0);
+/// Throws InputError naming the first token whose logit is NaN or ±Inf (weights of 3e38 overflow float32 even when
+/// every weight is finite): a prediction of such logits would be an empty or NaN list, never a real answer.
+void requireFiniteLogits(const Vec& logits);
 /// What sampling would keep after top-k (0 = all) and top-p (1 = all) filtering, most probable first,
 /// with probabilities renormalised over the kept set.
 std::vector<TokenScore> samplingKeeps(const Model& model, const Vec& logits, double temperature, int topK, double topP);

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/base/errors.h"
+#include "core/base/json_file.h"
 #include "core/session/token_pins.h"
 
 namespace attnlab {
@@ -342,10 +343,15 @@ Params paramsFromJson(const json& j, const Params& base) {
 }
 
 json parseJsonText(const std::string& text, const std::string& what) {
+  // nlohmann's parser recurses once per level: a session of a million '[' overflowed the stack.
+  if (jsonNestingDepth(text) > kMaxJsonDepth)
+    throw InputError(what + " is nested deeper than " + std::to_string(kMaxJsonDepth) + " levels: not a session");
   try {
     return json::parse(text);
   } catch (const json::parse_error& e) {
     throw InputError(what + " is not valid JSON (byte " + std::to_string(e.byte) + ")");
+  } catch (const json::exception& e) {  // e.g. out_of_range.406: a number beyond a double's range (found by fuzzing)
+    throw InputError(what + " is not valid JSON (" + e.what() + ")");
   }
 }
 

@@ -11,7 +11,7 @@ nlohmann::json sessionToJson(const Params& p) {
   return j;
 }
 
-Params sessionFromJson(const nlohmann::json& j) {
+void requireReadableSession(const nlohmann::json& j) {
   if (!j.is_object()) throw InputError("this is not an Attention Lab session (expected a JSON object)");
   if (const auto s = j.find("session"); s != j.end()) {
     const auto schema = s->is_object() ? s->find("schema") : s->end();
@@ -30,6 +30,10 @@ Params sessionFromJson(const nlohmann::json& j) {
       throw InputError("the session was written by a newer Attention Lab (format version " + std::to_string(version) +
                        "; this program reads up to " + std::to_string(kSessionVersion) + ")");
   }
+}
+
+Params sessionFromJson(const nlohmann::json& j) {
+  requireReadableSession(j);
   return paramsFromJson(j);
 }
 

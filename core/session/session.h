@@ -20,6 +20,9 @@ nlohmann::json sessionToJson(const Params& p);
 /// Reads a session (or a plain params file, which is a session without history). Throws InputError
 /// with a message for the user: not JSON, a newer version than this program, a bad field (named).
 Params sessionFromJson(const nlohmann::json& j);
+/// The checks of sessionFromJson before the fields: a JSON object, and a "session" block (when there is one) of a
+/// version this program reads. Throws InputError; the command line's --params runs it too.
+void requireReadableSession(const nlohmann::json& j);
 Params sessionFromText(const std::string& text, const std::string& fileName);
 
 }  // namespace attnlab

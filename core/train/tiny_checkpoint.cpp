@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "core/base/atomic_file.h"
 #include "core/base/errors.h"
 #include "core/base/json_file.h"
 #include "core/checkpoint/checkpoint.h"

@@ -196,6 +196,23 @@ class TestCli : public QObject {
     QVERIFY2(QString(r.err).contains("not valid JSON"), r.err.constData());
   }
 
+  void aSessionOfANewerProgramIsRefusedEverywhere() {
+    // The window refused it; export, predict and generate took it as if it were theirs.
+    const QString params = dir_.filePath("future.attnlab.json");
+    QFile f(params);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"schema": "attnlab.params/1", "sentence": "the cat", "session": {"schema": "attnlab.session/99"}})");
+    f.close();
+    for (const QStringList& args :
+         {QStringList{"export", "--params", params, "--view", "heatmap", "--out", dir_.filePath("x.png")},
+          QStringList{"predict", "--params", params}, QStringList{"generate", "--params", params, "--steps", "1"},
+          QStringList{"dump", "--params", params}}) {
+      const Run r = run(args);
+      QVERIFY2(r.code == 1, qPrintable(args.join(' ')));
+      QVERIFY2(r.err.contains("written by a newer Attention Lab (format version 99"), r.err.constData());
+    }
+  }
+
   void exportListsItsViews() {
     const Run r = run({"export", "--list-views"});
     QCOMPARE(r.code, 0);

@@ -65,12 +65,29 @@ class TestCliGenerate : public QObject {
     QVERIFY(ids(lines(c.out)) != ids(lines(a.out)));
   }
 
+  void keepLastCutsALongPrompt() {
+    // 60 words do not fit the 48 positions of the tiny GPT-2 with 3 more tokens; the last 20 do (--keep-last was
+    // ignored by generate and the prompt refused).
+    QStringList words;
+    for (int i = 0; i < 60; ++i) words << (i % 2 ? "cat" : "the");
+    const QString gpt2 = data("reference/models/gpt2_tiny");
+    const AppRun whole = runApp({"generate", "--model", gpt2, "--sentence", words.join(' '), "--steps", "3"});
+    QCOMPARE(whole.code, 1);
+    const AppRun kept =
+        runApp({"generate", "--model", gpt2, "--sentence", words.join(' '), "--steps", "3", "--keep-last", "20"});
+    QVERIFY2(kept.code == 0, kept.err.constData());
+    QCOMPARE(lines(kept.out).size(), 3);
+  }
+
   void badInputGetsAMessage_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
     const QString gpt2 = data("reference/models/gpt2_tiny");
     QTest::newRow("no steps") << QStringList{"generate", "--model", gpt2} << "--steps N is required";
-    QTest::newRow("zero steps") << QStringList{"generate", "--model", gpt2, "--steps", "0"} << "at least 1";
+    QTest::newRow("zero steps") << QStringList{"generate", "--model", gpt2, "--steps", "0"}
+                                << "--steps must be between 1 and 100000";
+    QTest::newRow("100001 steps") << QStringList{"generate", "--model", gpt2, "--steps", "100001"}
+                                  << "--steps must be between 1 and 100000";
     QTest::newRow("too long") << QStringList{"generate", "--model", gpt2, "--steps", "60"} << "48 positions";
     QTest::newRow("greedy and temperature")
         << QStringList{"generate", "--model", gpt2, "--steps", "3", "--greedy", "--temperature", "1"}

@@ -1,6 +1,6 @@
 #include "ui/plots/figure_export.h"
 
-#include <QFileInfo>
+#include <QBuffer>
 #include <QImage>
 #include <QLayout>
 #include <QPdfWriter>
@@ -10,8 +10,23 @@
 
 #include <qcustomplot.h>
 
+#include "core/base/atomic_file.h"
+#include "core/base/errors.h"
+
 namespace attnlab::ui {
 namespace {
+
+/// Every figure is drawn into memory first and written by the one atomic writer (core/base/atomic_file.h): a full
+/// disk or a missing permission leaves the file that was there, and the message names the path and the reason.
+QString writeBytes(const QString& path, const QByteArray& bytes) {
+  try {
+    writeFileAtomically(path.toStdString(),
+                        std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())));
+    return {};
+  } catch (const InputError& e) {
+    return QString::fromStdString(e.what());
+  }
+}
 
 /// Paints `w` and its visible children at their positions relative to the root, except widgets
 /// marked kScreenOnlyProperty (hover read-outs, hints): a figure holds nothing interactive.
@@ -43,14 +58,20 @@ QString exportPng(QWidget* widget, const QString& path, const FigureOptions& o) 
   const double dpi = o.dpi > 0 ? o.dpi : 96 * o.pngScale;
   img.setDotsPerMeterX(static_cast<int>(std::lround(dpi / 0.0254)));
   img.setDotsPerMeterY(static_cast<int>(std::lround(dpi / 0.0254)));
-  if (!img.save(path, "PNG")) return QString("cannot write '%1'").arg(path);
-  return {};
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
+  if (!img.save(&buffer, "PNG")) return QString("cannot encode '%1' as PNG").arg(path);
+  return writeBytes(path, bytes);
 }
 
 QString exportSvg(QWidget* widget, const QString& path, const FigureOptions& o) {
   const QSize size = widget->size();
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
   QSvgGenerator svg;
-  svg.setFileName(path);
+  svg.setOutputDevice(&buffer);
   svg.setSize(size);
   svg.setViewBox(QRect(QPoint(0, 0), size));
   // The generator writes width/height in mm as pixels · 25.4 / resolution.
@@ -59,16 +80,20 @@ QString exportSvg(QWidget* widget, const QString& path, const FigureOptions& o) 
   svg.setTitle(o.title.isEmpty() ? QString("Attention Lab figure") : o.title);
   svg.setDescription("Exported by Attention Lab");
   QCPPainter painter;
-  if (!painter.begin(&svg)) return QString("cannot write '%1'").arg(path);
+  if (!painter.begin(&svg)) return QString("cannot draw the SVG of '%1'").arg(path);
   painter.setRenderHint(QPainter::LosslessImageRendering);  // images that remain stay lossless
   paintTree(painter, widget, QPoint(0, 0));
   painter.end();
-  return QFileInfo(path).size() > 0 ? QString() : QString("writing '%1' failed").arg(path);
+  if (bytes.isEmpty()) return QString("the SVG of '%1' came out empty").arg(path);
+  return writeBytes(path, bytes);
 }
 
 QString exportPdf(QWidget* widget, const QString& path, const FigureOptions& o) {
   const QSize size = widget->size();
-  QPdfWriter pdf(path);
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
+  QPdfWriter pdf(&buffer);
   pdf.setTitle(o.title.isEmpty() ? QString("Attention Lab figure") : o.title);
   pdf.setCreator("Attention Lab");
   pdf.setResolution(96);
@@ -78,7 +103,7 @@ QString exportPdf(QWidget* widget, const QString& path, const FigureOptions& o) 
     pdf.setPageSize(QPageSize(o.physicalMm, QPageSize::Millimeter));
   pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
   QCPPainter painter;
-  if (!painter.begin(&pdf)) return QString("cannot write '%1'").arg(path);
+  if (!painter.begin(&pdf)) return QString("cannot draw the PDF of '%1'").arg(path);
   // Without this hint Qt's PDF engine stores every image as JPEG (QPdfEnginePrivate::addImage).
   painter.setRenderHint(QPainter::LosslessImageRendering);
   // Fit the layout into the page, keeping the aspect ratio.
@@ -86,7 +111,8 @@ QString exportPdf(QWidget* widget, const QString& path, const FigureOptions& o) 
   painter.scale(s, s);
   paintTree(painter, widget, QPoint(0, 0));
   painter.end();
-  return QFileInfo(path).size() > 0 ? QString() : QString("writing '%1' failed").arg(path);
+  if (bytes.isEmpty()) return QString("the PDF of '%1' came out empty").arg(path);
+  return writeBytes(path, bytes);
 }
 
 }  // namespace

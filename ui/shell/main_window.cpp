@@ -22,6 +22,7 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <limits>
 
 #include "core/base/errors.h"
 #include "core/model/trace_memory.h"
@@ -72,6 +73,9 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
   // Sentence editor: large, because a class reads it from the back of the room.
   sentence_ = new QLineEdit;
   sentence_->setPlaceholderText(tr("Type a sentence…"));
+  // QLineEdit keeps 32,767 characters by default and cut a 1 MB text from the command line at the first keystroke
+  // (335,546 → 10,486 tokens); every text the program accepts must fit.
+  sentence_->setMaxLength(std::numeric_limits<int>::max());
   QFont big = sentence_->font();
   big.setPointSizeF(big.pointSizeF() * 1.5);
   sentence_->setFont(big);

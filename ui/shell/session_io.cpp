@@ -2,8 +2,8 @@
 
 #include <QFile>
 #include <QFileInfo>
-#include <QSaveFile>
 
+#include "core/base/atomic_file.h"
 #include "core/base/errors.h"
 #include "core/session/session.h"
 
@@ -12,12 +12,12 @@ namespace attnlab::ui {
 QString sessionFileFilter() { return QObject::tr("Attention Lab sessions (*.attnlab.json *.json);;All files (*)"); }
 
 QString saveSessionFile(const QString& path, const Params& p) {
-  QSaveFile f(path);
-  if (!f.open(QIODevice::WriteOnly)) return QObject::tr("Cannot write '%1': %2").arg(path, f.errorString());
-  const std::string text = sessionToJson(p).dump(2) + "\n";
-  f.write(text.data(), static_cast<qint64>(text.size()));
-  if (!f.commit()) return QObject::tr("Writing '%1' failed: %2").arg(path, f.errorString());
-  return {};
+  try {
+    writeFileAtomically(path.toStdString(), sessionToJson(p).dump(2) + "\n");  // the old file stays on failure
+    return {};
+  } catch (const InputError& e) {
+    return QString::fromStdString(e.what());
+  }
 }
 
 std::optional<Params> loadSessionFile(const QString& path, QString* error) {

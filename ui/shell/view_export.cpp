@@ -4,9 +4,9 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QLayout>
-#include <QSaveFile>
 #include <QThread>
 
+#include "core/base/atomic_file.h"
 #include "core/base/errors.h"
 #include "ui/shell/view_factory.h"
 
@@ -68,10 +68,7 @@ QString writeViewNumbers(const TraceView* view, const ComputeResult& result, con
     if (n.matrices.empty()) return QString("the view '%1' has no numbers to export").arg(view->viewName());
     result.useRawTokens(n);  // files keep the vocabulary's spelling ("Ġcat"), views show "·cat"
     const std::string bytes = numbersToBytes(n, parseNumbersFormat(format.toStdString()), matrix.toStdString());
-    QSaveFile f(path);  // a half-written file never replaces a good one
-    if (!f.open(QIODevice::WriteOnly)) return QString("cannot write '%1': %2").arg(path, f.errorString());
-    f.write(bytes.data(), static_cast<qint64>(bytes.size()));
-    if (!f.commit()) return QString("writing '%1' failed: %2").arg(path, f.errorString());
+    writeFileAtomically(path.toStdString(), bytes);  // a half-written file never replaces a good one
     return {};
   } catch (const InputError& e) {
     return QString::fromStdString(e.what());

@@ -5,6 +5,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <functional>
 
@@ -61,6 +63,21 @@ class TestCheckpointErrors : public QObject {
       return [e](const std::string& d) { editJson(d + "/config.json", e); };
     };
     row("no config", "gpt2_tiny", rm("config.json"), "config.json is missing");
+    // Something there that is not a file is named as such, not "missing" (and never read: a FIFO would block).
+    row(
+        "model.safetensors a folder", "gpt2_tiny",
+        [](const std::string& d) {
+          QFile::remove(QString::fromStdString(d + "/model.safetensors"));
+          QDir().mkdir(QString::fromStdString(d + "/model.safetensors"));
+        },
+        "model.safetensors: is a folder, not a file");
+    row(
+        "config.json a FIFO", "gpt2_tiny",
+        [](const std::string& d) {
+          QFile::remove(QString::fromStdString(d + "/config.json"));
+          QVERIFY(::mkfifo((d + "/config.json").c_str(), 0600) == 0);
+        },
+        "config.json: is not a regular file");
     row(
         "malformed config", "gpt2_tiny",
         [](const std::string& d) { writeFile(d + "/config.json", "{\"model_type\": \"gpt2\","); },
@@ -73,6 +90,11 @@ class TestCheckpointErrors : public QObject {
         "config.json: \"hidden_size\" is missing");
     row("field wrong type", "gpt2_tiny", config([](auto& j) { j["n_head"] = "four"; }),
         "config.json: \"n_head\" must be an integer");
+    // nlohmann's own message ("[json.exception.type_error.302] type must be boolean, but is string") named no field.
+    row("boolean of the wrong type", "gpt2_tiny", config([](auto& j) { j["scale_attn_weights"] = "yes"; }),
+        "config.json: \"scale_attn_weights\" must be true or false, not \"yes\"");
+    row("type_vocab_size 0", "bert_tiny", config([](auto& j) { j["type_vocab_size"] = 0; }),
+        "config.json: \"type_vocab_size\" must be an integer in [1,");
     row("heads do not divide", "gpt2_tiny", config([](auto& j) { j["n_head"] = 5; }),
         "config.json: the model width 32 is not divisible by the 5 heads");
     row("unknown activation", "bert_tiny", config([](auto& j) { j["hidden_act"] = "swish"; }),

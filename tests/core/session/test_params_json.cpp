@@ -126,6 +126,22 @@ class TestParamsJson : public QObject {
     } catch (const InputError& e) {
       QVERIFY(QString(e.what()).contains("session.json"));
     }
+    // Found by fuzz_session: a number beyond a double's range threw nlohmann's out_of_range, which nothing caught.
+    try {
+      parseJsonText(R"({"sentence": 1.5e888888888888888})", "session.json");
+      QFAIL("no error");
+    } catch (const InputError& e) {
+      QVERIFY2(QString(e.what()).contains("session.json is not valid JSON (") &&
+                   QString(e.what()).contains("number overflow"),
+               e.what());
+    }
+    // A million '[' would overflow the parser's stack: refused before parsing.
+    try {
+      parseJsonText(std::string(1000000, '['), "session.json");
+      QFAIL("no error");
+    } catch (const InputError& e) {
+      QVERIFY2(QString(e.what()).contains("nested deeper than 64 levels"), e.what());
+    }
   }
 };
 

@@ -56,6 +56,23 @@ class TestMainWindow : public QObject {
     for (int i = 0; i < a.rows(); ++i) QVERIFY(std::abs(a.row(i).sum() - 1.0f) < 1e-5f);
   }
 
+  void theEditorHoldsALongTextWhole() {
+    // A 1 MB text (from --sentence-file) was cut to QLineEdit's 32,767 characters at the first keystroke.
+    MainWindow w(false);
+    w.show();
+    std::string text;
+    while (text.size() < 100000) text += "the quick brown fox ";
+    Params p = w.controller()->params();
+    p.sentence = text;
+    p.keepLastTokens = 64;
+    w.applyParams(p);
+    QCOMPARE(w.sentenceEditor()->text().size(), static_cast<qsizetype>(text.size()));
+    w.sentenceEditor()->setFocus();
+    w.sentenceEditor()->end(false);
+    QTest::keyClicks(w.sentenceEditor(), "x");
+    QCOMPARE(w.sentenceEditor()->text().size(), static_cast<qsizetype>(text.size() + 1));
+  }
+
   void keepLastActionCutsALongText() {
     // Edit ▸ Keep the last tokens…: a sentence beyond the built-in model's 2,048 positions then runs its last ones.
     MainWindow w(false);

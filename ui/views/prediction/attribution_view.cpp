@@ -3,6 +3,7 @@
 #include <QHBoxLayout>
 #include <QVBoxLayout>
 
+#include "core/base/errors.h"
 #include "core/predict/prediction.h"
 #include "ui/plots/colormaps.h"
 #include "ui/plots/matrix_plot.h"
@@ -142,7 +143,9 @@ void AttributionView::showResult(const ResultPtr& result) {
         // Unknown tokens fail here, before any work, with resolveToken's message.
         const int named = s.target.empty() ? -1 : resolveToken(m, s.target);
         const int versus = s.versus.empty() ? -1 : resolveToken(m, s.versus);
+        // predict throws, naming the token, when the logits are not finite (damaged or overflowing weights).
         const std::vector<TokenScore> top = predict(m, r->trace(), position, kFormTargets);
+        if (named < 0 && top.empty()) throw InputError("the model predicts no token at this position");
         const int target = named >= 0 ? named : top.front().id;
         Outcome o;
         o.projections = cached ? cached

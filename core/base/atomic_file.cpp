@@ -1,0 +1,91 @@
+#include "core/base/atomic_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+#include "core/base/errors.h"
+
+namespace attnlab {
+namespace {
+
+std::atomic<int> injectedErrno{0};
+
+[[noreturn]] void fail(const std::string& path, const std::string& what, int error) {
+  throw InputError(path + ": " + what + " (" + std::strerror(error) + ")");
+}
+
+/// Writes all of `bytes` to `fd`, retrying short writes and EINTR; returns 0 or the errno of the failure.
+int writeAll(int fd, std::string_view bytes) {
+  if (const int injected = injectedErrno.exchange(0)) return injected;
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (n == 0) return EIO;
+    done += static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
+/// The folder of `path` ("." for a bare name) and its file name.
+std::string folderOf(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+}  // namespace
+
+void failNextAtomicWriteForTesting(int errnoValue) { injectedErrno = errnoValue; }
+
+void writeFileAtomically(const std::string& path, std::string_view bytes) {
+  if (path.empty()) throw InputError("no file name to write to");
+  struct stat st {};
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) throw InputError(path + ": is a folder, not a file");
+  if (exists && !S_ISREG(st.st_mode)) {
+    // A device, FIFO or socket: renaming a temporary over it would replace the node itself (as root, /dev/full
+    // became a regular file). Write to it directly instead, checking every write.
+    // O_NONBLOCK: a FIFO without a reader fails at once (ENXIO) instead of hanging; then blocking writes.
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) fail(path, "cannot open for writing", errno);
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    const int error = writeAll(fd, bytes);
+    const int closed = ::close(fd) == 0 ? 0 : errno;
+    if (error) fail(path, "writing failed", error);
+    if (closed) fail(path, "writing failed", closed);
+    return;
+  }
+  // Beside the target, so that the rename stays within one filesystem (and so is atomic).
+  std::string tmp = path + ".attnlab-XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) fail(path, "cannot write in " + folderOf(path), errno);
+  int error = writeAll(fd, bytes);
+  if (!error) {
+    // mkstemp makes the file 0600: give it the old file's mode, or what a new file would get (0666 less the umask).
+    mode_t mode = st.st_mode & 07777;
+    if (!exists) {
+      const mode_t mask = ::umask(0);
+      ::umask(mask);
+      mode = 0666 & ~mask;
+    }
+    if (::fchmod(fd, mode) != 0) error = errno;
+  }
+  if (!error && ::fsync(fd) != 0) error = errno;  // a full disk can surface only here (delayed allocation)
+  if (::close(fd) != 0 && !error) error = errno;
+  if (!error && ::rename(tmp.c_str(), path.c_str()) != 0) error = errno;
+  if (error) {
+    ::unlink(tmp.c_str());
+    fail(path, exists ? "cannot write; the file there is unchanged" : "cannot write", error);
+  }
+}
+
+}  // namespace attnlab
