@@ -5,6 +5,7 @@
 #include <QTimer>
 #include <cstdlib>
 #include <iostream>
+#include <new>
 #include <optional>
 
 #include "app/cli_commands.h"
@@ -51,6 +52,11 @@ int runSubcommand(const attnlab::cli::Subcommand& cmd, int argc, char** argv) {
     return code;
   } catch (const InputError& e) {
     std::cerr << "attnlab " << cmd.name << ": error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "attnlab " << cmd.name
+              << ": error: out of memory (the model or the text is too large for this computer's memory or its "
+                 "limit; try fewer tokens or a smaller model)\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "attnlab " << cmd.name << ": error: " << e.what() << "\n";

@@ -22,7 +22,8 @@ foreach(size 16 24 32 48 64 128 256)
           DESTINATION ${CMAKE_INSTALL_DATADIR}/icons/hicolor/${size}x${size}/apps RENAME attnlab.png)
 endforeach()
 install(FILES ${ATTNLAB_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 OPTIONAL)
-install(FILES ${ATTNLAB_PACKAGE_DIR}/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# Debian keeps it under the package's own name (CMAKE_INSTALL_DOCDIR would be share/doc/AttentionLab).
+install(FILES ${ATTNLAB_PACKAGE_DIR}/copyright DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/attnlab)
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME attnlab)

@@ -1,12 +1,14 @@
 #include "core/model/builtin_model.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "core/base/errors.h"
 #include "core/base/rng.h"
 #include "core/model/attention_head.h"
 #include "core/model/blocks.h"
 #include "core/model/embedding.h"
+#include "core/model/trace.h"
 
 namespace attnlab {
 namespace {
@@ -25,9 +27,24 @@ Mat gaussian(int rows, int cols, double std, uint64_t seed, int layer, int which
 
 }  // namespace
 
+void checkBuiltinWeightMemory(const ModelConfig& config) {
+  // Per layer: W_Q, W_K, W_V, W_O (d × d each) and the MLP's d × 4d and 4d × d, plus biases and norms (~10 d).
+  const double d = config.dModel;
+  const double bytes = static_cast<double>(config.layers) * (12.0 * d * d + 10.0 * d) * sizeof(float);
+  const double budget = activationBudgetBytes();
+  if (bytes <= budget) return;
+  char sizes[96];
+  std::snprintf(sizes, sizeof sizes, "%.1f GB (the limit is %.1f GB, half of this computer's memory)",
+                bytes / (1024.0 * 1024 * 1024), budget / (1024.0 * 1024 * 1024));
+  throw InputError("the built-in model's weights at d_model " + std::to_string(config.dModel) + " × " +
+                   std::to_string(config.layers) + " layers would take " + sizes +
+                   ": use a smaller d_model or fewer layers");
+}
+
 BuiltinModel::BuiltinModel(const ModelConfig& config, bool lowercase, const RunControl& control)
     : config_(config), structure_(resolve(config)), lowercase_(lowercase) {
   validate(config);
+  checkBuiltinWeightMemory(config);
   const int d = config.dModel;
   // LeCun-style init N(0, 1/fan_in): keeps q·k of unit-variance inputs at variance d_head.
   const double s = 1.0 / std::sqrt(static_cast<double>(d));

@@ -22,6 +22,11 @@ struct BuiltinLayerWeights {
   Vec b2;                                    ///< [d]
 };
 
+/// Throws InputError with the size and the budget (activationBudgetBytes, core/model/trace.h) when the built-in
+/// model's random weights for `config` would not fit: `--d-model 4096 --layers 128`, inside every option's own range,
+/// would take 96 GB and ended in std::bad_alloc or a swapping machine.
+void checkBuiltinWeightMemory(const ModelConfig& config);
+
 class BuiltinModel : public Model {
  public:
   /// Throws InputError when the config is invalid.

@@ -196,6 +196,15 @@ class TestCli : public QObject {
     QVERIFY2(QString(r.err).contains("not valid JSON"), r.err.constData());
   }
 
+  void weightsTooLargeForMemoryAreRefusedBeforeAllocating() {
+    // Inside every option's range, but 96 GB of weights: refused at once with the size and the budget (it took
+    // 9.5 GB before being stopped).
+    const Run r = run({"dump", "--d-model", "4096", "--heads", "1", "--layers", "128", "--sentence", "the cat"});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("the built-in model's weights at d_model 4096 × 128 layers would take 96.0 GB (the limit"),
+             r.err.constData());
+  }
+
   void aSessionOfANewerProgramIsRefusedEverywhere() {
     // The window refused it; export, predict and generate took it as if it were theirs.
     const QString params = dir_.filePath("future.attnlab.json");
