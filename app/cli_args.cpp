@@ -1,6 +1,7 @@
 #include "app/cli_args.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -28,8 +29,12 @@ double Args::doubleValue(const std::string& name, double fallback, double lo, do
   const double v = std::strtod(it->second.c_str(), &end);
   if (it->second.empty() || *end != '\0' || !std::isfinite(v))
     throw InputError("--" + name + " expects a number, got '" + it->second + "'");
-  if (v < lo || v > hi)
-    throw InputError("--" + name + " must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+  if (v < lo || v > hi) {
+    // %g: "between 1e-09 and 1", not std::to_string's "between 0.000000 and 1.000000" (a bound of 1e-9 shown as 0).
+    char range[96];
+    std::snprintf(range, sizeof range, "between %g and %g, got %s", lo, hi, it->second.c_str());
+    throw InputError("--" + name + " must be " + range);
+  }
   return v;
 }
 

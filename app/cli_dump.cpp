@@ -1,4 +1,5 @@
 #include "app/cli_commands.h"
+#include "app/cli_progress.h"
 #include "core/base/errors.h"
 #include "core/model/trace_json.h"
 #include "core/run/model_factory.h"
@@ -39,7 +40,10 @@ int runDump(const Args& args) {
     const MatD q = toDouble(h.q), k = toDouble(h.k()), v = toDouble(h.v());
     j["variant_settings"] = toJson(p.variants);
     j["variants"] = toJson(compareVariants(q, k, v, p.variants, r.trace.causal));
-    if (args.has("performer-curve")) j["performer_curve"] = toJson(performerCurve(q, k, p.variants, r.trace.causal));
+    if (args.has("performer-curve")) {
+      StderrProgress progress("attnlab dump: performer curve");  // minutes on 2,048 tokens
+      j["performer_curve"] = toJson(performerCurve(q, k, p.variants, r.trace.causal, kMaxFeatures, progress.control()));
+    }
   }
   if (args.has("spectrum")) {
     const HeadTrace& head = r.trace.layers[p.selection.layer].heads[p.selection.head];

@@ -2,6 +2,7 @@
 #include <map>
 
 #include "app/cli_commands.h"
+#include "app/cli_progress.h"
 #include "core/atlas/atlas_builder.h"
 #include "core/atlas/corpus_scan.h"
 #include "core/run/model_factory.h"
@@ -79,7 +80,8 @@ int runHeads(const Args& args) {
     corpus.window = args.intValue("window", corpus.window, 2, 1 << 20);
     corpus.top = top;
     corpus.ablationTokens = args.intValue("ablation-tokens", corpus.ablationTokens, 0, 1 << 20);
-    scanCorpus(*model, corpus, atlas);
+    StderrProgress progress("attnlab heads: corpus");  // ~34 s per MB of text on GPT-2 small
+    scanCorpus(*model, corpus, atlas, [&](const HeadAtlas&, double fraction) { progress.report(fraction); });
   }
   writeText(args.value("out"), jsonText(headsJson(atlas, top), args.intValue("indent", -1, 0, 16)) + "\n");
   return 0;

@@ -32,6 +32,9 @@ ModelInfo HfModel::info() const {
 
 void HfModel::checkInput(const TokenizedText& text) const {
   const std::size_t n = text.ids.size();
+  if (n == 0 && tokenizer_->vocabSize() == 0)  // not the user's text: every text gives no tokens
+    throw InputError(name_ +
+                     ": the tokenizer's vocabulary is empty, so no text gives a token (is tokenizer.json whole?)");
   if (n == 0 || text.tokens.size() != n) throw InputError("the text has no tokens: type at least one word");
   const int limit = info().maxTokens;  // the position table, or a decoder's longest RoPE context
   if (n > static_cast<std::size_t>(limit))

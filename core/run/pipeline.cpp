@@ -35,6 +35,17 @@ TokenizedText keepLastTokens(TokenizedText text, int keep, int maxTokens, const 
   const bool bos = limit > 1 && ((first.byteBegin == first.byteEnd && !text.ids.empty()) ||
                                  (!text.ids.empty() && model.isReservedToken(text.ids[0])));
   const std::size_t from = n - (bos ? limit - 1 : limit);  // first kept token after the BOS
+  // The kept tokens must hold some of the text: BERT's "--keep-last 1" ran on [SEP] alone, without a word.
+  bool anyText = false;
+  for (std::size_t i = from; i < n; ++i) anyText = anyText || text.tokens[i].byteBegin < text.tokens[i].byteEnd;
+  if (!anyText) {
+    std::size_t trailing = 0;  // the tokenizer's own tokens at the end ([SEP], </s>): they cover no text
+    while (trailing < n && text.tokens[n - 1 - trailing].byteBegin == text.tokens[n - 1 - trailing].byteEnd) ++trailing;
+    const bool leading = first.byteBegin == first.byteEnd && !text.ids.empty();
+    throw InputError("keeping the last " + std::to_string(limit) + " token" + (limit > 1 ? "s" : "") +
+                     " leaves no text, only the tokenizer's own tokens (\"" + text.tokens.back().text +
+                     "\"): keep at least " + std::to_string(trailing + (leading ? 1 : 0) + 1));
+  }
   const auto cut = [&](auto& v) { v.erase(v.begin() + (bos ? 1 : 0), v.begin() + static_cast<std::ptrdiff_t>(from)); };
   cut(text.tokens);
   if (!text.ids.empty()) cut(text.ids);

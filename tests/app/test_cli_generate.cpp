@@ -86,6 +86,8 @@ class TestCliGenerate : public QObject {
     QTest::newRow("no steps") << QStringList{"generate", "--model", gpt2} << "--steps N is required";
     QTest::newRow("zero steps") << QStringList{"generate", "--model", gpt2, "--steps", "0"}
                                 << "--steps must be between 1 and 100000";
+    QTest::newRow("top-p 0") << QStringList{"generate", "--model", gpt2, "--steps", "1", "--top-p", "0"}
+                             << "--top-p must be between 1e-09 and 1, got 0";  // was "between 0.000000 and 1.000000"
     QTest::newRow("100001 steps") << QStringList{"generate", "--model", gpt2, "--steps", "100001"}
                                   << "--steps must be between 1 and 100000";
     QTest::newRow("too long") << QStringList{"generate", "--model", gpt2, "--steps", "60"} << "48 positions";

@@ -162,6 +162,26 @@ class TestCheckpointErrors : public QObject {
     }
   }
 
+  void anEmptyVocabularyIsNamedNotBlamedOnTheText() {
+    // It said "the text has no tokens: type at least one word" to a user who had typed words.
+    QTemporaryDir tmp;
+    copyDir(QString(ATTNLAB_TEST_DATA) + "/reference/decoders/llama-gqa", tmp.path());
+    const std::string dir = tmp.path().toStdString();
+    editJson(dir + "/tokenizer.json", [](nlohmann::json& j) {
+      j["model"]["vocab"] = nlohmann::json::object();
+      j["model"]["merges"] = nlohmann::json::array();
+      j["added_tokens"] = nlohmann::json::array();
+      j["post_processor"] = nullptr;
+    });
+    const auto model = loadCheckpoint(dir);
+    try {
+      model->forward(model->tokenize("the cat sat"));
+      QFAIL("no error");
+    } catch (const InputError& e) {
+      QVERIFY2(QString(e.what()).contains("the tokenizer's vocabulary is empty"), e.what());
+    }
+  }
+
   void notAFolder() {
     QVERIFY_THROWS_EXCEPTION(InputError, loadCheckpoint("/nonexistent/folder"));
     QTemporaryDir tmp;

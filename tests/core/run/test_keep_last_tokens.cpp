@@ -54,6 +54,26 @@ class TestKeepLastTokens : public QObject {
                              model->forward(last).layers.back().residualOut, 1e-6);
   }
 
+  void keepingOnlyTheTokenizersOwnTokensIsRefused() {
+    // BERT's text ends in [SEP]: --keep-last 1 ran on [SEP] alone, 2 on [CLS] [SEP]; 3 keeps a word.
+    const auto model = loadCheckpoint(dataDir("reference/models/bert_tiny"));
+    const TokenizedText t = model->tokenize("the cat sat on the mat");
+    for (int keep : {1, 2}) {
+      try {
+        keepLastTokens(t, keep, model->info().maxTokens, *model);
+        QFAIL("kept no text");
+      } catch (const InputError& e) {
+        QVERIFY2(QString(e.what()).contains("leaves no text, only the tokenizer's own tokens (\"[SEP]\"): keep at "
+                                            "least 3"),
+                 e.what());
+      }
+    }
+    const TokenizedText kept = keepLastTokens(t, 3, model->info().maxTokens, *model);
+    QCOMPARE(kept.tokens.size(), std::size_t(3));
+    QCOMPARE(kept.tokens.front().text, t.tokens.front().text);   // [CLS] stays first
+    QVERIFY(kept.tokens[1].byteBegin < kept.tokens[1].byteEnd);  // a word of the text
+  }
+
   void aPrependedBosStaysFirst() {
     const auto model = loadCheckpoint(dataDir("reference/decoders/llama-gqa"));  // prepends BOS 406
     TokenizedText t = model->tokenize(words(30));
