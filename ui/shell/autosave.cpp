@@ -1,5 +1,6 @@
 #include "ui/shell/autosave.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -10,14 +11,32 @@
 namespace attnlab::ui {
 
 Autosave::Autosave(const QString& path, std::function<Params()> current, QObject* parent)
-    : QObject(parent), path_(path), current_(std::move(current)) {
+    : QObject(parent), path_(path), current_(std::move(current)), lock_(path + ".lock") {
+  lock_.setStaleLockTime(0);  // stale only when its process is gone, however old
+  QDir().mkpath(QFileInfo(path_).absolutePath());
+  lock_.tryLock(0);
   timer_.setSingleShot(true);
   timer_.setInterval(1500);
   connect(&timer_, &QTimer::timeout, this, [this] { saveNow(); });
 }
 
 QString Autosave::defaultPath() {
-  return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath("autosave.attnlab.json");
+  return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
+      .filePath(QString("autosave-%1.attnlab.json").arg(QCoreApplication::applicationPid()));
+}
+
+QStringList Autosave::orphans(const QString& folder) {
+  QStringList out;
+  const QFileInfoList files =
+      QDir(folder).entryInfoList({"autosave*.attnlab.json"}, QDir::Files, QDir::Time);  // newest first
+  for (const QFileInfo& f : files) {
+    QLockFile lock(f.absoluteFilePath() + ".lock");
+    lock.setStaleLockTime(0);
+    if (!lock.tryLock(0)) continue;  // a running window's own file
+    lock.unlock();
+    out << f.absoluteFilePath();
+  }
+  return out;
 }
 
 void Autosave::touch() { timer_.start(); }

@@ -2,10 +2,12 @@
 
 #include <QCoreApplication>
 
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 
 #include "ui/shell/autosave.h"
@@ -70,6 +72,8 @@ bool SessionActions::openPath(const QString& path, bool quiet, QString* error) {
   }
   apply_(*p);
   path_ = path;
+  diskTime_ = QFileInfo(path).lastModified();
+  diskSize_ = QFileInfo(path).size();
   addRecent(path);
   emit currentPathChanged(path_);
   return true;
@@ -79,6 +83,8 @@ QString SessionActions::saveTo(const QString& path) {
   const QString error = saveSessionFile(path, current_());
   if (error.isEmpty()) {
     path_ = path;
+    diskTime_ = QFileInfo(path).lastModified();
+    diskSize_ = QFileInfo(path).size();
     addRecent(path);
     emit currentPathChanged(path_);
     emit saved(path_);
@@ -92,8 +98,28 @@ void SessionActions::open() {
   if (!path.isEmpty()) openPath(path);
 }
 
+bool SessionActions::changedOnDisk() const {
+  if (path_.isEmpty()) return false;
+  const QFileInfo f(path_);
+  return f.exists() && (f.lastModified() != diskTime_ || f.size() != diskSize_);
+}
+
 void SessionActions::save() {
   if (path_.isEmpty()) return saveAs();
+  if (changedOnDisk()) {
+    // Two windows on one file: the last save used to win silently.
+    QMessageBox box(QMessageBox::Warning, tr("The session file changed"),
+                    tr("'%1' was changed on disk (by another window or program) since this window opened or saved "
+                       "it. Overwrite those changes with this session?")
+                        .arg(path_),
+                    QMessageBox::NoButton, window_);
+    QPushButton* overwrite = box.addButton(tr("Overwrite"), QMessageBox::DestructiveRole);
+    QPushButton* saveAsButton = box.addButton(tr("Save As…"), QMessageBox::AcceptRole);
+    box.addButton(QMessageBox::Cancel);
+    box.exec();
+    if (box.clickedButton() == saveAsButton) return saveAs();
+    if (box.clickedButton() != overwrite) return;
+  }
   const QString error = saveTo(path_);
   if (!error.isEmpty()) QMessageBox::warning(window_, tr("Cannot save session"), error);
 }
@@ -119,10 +145,20 @@ QString elidedSentence(const QString& s) {
 }  // namespace
 
 void SessionActions::startAutosave(const QString& path, bool offerRestore) {
-  autosave_ = new Autosave(path.isEmpty() ? Autosave::defaultPath() : path, current_, this);
-  if (offerRestore && autosave_->hasRecovery()) {
+  const bool ownFile = path.isEmpty();  // this window's autosave-<pid> file; the crashed ones are the orphans
+  autosave_ = new Autosave(ownFile ? Autosave::defaultPath() : path, current_, this);
+  QString recovery;
+  if (offerRestore) {
+    if (ownFile) {
+      const QStringList left = Autosave::orphans(QFileInfo(autosave_->path()).absolutePath());
+      if (!left.isEmpty()) recovery = left.front();
+    } else if (autosave_->hasRecovery()) {
+      recovery = autosave_->path();
+    }
+  }
+  if (!recovery.isEmpty()) {
     QString error;
-    const std::optional<Params> p = autosave_->recover(&error);
+    const std::optional<Params> p = loadSessionFile(recovery, &error);
     const auto answer =
         p ? QMessageBox::question(window_, tr("Restore the last session?"),
                                   tr("Attention Lab did not close normally last time. Restore the state it "
@@ -131,6 +167,7 @@ void SessionActions::startAutosave(const QString& path, bool offerRestore) {
                                   QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes)
           : QMessageBox::No;
     if (p && answer == QMessageBox::Yes) apply_(*p);
+    if (recovery != autosave_->path()) QFile::remove(recovery);  // offered once: restored, or declined
   }
   autosave_->saveNow();  // from now on the file marks a running session
 }

@@ -2,6 +2,7 @@
 // File ▸ Open/Save/Save As/Open Recent of sessions, autosave, and the crash-restore offer. The window
 // supplies the current parameters (with its current view) and a way to apply opened ones; a failed
 // open shows a message and applies nothing, so what is open is never lost.
+#include <QDateTime>
 #include <QObject>
 #include <QStringList>
 #include <functional>
@@ -34,6 +35,9 @@ class SessionActions : public QObject {
   /// Clean exit: removes the autosave.
   void shutdown();
   const QString& currentPath() const { return path_; }
+  /// True when the current session file was changed on disk (another window, another program) since this window
+  /// opened or last saved it: File ▸ Save then asks before overwriting.
+  bool changedOnDisk() const;
   QStringList recentFiles() const;
 
  signals:
@@ -52,6 +56,8 @@ class SessionActions : public QObject {
   std::function<Params()> current_;
   std::function<void(const Params&)> apply_;
   QString path_;
+  QDateTime diskTime_;  ///< path_'s modification time and size when this window last read or wrote it
+  qint64 diskSize_ = -1;
   QMenu* recentMenu_ = nullptr;
   Autosave* autosave_ = nullptr;
 };

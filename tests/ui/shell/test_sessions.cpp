@@ -1,12 +1,14 @@
 // Sessions: exact round trips through the file, refusal of corrupt and newer files with the open
 // state intact, undo/redo of parameter edits, autosave and its crash-restore file.
 #include <QDir>
+#include <QFileInfo>
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QUndoStack>
 #include <QtTest>
+#include <memory>
 
 #include "core/base/errors.h"
 #include "core/session/params_json.h"
@@ -305,6 +307,47 @@ class TestSessions : public QObject {
     QCOMPARE(toJson(*a.recover(&error)).dump(), toJson(current).dump());
     a.clear();
     QVERIFY(!a.hasRecovery());
+  }
+
+  void aRunningWindowsAutosaveIsNotOfferedAsACrash() {
+    // Two windows: each its own file, held by a lock while it runs. Only files whose window is gone (a crash, or an
+    // older version's autosave.attnlab.json) are offered, newest first.
+    const QString folder = dir_.filePath("two-windows");
+    Params current = unusual();
+    auto first = std::make_unique<Autosave>(folder + "/autosave-1.attnlab.json", [&current] { return current; });
+    QCOMPARE(first->saveNow(), QString());
+    QVERIFY(QFileInfo::exists(folder + "/autosave-1.attnlab.json.lock"));
+    QCOMPARE(Autosave::orphans(folder), QStringList());  // the first window still runs
+    Autosave second(folder + "/autosave-2.attnlab.json", [&current] { return current; });
+    QCOMPARE(second.saveNow(), QString());
+    QCOMPARE(Autosave::orphans(folder), QStringList());
+    // The first window ends without a clean exit (its lock goes with its process).
+    first.reset();
+    QCOMPARE(Autosave::orphans(folder), QStringList{QFileInfo(folder + "/autosave-1.attnlab.json").absoluteFilePath()});
+    QFile legacy(folder + "/autosave.attnlab.json");
+    QVERIFY(legacy.open(QIODevice::WriteOnly));
+    legacy.write("{}");
+    legacy.close();
+    QCOMPARE(Autosave::orphans(folder).size(), 2);
+    QCOMPARE(QFileInfo(Autosave::orphans(folder).front()).fileName(), QString("autosave.attnlab.json"));  // newest
+    QVERIFY(QFileInfo(Autosave::defaultPath()).fileName().startsWith("autosave-"));
+  }
+
+  void aSessionFileChangedOnDiskIsNoticed() {
+    MainWindow w(false);
+    const QString path = dir_.filePath("shared.attnlab.json");
+    QCOMPARE(w.sessions()->saveTo(path), QString());
+    QVERIFY(!w.sessions()->changedOnDisk());
+    // Another window saves the same file.
+    MainWindow other(false);
+    QVERIFY(other.sessions()->openPath(path, true));
+    QTest::qWait(1100);  // past the file system's timestamp granularity
+    Params p = other.currentParams();
+    p.sentence = "the other window's sentence";
+    other.applyParams(p);
+    QCOMPARE(other.sessions()->saveTo(path), QString());
+    QVERIFY(w.sessions()->changedOnDisk());  // File ▸ Save now asks before overwriting
+    QVERIFY(!other.sessions()->changedOnDisk());
   }
 };
 
