@@ -41,9 +41,18 @@ void HfModel::checkInput(const TokenizedText& text) const {
     throw InputError("the text has " + std::to_string(n) + " tokens; " + name_ + " takes at most " +
                      std::to_string(limit) + (config_.arch == HfArch::Decoder ? "" : " (its position table)"));
   for (std::size_t i = 0; i < n; ++i)
-    if (text.ids[i] < 0 || text.ids[i] >= config_.vocabSize)
-      throw InputError("token \"" + text.tokens[i].text + "\" has id " + std::to_string(text.ids[i]) +
-                       ", outside the model's embedding table of " + std::to_string(config_.vocabSize) + " rows");
+    if (text.ids[i] < 0 || text.ids[i] >= config_.vocabSize) {
+      // A token the tokenizer added itself (BOS, an added token of tokenizer.json) covers no text: its name is the
+      // vocabulary's piece (it was named "" before).
+      const std::string shown = !text.tokens[i].text.empty() ? text.tokens[i].text : tokenizer_->pieceOf(text.ids[i]);
+      const std::string table = "the model's embedding table of " + std::to_string(config_.vocabSize) + " rows";
+      if (shown.empty())  // an id of the post-processor's template that no vocabulary entry or added token has
+        throw InputError("the tokenizer adds token id " + std::to_string(text.ids[i]) + " at position " +
+                         std::to_string(i) + " (its post-processor's template), which no vocabulary entry has and " +
+                         "is outside " + table);
+      throw InputError("token \"" + shown + "\" (position " + std::to_string(i) + ") has id " +
+                       std::to_string(text.ids[i]) + ", outside " + table);
+    }
 }
 
 Trace HfModel::startTrace(const TokenizedText& text, bool causal) const {

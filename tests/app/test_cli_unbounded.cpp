@@ -2,6 +2,7 @@
 // --sentence-file or --params, a folder where a file is expected, and a line of standard input without an end
 // (`tokenize < /dev/zero`) each give a message naming the file or the limit and exit 1, within seconds.
 #include <QElapsedTimer>
+#include <QJsonDocument>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -42,6 +43,19 @@ class TestCliUnbounded : public QObject {
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.contains(message.toUtf8()), r.err.constData());
     QVERIFY(t.elapsed() < 20000);
+  }
+
+  void aLongRunSaysSoOnStandardError() {
+    // rank-demo at n = 1,024 with a sweep: a few seconds here, minutes at 4,096. It says so before the wait and
+    // reports the sweep at most once a second; standard output stays the JSON alone.
+    const AppRun r = runApp({"rank-demo", "--n", "1024", "--sweep", "--sweep-points", "6"}, {}, 120000);
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.err.contains("attnlab rank-demo: the singular values of two 1024 × 1024 matrices take a while"),
+             r.err.constData());
+    // The sweep's own lines depend on how long it takes (none under a second): not asserted here.
+    QJsonParseError error;
+    QJsonDocument::fromJson(r.out, &error);
+    QCOMPARE(error.error, QJsonParseError::NoError);
   }
 
   void anEndlessLineOfStandardInputIsRefused() {

@@ -182,6 +182,42 @@ class TestCheckpointErrors : public QObject {
     }
   }
 
+  void aTokenBeyondTheEmbeddingTableIsNamed_data() {
+    QTest::addColumn<int>("templateId");
+    QTest::addColumn<QString>("message");
+    // "<|far|>" gets id 409 as Hugging Face gives it (the next after the vocabulary), past the 409 embedding rows.
+    QTest::newRow("added token") << 409
+                                 << "token \"<|far|>\" (position 0) has id 409, outside the model's embedding table "
+                                    "of 409 rows";
+    QTest::newRow("template id of no token")
+        << 500
+        << "the tokenizer adds token id 500 at position 0 (its post-processor's template), which no vocabulary entry "
+           "has and is outside the model's embedding table of 409 rows";
+  }
+  void aTokenBeyondTheEmbeddingTableIsNamed() {
+    // The BOS the template prepends covers no text: the message named it "" before.
+    QFETCH(int, templateId);
+    QFETCH(QString, message);
+    QTemporaryDir tmp;
+    copyDir(QString(ATTNLAB_TEST_DATA) + "/reference/decoders/llama-gqa", tmp.path());
+    const std::string dir = tmp.path().toStdString();
+    editJson(dir + "/tokenizer.json", [templateId](nlohmann::json& j) {
+      j["added_tokens"].push_back({{"id", 409}, {"content", "<|far|>"}, {"special", true}, {"normalized", false}});
+      for (auto& proc : j["post_processor"]["processors"])
+        if (proc["type"] == "TemplateProcessing") {
+          proc["single"][0]["SpecialToken"]["id"] = "<|far|>";
+          proc["special_tokens"]["<|far|>"] = {{"id", "<|far|>"}, {"ids", {templateId}}, {"tokens", {"<|far|>"}}};
+        }
+    });
+    const auto model = loadCheckpoint(dir);
+    try {
+      model->forward(model->tokenize("the cat"));
+      QFAIL("no error");
+    } catch (const InputError& e) {
+      QVERIFY2(QString(e.what()).startsWith(message), e.what());
+    }
+  }
+
   void notAFolder() {
     QVERIFY_THROWS_EXCEPTION(InputError, loadCheckpoint("/nonexistent/folder"));
     QTemporaryDir tmp;
