@@ -73,7 +73,11 @@ int runHeads(const Args& args) {
   options.probeLength = args.intValue("probe-length", options.probeLength, 2, 1 << 20);
   options.probeSeed = static_cast<unsigned long long>(args.intValue("probe-seed", 0, 0, 2147483647));
   const int top = args.intValue("top", 10, 1, 1000);
+  // The default probe (2 × 64 + BOS) is longer than a 48-position model: shortened to fit, said in "notes", as the
+  // window does (the command line refused it before).
+  const std::string shortened = fitProbeToContext(options, model->info().maxTokens);
   HeadAtlas atlas = buildProbeAtlas(*model, options);
+  if (!shortened.empty()) atlas.notes.insert(atlas.notes.begin(), shortened);
   if (args.has("corpus")) {  // refined over the user's text (core/atlas/corpus_scan.h)
     CorpusOptions corpus;
     corpus.files = args.repeated.at("corpus");

@@ -9,6 +9,16 @@
 
 namespace attnlab {
 
+std::string fitProbeToContext(AtlasOptions& options, int maxTokens) {
+  const int fits = maxTokens > 0 ? (maxTokens - 2) / 2 : options.probeLength;
+  if (options.probeLength <= fits || fits < 2) return {};  // fits, or too small a context for any probe (refused later)
+  const std::string note = "probe shortened to 2 × " + std::to_string(fits) + " random tokens (asked: 2 × " +
+                           std::to_string(options.probeLength) + ") to fit the model's context of " +
+                           std::to_string(maxTokens);
+  options.probeLength = fits;
+  return note;
+}
+
 HeadAtlas buildProbeAtlas(const Model& model, const AtlasOptions& options, const RunControl& control) {
   control.checkpoint(0.0);
   HeadAtlas atlas;

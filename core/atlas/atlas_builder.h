@@ -2,6 +2,8 @@
 // Builds the head atlas (head_atlas.h) of a model on its probe: the probe [BOS] r₁…r_T r₁…r_T, one forward pass,
 // every probe score, the copying score of every head's OV circuit, the heads' similarity on the probe, its
 // clustering and 2-D map. The corpus scan (corpus_scan.h) refines it afterwards.
+#include <string>
+
 #include "core/atlas/head_atlas.h"
 #include "core/base/run_control.h"
 #include "core/model/model.h"
@@ -12,6 +14,12 @@ struct AtlasOptions {
   int probeLength = 64;              ///< T: the probe holds 2T random tokens (plus BOS)
   unsigned long long probeSeed = 0;  ///< the random tokens' seed
 };
+
+/// Shortens options.probeLength to fit a context of `maxTokens` (room for BOS and a closing special token) and
+/// returns the note saying so ("probe shortened to 2 × 23 random tokens (asked: 2 × 64) to fit the model's context of
+/// 48"), or "" when it fits. The window and `attnlab heads` both use it, so every model gets its atlas the same way
+/// (the shipped induction model takes 33 tokens, the default probe 129).
+std::string fitProbeToContext(AtlasOptions& options, int maxTokens);
 
 /// Throws InputError for a probe longer than the model's context (the message names both lengths) or T < 2, and
 /// Cancelled through `control`.

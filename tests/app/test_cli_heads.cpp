@@ -1,6 +1,6 @@
 // `attnlab heads` (issue 17's public JSON contract): schema and field names, the probe's ids and tokens, every
 // metric as [[per head] per layer], a layer-major similarity matrix with its cluster order and map; the built-in
-// model's copying score is null; a probe longer than the model's context exits 1 with a message.
+// model's copying score is null; a probe longer than the model's context is shortened to fit, with a note.
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -93,10 +93,17 @@ class TestCliHeads : public QObject {
     QVERIFY2(notes.contains("image.bin") && notes.contains("NUL byte"), qPrintable(notes));
   }
 
-  void tooLongAProbeIsRefused() {
-    const AppRun r = runApp({"heads", "--model", kModel, "--probe-length", "30"});
-    QCOMPARE(r.code, 1);
-    QVERIFY2(r.err.contains("61") && r.err.contains("48"), r.err.constData());
+  void aProbeLongerThanTheContextIsShortenedWithANote() {
+    // As the window does: the default probe (2 × 64 + BOS) and an explicit --probe-length 30 (61 tokens) are
+    // shortened to the 48-position model (2 × 23 + BOS, room for a closing special token), and "notes" says so.
+    // The command line refused both before ("the probe takes 129 tokens").
+    for (const QStringList& extra : {QStringList{}, QStringList{"--probe-length", "30"}}) {
+      const QJsonObject j = runJson(QStringList{"heads", "--model", kModel} + extra);
+      QCOMPARE(j["probe_tokens"].toArray().size(), 47);
+      const QString asked = extra.isEmpty() ? "64" : "30";
+      QCOMPARE(j["notes"].toArray().first().toString(),
+               "probe shortened to 2 × 23 random tokens (asked: 2 × " + asked + ") to fit the model's context of 48");
+    }
   }
 };
 

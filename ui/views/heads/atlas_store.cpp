@@ -55,16 +55,8 @@ void AtlasStore::startProbe(const ResultPtr& result) {
   pendingScan_ = result;
   const std::shared_ptr<const Model> model = model_;
   AtlasOptions options{result->params.atlas.probeLength, result->params.atlas.probeSeed};
-  // A probe longer than the model's context (the shipped induction model takes 33 tokens, the default probe 129)
-  // is shortened to fit, with a note, so every model gets its atlas; room for BOS and a closing special token.
-  const int context = model->info().maxTokens;
-  const int fits = context > 0 ? (context - 2) / 2 : options.probeLength;
-  std::string note;
-  if (options.probeLength > fits && fits >= 2) {
-    note = "probe shortened to 2 × " + std::to_string(fits) + " random tokens (asked: 2 × " +
-           std::to_string(options.probeLength) + ") to fit the model's context of " + std::to_string(context);
-    options.probeLength = fits;
-  }
+  // A probe longer than the model's context is shortened to fit, with a note (as `attnlab heads` does).
+  const std::string note = fitProbeToContext(options, model->info().maxTokens);
   const auto build = engine_.build;
   probeJob_->run<std::shared_ptr<const HeadAtlas>>(
       [model, options, build, note](const RunControl& control) {
