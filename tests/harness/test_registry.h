@@ -1,6 +1,6 @@
 #pragma once
-// Many Qt Test classes in one executable (one executable per room: the build links ~20 programs instead of
-// ~75), each still run on its own as one ctest entry: `test_core_model builtin_engine [QTest options]`.
+// Many Qt Test classes in one executable (one executable per room: the build links 18 programs instead of
+// 74), each still run on its own as one ctest entry: `test_core_model builtin_engine [QTest options]`.
 // A test file ends with ATTNLAB_TEST_MAIN(TestClass) (a QApplication, as QTEST_MAIN), ATTNLAB_TEST_GUILESS_MAIN
 // (a QCoreApplication) or ATTNLAB_TEST_APPLESS_MAIN (none), which registers the class under its unit name, the
 // file's name without "test_" and ".cpp" (tests/core/model/test_builtin_engine.cpp → builtin_engine).
