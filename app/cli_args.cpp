@@ -121,13 +121,15 @@ Args parse(int argc, char** argv, int first, const std::vector<Option>& options)
   return args;
 }
 
-std::string readFile(const std::string& path) {
-  // A regular file of bounded size only: /dev/zero was read until memory ran out, a FIFO blocked for ever.
-  return readTextFile(path);
+Params paramsFromFile(const std::string& path, const Params& base) {
+  // readTextFile: a regular file of bounded size only (/dev/zero was read until memory ran out, a FIFO blocked).
+  const nlohmann::json j = parseJsonText(readTextFile(path), path);
+  requireReadableSession(j);  // a session of a newer program is refused, as the window refuses it
+  return paramsFromJson(j, base);
 }
 
 std::string readSentenceFile(const std::string& path) {
-  std::string text = readFile(path);
+  std::string text = readTextFile(path);
   if (const auto nul = text.find('\0'); nul != std::string::npos)
     throw InputError("--sentence-file '" + path + "' is not text: a NUL byte at byte offset " + std::to_string(nul));
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
@@ -151,11 +153,7 @@ void writeText(const std::string& path, const std::string& text) {
 
 Params paramsFromArgs(const Args& a) {
   Params p;
-  if (a.has("params")) {
-    const nlohmann::json j = parseJsonText(readFile(a.value("params")), a.value("params"));
-    requireReadableSession(j);  // a session of a newer program is refused, as the window refuses it
-    p = paramsFromJson(j, p);
-  }
+  if (a.has("params")) p = paramsFromFile(a.value("params"), p);
   ModelConfig& m = p.model;
   if (a.has("sentence") && a.has("sentence-file")) throw InputError("give --sentence or --sentence-file, not both");
   if (a.has("sentence")) p.sentence = a.value("sentence");

@@ -38,8 +38,9 @@ Args parse(int argc, char** argv, int first, const std::vector<Option>& options)
 /// Params from --params FILE (if given), then every individual option on top.
 Params paramsFromArgs(const Args& args);
 
-/// Reads a whole file; throws InputError naming it when it cannot be read.
-std::string readFile(const std::string& path);
+/// The parameters of a session or params FILE (--params) over `base`: refused when the file is not a regular file,
+/// not JSON, or a session of a newer program (as the window refuses it); a bad field is named.
+Params paramsFromFile(const std::string& path, const Params& base);
 /// The text of --sentence-file: throws InputError naming the file when it cannot be read, holds a NUL byte (not
 /// text: the offset is named) or only white space. Invalid UTF-8 is kept: tokens show U+FFFD for its bytes.
 std::string readSentenceFile(const std::string& path);

@@ -15,11 +15,7 @@ namespace {
 /// --params FILE (its "collapse" object and sentence), then every option on top.
 Params collapseParams(const Args& a) {
   Params p;
-  if (a.has("params")) {
-    const nlohmann::json j = parseJsonText(readFile(a.value("params")), a.value("params"));
-    requireReadableSession(j);  // a session of a newer program is refused, as the window refuses it
-    p = paramsFromJson(j, p);
-  }
+  if (a.has("params")) p = paramsFromFile(a.value("params"), p);
   CollapseSettings& s = p.collapse;
   s.depth = a.intValue("depth", s.depth, 1, 128);
   s.tokens = a.intValue("tokens", s.tokens, 1, 512);

@@ -35,6 +35,19 @@ int writeAll(int fd, std::string_view bytes) {
   return 0;
 }
 
+/// Creates a new file beside `path` (name in `tmp`) for writing, with mode 0666 less the umask as any new file gets:
+/// mkstemp's 0600 would need the umask read back, and umask() can only be read by setting it, process-wide, which
+/// races with the other threads' files. Returns the descriptor, or -1 with errno.
+int createTemporaryBeside(const std::string& path, std::string& tmp) {
+  static std::atomic<unsigned> counter{0};
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    tmp = path + ".attnlab-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  return -1;  // errno is EEXIST
+}
+
 /// The folder of `path` ("." for a bare name) and its file name.
 std::string folderOf(const std::string& path) {
   const auto slash = path.find_last_of('/');
@@ -65,20 +78,11 @@ void writeFileAtomically(const std::string& path, std::string_view bytes) {
     return;
   }
   // Beside the target, so that the rename stays within one filesystem (and so is atomic).
-  std::string tmp = path + ".attnlab-XXXXXX";
-  const int fd = ::mkstemp(tmp.data());
+  std::string tmp;
+  const int fd = createTemporaryBeside(path, tmp);
   if (fd < 0) fail(path, "cannot write in " + folderOf(path), errno);
   int error = writeAll(fd, bytes);
-  if (!error) {
-    // mkstemp makes the file 0600: give it the old file's mode, or what a new file would get (0666 less the umask).
-    mode_t mode = st.st_mode & 07777;
-    if (!exists) {
-      const mode_t mask = ::umask(0);
-      ::umask(mask);
-      mode = 0666 & ~mask;
-    }
-    if (::fchmod(fd, mode) != 0) error = errno;
-  }
+  if (!error && exists && ::fchmod(fd, st.st_mode & 07777) != 0) error = errno;  // a replaced file keeps its mode
   if (!error && ::fsync(fd) != 0) error = errno;  // a full disk can surface only here (delayed allocation)
   if (::close(fd) != 0 && !error) error = errno;
   if (!error && ::rename(tmp.c_str(), path.c_str()) != 0) error = errno;

@@ -11,7 +11,17 @@
 #include "core/base/errors.h"
 
 namespace attnlab {
-namespace {}  // namespace
+namespace {
+
+/// Throws InputError naming `path` when what `st` describes is a folder or not a regular file (a device, FIFO or
+/// socket): read whole, /dev/zero never ends and a FIFO without a writer blocks for ever.
+void requireRegularFile(const std::string& path, const struct stat& st) {
+  if (S_ISDIR(st.st_mode)) throw InputError(path + ": is a folder, not a file");
+  if (!S_ISREG(st.st_mode))
+    throw InputError(path + ": is not a regular file (a device, FIFO or socket), so it is not read");
+}
+
+}  // namespace
 
 int jsonNestingDepth(std::string_view text) {
   int depth = 0, worst = 0;
@@ -47,9 +57,7 @@ nlohmann::json parseJson(std::string_view text, const std::string& name) {
 std::string readTextFile(const std::string& path, std::size_t maxBytes) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw InputError(path + ": cannot open (" + std::strerror(errno) + ")");
-  if (S_ISDIR(st.st_mode)) throw InputError(path + ": is a folder, not a file");
-  if (!S_ISREG(st.st_mode))
-    throw InputError(path + ": is not a regular file (a device, FIFO or socket), so it is not read");
+  requireRegularFile(path, st);
   const auto size = static_cast<std::size_t>(st.st_size);
   if (size > maxBytes)
     throw InputError(path + ": is " + std::to_string(size >> 20) + " MB; files of more than " +
@@ -67,9 +75,8 @@ nlohmann::json readJsonFile(const std::string& path) { return parseJson(readText
 bool fileExists(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return false;
-  if (S_ISREG(st.st_mode)) return true;
-  if (S_ISDIR(st.st_mode)) throw InputError(path + ": is a folder, not a file");
-  throw InputError(path + ": is not a regular file (a device, FIFO or socket), so it is not read");
+  requireRegularFile(path, st);
+  return true;
 }
 
 }  // namespace attnlab

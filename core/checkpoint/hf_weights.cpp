@@ -51,8 +51,7 @@ std::int64_t firstNonFiniteBf16(const unsigned char* bytes, std::size_t n) {
 
 }  // namespace
 
-void WeightSource::requireFinite(const TensorInfo& t, std::int64_t bad, float value) const {
-  if (bad < 0) return;
+void WeightSource::throwNonFinite(const TensorInfo& t, std::int64_t bad, float value) const {
   const std::int64_t cols = t.shape.size() > 1 ? t.shape.back() : 0;
   const std::string at = cols > 0 ? "row " + std::to_string(bad / cols) + ", column " + std::to_string(bad % cols)
                                   : "element " + std::to_string(bad);
@@ -93,7 +92,7 @@ WeightView WeightSource::load(const std::string& name, const std::vector<std::in
   v.cols = shape.size() > 1 ? shape[1] : 1;
   const std::int64_t bad =
       firstNonFinite(reinterpret_cast<const unsigned char*>(v.data), static_cast<std::size_t>(v.rows * v.cols));
-  if (bad >= 0) requireFinite(*t, bad, v.data[bad]);
+  if (bad >= 0) throwNonFinite(*t, bad, v.data[bad]);
   return v;
 }
 
@@ -145,14 +144,14 @@ PackedMatrix WeightSource::packedStack(const std::vector<std::pair<std::string, 
         std::memcpy(reinterpret_cast<unsigned char*>(&u) + 2, base + 2 * bad, 2);  // bf16 = a float's high half
         float value;
         std::memcpy(&value, &u, 4);
-        requireFinite(t, bad, value);
+        throwNonFinite(t, bad, value);
       }
     } else {
       const std::int64_t bad = firstNonFinite(base, count);
       if (bad >= 0) {
         float value;
         std::memcpy(&value, base + 4 * bad, 4);
-        requireFinite(t, bad, value);
+        throwNonFinite(t, bad, value);
       }
     }
     for (Eigen::Index r = 0; r < parts[i].second; ++r) rows.push_back(base + static_cast<std::size_t>(r) * rowBytes);

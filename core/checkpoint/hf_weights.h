@@ -74,9 +74,9 @@ class WeightSource {
 
  private:
   WeightView load(const std::string& name, const std::vector<std::int64_t>& shape);
-  /// Throws InputError naming tensor `t`, the element `bad` (its row and column) and `value` (NaN, ±Inf) when
-  /// bad ≥ 0: a damaged checkpoint is refused at open, before it can give silent NaN predictions (or crash).
-  void requireFinite(const TensorInfo& t, std::int64_t bad, float value) const;
+  /// Throws InputError naming tensor `t`, its element `bad` (row and column) and `value` (NaN, ±Inf): a damaged
+  /// checkpoint is refused at open, before it can give silent NaN predictions (or crash).
+  [[noreturn]] void throwNonFinite(const TensorInfo& t, std::int64_t bad, float value) const;
 
   std::shared_ptr<SafetensorsSet> file_;
   std::string prefix_;

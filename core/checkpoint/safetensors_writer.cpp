@@ -1,8 +1,6 @@
 #include "core/checkpoint/safetensors_writer.h"
 
-#include <cstdio>
 #include <cstring>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 

@@ -16,16 +16,10 @@
 namespace attnlab::ui {
 namespace {
 
-/// Every figure is drawn into memory first and written by the one atomic writer (core/base/atomic_file.h): a full
-/// disk or a missing permission leaves the file that was there, and the message names the path and the reason.
+/// Every figure is drawn into memory first and written by the one atomic writer: a full disk or a missing permission
+/// leaves the file that was there, and the message names the path and the reason.
 QString writeBytes(const QString& path, const QByteArray& bytes) {
-  try {
-    writeFileAtomically(path.toStdString(),
-                        std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())));
-    return {};
-  } catch (const InputError& e) {
-    return QString::fromStdString(e.what());
-  }
+  return writeFileBytes(path, std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())));
 }
 
 /// Paints `w` and its visible children at their positions relative to the root, except widgets
@@ -116,6 +110,15 @@ QString exportPdf(QWidget* widget, const QString& path, const FigureOptions& o) 
 }
 
 }  // namespace
+
+QString writeFileBytes(const QString& path, std::string_view bytes) {
+  try {
+    writeFileAtomically(path.toStdString(), bytes);
+    return {};
+  } catch (const InputError& e) {
+    return QString::fromStdString(e.what());
+  }
+}
 
 void markScreenOnly(QLayout* layout, std::initializer_list<QWidget*> keep) {
   for (int i = 0; i < layout->count(); ++i) {

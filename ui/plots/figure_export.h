@@ -6,6 +6,7 @@
 #include <QString>
 #include <QWidget>
 #include <initializer_list>
+#include <string_view>
 
 class QLayout;
 
@@ -53,5 +54,9 @@ QString exportWidget(QWidget* widget, const QString& path, const QString& format
 
 /// The widget as a raster image at `scale` (clipboard, previews).
 QImage renderWidgetImage(QWidget* widget, double scale);
+
+/// Writes `bytes` to `path` through the one atomic writer (core/base/atomic_file.h): "" on success, else its message
+/// (the path and the reason; the old file is left as it was).
+QString writeFileBytes(const QString& path, std::string_view bytes);
 
 }  // namespace attnlab::ui

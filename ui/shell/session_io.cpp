@@ -3,21 +3,16 @@
 #include <QFile>
 #include <QFileInfo>
 
-#include "core/base/atomic_file.h"
 #include "core/base/errors.h"
 #include "core/session/session.h"
+#include "ui/plots/figure_export.h"
 
 namespace attnlab::ui {
 
 QString sessionFileFilter() { return QObject::tr("Attention Lab sessions (*.attnlab.json *.json);;All files (*)"); }
 
 QString saveSessionFile(const QString& path, const Params& p) {
-  try {
-    writeFileAtomically(path.toStdString(), sessionToJson(p).dump(2) + "\n");  // the old file stays on failure
-    return {};
-  } catch (const InputError& e) {
-    return QString::fromStdString(e.what());
-  }
+  return writeFileBytes(path, sessionToJson(p).dump(2) + "\n");  // the old file stays on failure
 }
 
 std::optional<Params> loadSessionFile(const QString& path, QString* error) {

@@ -6,7 +6,6 @@
 #include <QLayout>
 #include <QThread>
 
-#include "core/base/atomic_file.h"
 #include "core/base/errors.h"
 #include "ui/shell/view_factory.h"
 
@@ -68,8 +67,7 @@ QString writeViewNumbers(const TraceView* view, const ComputeResult& result, con
     if (n.matrices.empty()) return QString("the view '%1' has no numbers to export").arg(view->viewName());
     result.useRawTokens(n);  // files keep the vocabulary's spelling ("Ġcat"), views show "·cat"
     const std::string bytes = numbersToBytes(n, parseNumbersFormat(format.toStdString()), matrix.toStdString());
-    writeFileAtomically(path.toStdString(), bytes);  // a half-written file never replaces a good one
-    return {};
+    return writeFileBytes(path, bytes);  // a half-written file never replaces a good one
   } catch (const InputError& e) {
     return QString::fromStdString(e.what());
   }
