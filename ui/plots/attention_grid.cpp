@@ -50,11 +50,31 @@ void AttentionGrid::paintEvent(QPaintEvent*) {
   }
   int cols = 0;
   for (const auto& r : images_) cols = std::max(cols, static_cast<int>(r.size()));
+  // Captions ("L0 H0 · induction 0.91") on two lines, split at " · ", in a font that shrinks (to 7 pt at least) until
+  // the widest line fits its cell: in presentation mode they were cut to "L0…".
+  const int cellW0 = (width() - 8 * (cols + 1)) / std::max(1, cols);
+  QStringList lines;
+  for (const auto& row : titles_)
+    for (const QString& t : row) lines << t.split(QStringLiteral(" · "));
+  const int lineCount =
+      std::any_of(titles_.begin(), titles_.end(),
+                  [](const auto& row) {
+                    return std::any_of(row.begin(), row.end(), [](const QString& t) { return t.contains(" · "); });
+                  })
+          ? 2
+          : 1;
   QFont f = font();
-  f.setPointSizeF(f.pointSizeF() * fontScale_);
+  const double wanted = f.pointSizeF() * fontScale_, floor = std::min(wanted, 7.0);
+  f.setPointSizeF(wanted);
+  const auto widest = [&] {
+    int w = 0;
+    for (const QString& line : lines) w = std::max(w, QFontMetrics(f).horizontalAdvance(line));
+    return w;
+  };
+  while (widest() > cellW0 + 4 && f.pointSizeF() > floor) f.setPointSizeF(std::max(floor, f.pointSizeF() - 0.5));
   p.setFont(f);
-  const int titleH = p.fontMetrics().height() + 4, gap = 8;
-  const int cellW = (width() - gap * (cols + 1)) / std::max(1, cols);
+  const int titleH = p.fontMetrics().height() * lineCount + 4, gap = 8;
+  const int cellW = cellW0;
   const int cellH = (height() - gap * (rows + 1)) / std::max(1, rows) - titleH;
   const int side = std::max(8, std::min(cellW, cellH));
   for (int l = 0; l < rows; ++l)
@@ -71,8 +91,11 @@ void AttentionGrid::paintEvent(QPaintEvent*) {
       QString title;
       if (l < static_cast<int>(titles_.size()) && h < static_cast<int>(titles_[static_cast<std::size_t>(l)].size()))
         title = titles_[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
-      p.drawText(QRect(x - gap / 2, y + side + 2, side + gap, titleH), Qt::AlignHCenter | Qt::AlignTop,
-                 p.fontMetrics().elidedText(title, Qt::ElideRight, side + gap));
+      QStringList caption = title.split(QStringLiteral(" · "));
+      if (caption.size() > lineCount) caption = {caption.front(), caption.mid(1).join(QStringLiteral(" · "))};
+      for (QString& line : caption) line = p.fontMetrics().elidedText(line, Qt::ElideRight, cellW + gap);
+      const int cellX = gap + h * (cellW + gap) - gap / 2;
+      p.drawText(QRect(cellX, y + side + 2, cellW + gap, titleH), Qt::AlignHCenter | Qt::AlignTop, caption.join('\n'));
     }
 }
 

@@ -49,20 +49,26 @@ class CellColorMap : public QCPColorMap {
   }
 };
 
-/// Labels every k-th row so that text never overlaps: ~1.3 line heights per label.
-QSharedPointer<QCPAxisTickerText> labelTicker(const QStringList& labels, int pixels, const QFont& font) {
+/// Every `step`-th of `labels` as tick labels (long ones cut to 13 characters and an ellipsis).
+QSharedPointer<QCPAxisTickerText> labelTicker(const QStringList& labels, int step) {
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-  const int n = labels.size();
-  if (n == 0) return ticker;
-  const double perLabel = QFontMetrics(font).height() * 1.3;
-  const int step = std::max(1, static_cast<int>(std::ceil(n * perLabel / std::max(1, pixels))));
-  for (int i = 0; i < n; i += step) {
+  for (int i = 0; i < labels.size(); i += step) {
     QString text = labels[i];
     if (text.size() > 14) text = text.left(13) + QChar(0x2026);
     ticker->addTick(i, text);
   }
   return ticker;
 }
+
+/// The smallest step k such that every k-th label has ~1.3 line heights of `pixels`: text never overlaps.
+int labelStep(int labels, int pixels, const QFont& font) {
+  if (labels == 0) return 1;
+  const double perLabel = QFontMetrics(font).height() * 1.3;
+  return std::max(1, static_cast<int>(std::ceil(labels * perLabel / std::max(1, pixels))));
+}
+
+/// Labels no smaller than this (points; 9 px at 96 dpi): below, they are thinned instead of shrunk.
+constexpr double kMinimumLabelPoints = 7.0;
 
 /// Tick label size at font scale 1 for a plot whose shorter side is `side` pixels: 8 pt at 300 px
 /// growing to 12 pt at 900 px (a 1200 × 900 figure: read from the back of a room), 7 pt at least
@@ -98,8 +104,10 @@ MatrixPlot::MatrixPlot(QWidget* parent) : QCustomPlot(parent) {
 
   // The axis rect gets its final size only inside a replot's layout pass, after a resize event: when
   // the labels were thinned for another size, thin them again and draw once more.
+  // A few rounds at most: the labels' size changes the margins and so the axis rect, which may flip between two sizes.
   connect(this, &QCustomPlot::afterLayout, this, [this] {
-    if (axisRect()->size() == tickedSize_) return;
+    if (axisRect()->size() == tickedSize_ || reticks_ >= 3) return;
+    ++reticks_;
     updateTicks();
     replot(rpQueuedReplot);
   });
@@ -155,6 +163,7 @@ void MatrixPlot::setMatrix(const Mat& m, const QStringList& rowLabels, const QSt
     for (int j = 0; j < dataCols && c > 0; ++j) d->setCell(j, i, m(std::min(i, r - 1), std::min(j, c - 1)));
   xAxis->setRange(-0.5, c - 0.5);
   yAxis->setRange(-0.5, r - 0.5);
+  reticks_ = 0;
   updateTicks();
   updateColorRange();
   updateMarks();
@@ -168,8 +177,9 @@ void MatrixPlot::setTitle(const QString& title) {
 }
 
 void MatrixPlot::setAxisTitles(const QString& rows, const QString& cols) {
-  yAxis->setLabel(rows);
-  xAxis->setLabel(cols);
+  rowTitle_ = rows;
+  colTitle_ = cols;
+  updateTicks();
 }
 
 void MatrixPlot::setColorMap(ColorMap map) {
@@ -228,8 +238,39 @@ void MatrixPlot::updateFonts() {
 
 void MatrixPlot::updateTicks() {
   tickedSize_ = axisRect()->size();
-  xAxis->setTicker(labelTicker(colLabels_, axisRect()->width(), xAxis->tickLabelFont()));
-  yAxis->setTicker(labelTicker(rowLabels_, axisRect()->height(), yAxis->tickLabelFont()));
+  // Every token labelled when it fits: the labels shrink (to 70 % of their size, 7 pt at least) before they are
+  // thinned, and a thinned axis says so in its title, so that no token is skipped silently.
+  const auto fit = [this](QCPAxis* axis, const QStringList& labels, int pixels, const QString& title) {
+    QFont f = axis->labelFont();  // the size updateFonts chose, one point above the tick labels
+    const double base = f.pointSizeF() - 1, floor = std::max(kMinimumLabelPoints, 0.7 * base);
+    f.setPointSizeF(base);
+    int step = labelStep(static_cast<int>(labels.size()), pixels, f);
+    while (step > 1 && f.pointSizeF() > floor) {
+      f.setPointSizeF(std::max(floor, f.pointSizeF() - 0.5));
+      step = labelStep(static_cast<int>(labels.size()), pixels, f);
+    }
+    axis->setTickLabelFont(f);
+    axis->setTicker(labelTicker(labels, step));
+    // The longest form of the title and the note that fits the axis (hovering a cell names its tokens).
+    const QFontMetrics fm(axis->labelFont());
+    QStringList forms;
+    if (step == 1 || labels.isEmpty()) {
+      forms << title;
+    } else {
+      const QString note = tr("1 in %1 labelled").arg(step), shortNote = tr("1/%1 labelled").arg(step);
+      forms << (title.isEmpty() ? note : title + " (" + note + ")")
+            << (title.isEmpty() ? shortNote : title + " (" + shortNote + ")") << shortNote;
+    }
+    QString label = fm.elidedText(forms.back(), Qt::ElideRight, pixels);
+    for (const QString& form : forms)
+      if (fm.horizontalAdvance(form) <= pixels) {
+        label = form;
+        break;
+      }
+    axis->setLabel(label);
+  };
+  fit(xAxis, colLabels_, axisRect()->width(), colTitle_);
+  fit(yAxis, rowLabels_, axisRect()->height(), rowTitle_);
 }
 
 QCPRange MatrixPlot::colorRange() const { return map_->dataRange(); }
@@ -334,6 +375,7 @@ void MatrixPlot::leaveEvent(QEvent* event) {
 
 void MatrixPlot::resizeEvent(QResizeEvent* event) {
   QCustomPlot::resizeEvent(event);
+  reticks_ = 0;
   updateFonts();
   updateTicks();
 }

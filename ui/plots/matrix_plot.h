@@ -98,7 +98,9 @@ class MatrixPlot : public QCustomPlot {
   QCPAxisRect* bar_;     ///< the colour bar: an axis rect holding a 1 × kBarLevels map
   QCPColorMap* barMap_;  ///< its cells, one per level, drawn like the matrix (vector in SVG/PDF)
   QCPTextElement* title_;
-  QSize tickedSize_;  ///< the axis rect size the tick labels were thinned for
+  QSize tickedSize_;             ///< the axis rect size the tick labels were thinned for
+  QString rowTitle_, colTitle_;  ///< the axis titles as set, before a note on thinned labels
+  int reticks_ = 0;              ///< labels thinned again after a layout pass since the last resize or matrix
   Mat data_;
   QStringList rowLabels_, colLabels_;
   Range rangeMode_ = Range::Data;

@@ -6,11 +6,13 @@
 #include <QPalette>
 
 #include "core/session/params.h"
+#include "ui/plots/plot_fitting.h"
 
 namespace attnlab::ui {
 
 ViewStyle& ViewStyle::instance() {
   static ViewStyle* style = new ViewStyle;  // lives as long as the program; never destroyed after QApplication
+  installPlotFitting();                     // every view draws with this style, and every plot of a view fits its size
   return *style;
 }
 

@@ -26,6 +26,9 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
   chooser_ = new QComboBox;
   chooser_->setObjectName("lessonChooser");
   chooser_->setToolTip(tr("Choose a guided lesson; each step sets the sentence, the parameters and the view."));
+  // As narrow as a quarter of a projector's width: the longest title would otherwise set the panel's width.
+  chooser_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  chooser_->setMinimumContentsLength(8);
   auto* open = new QPushButton(tr("Open…"));
   open->setToolTip(tr("Load your own lesson file (JSON, see the README)."));
   title_ = new QLabel;

@@ -154,7 +154,9 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
   lessonDock->installEventFilter(new CloseWatcher([this] { closeLesson(); }, lessonDock));
   connect(lessons_, &LessonPanel::closeRequested, this, &MainWindow::closeLesson);
   connect(lessons_, &LessonPanel::stepRequested, this, [this, lessonDock](const Params& p, const QString& view) {
+    const bool starting = lessonDock->isHidden();
     lessonDock->show();
+    if (starting) makeRoomForTheView();
     if (!beforeLesson_) beforeLesson_ = currentParams();  // what closing the lesson brings back
     Params q = p;
     q.selection.view = view.toStdString();
@@ -260,6 +262,9 @@ void MainWindow::buildViewMenu() {
   connect(viewMenu, &QMenu::aboutToShow, this,
           [this, lessonsAct] { lessonsAct->setChecked(lessons_->parentWidget()->isVisible()); });
   lessonsAct->setShortcut(QKeySequence(tr("Ctrl+L")));
+  // The docks a lesson or presentation mode folds away, back on demand.
+  for (const char* name : {"navigator", "parameters"})
+    if (auto* dock = findChild<QDockWidget*>(name)) viewMenu->addAction(dock->toggleViewAction());
   viewMenu->addSeparator();
   QMenu* maps = viewMenu->addMenu(tr("&Colour map"));
   QMenu* themes = viewMenu->addMenu(tr("&Theme"));
@@ -314,11 +319,7 @@ void MainWindow::setPresentation(bool on) {
   if (presentationAct_) presentationAct_->setChecked(on);
   ViewStyle::instance().setPresentation(on);
   setFontScaleEverywhere(on ? 2.0 : 1.0);
-  // The class looks at the views and the lesson: the parameter panel steps aside (and comes back).
-  if (auto* params = findChild<QDockWidget*>("parameters")) {
-    if (on) paramsWereVisible_ = params->isVisible();
-    params->setVisible(!on && paramsWereVisible_);
-  }
+  makeRoomForTheView();  // the class looks at the views and the lesson: the parameter panel steps aside
   if (on) {
     showFullScreen();
     // Without a window manager (a bare X server, some kiosk set-ups) the full-screen state is only a
@@ -431,11 +432,36 @@ void MainWindow::edit(const Params& p) {
 
 void MainWindow::closeLesson() {
   lessons_->parentWidget()->hide();
+  makeRoomForTheView();        // the docks as they were before the lesson (or as presentation mode wants them)
   if (!beforeLesson_) return;  // the panel was open, but no step was applied
   const Params before = *beforeLesson_;
   beforeLesson_.reset();
   history_->record(controller_->params(), before);  // one step: Undo brings the lesson's last step back
   applyParams(before);
+}
+
+void MainWindow::makeRoomForTheView() {
+  auto* params = findChild<QDockWidget*>("parameters");
+  auto* views = findChild<QDockWidget*>("navigator");
+  QWidget* lessonDock = lessons_->parentWidget();
+  const bool lesson = !lessonDock->isHidden();
+  if (!lesson && !presentation_) {
+    if (!docksBeforeFolding_) return;
+    const QByteArray state = *docksBeforeFolding_;
+    docksBeforeFolding_.reset();
+    restoreState(state);  // exactly the docks the user had, sizes included
+    lessonDock->hide();   // the state may have been saved with the lesson's first step already showing
+    return;
+  }
+  if (!docksBeforeFolding_) {
+    docksBeforeFolding_ = saveState();
+    navigatorWasVisible_ = !views->isHidden();
+  }
+  // The parameter panel folds away in both modes (View ▸ Parameters brings it back); during a lesson the views list
+  // too, since the lesson chooses the view: on a 1280 × 720 projector in F11 the view kept 420 px of width otherwise.
+  params->hide();
+  views->setVisible(!lesson && navigatorWasVisible_);
+  if (lesson) resizeDocks({static_cast<QDockWidget*>(lessonDock)}, {width() * 28 / 100}, Qt::Horizontal);
 }
 
 void MainWindow::updateTitle() {

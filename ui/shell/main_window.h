@@ -77,6 +77,9 @@ class MainWindow : public QMainWindow {
   void onResult(const ResultPtr& result);
   void presentToVisibleViews();
   void setFontScaleEverywhere(double scale);
+  /// Lessons and presentation mode give the view the room: folds the parameter panel (and, during a lesson, the views
+  /// list) and gives the lesson about a quarter of the width; when neither runs, the docks come back exactly.
+  void makeRoomForTheView();
   /// "session — Attention Lab" with the modified marker, or "Attention Lab" without a session file.
   void updateTitle();
 
@@ -100,7 +103,9 @@ class MainWindow : public QMainWindow {
   TrainingView* training_ = nullptr;
   QAction* presentationAct_ = nullptr;
   bool presentation_ = false;
-  bool paramsWereVisible_ = true;
+  /// Dock state (saveState) from before a lesson or presentation mode folded docks away; restored when both end.
+  std::optional<QByteArray> docksBeforeFolding_;
+  bool navigatorWasVisible_ = true;
   QByteArray geometryBeforePresentation_;  ///< saveGeometry() on entering presentation mode
   QFont normalFont_;
   std::optional<Params> beforeLesson_;  ///< the user's parameters while a lesson runs

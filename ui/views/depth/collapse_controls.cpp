@@ -9,6 +9,7 @@
 #include <QSpinBox>
 
 #include "core/collapse/deep_stack.h"
+#include "ui/plots/flow_layout.h"
 #include "ui/views/depth/collapse_plotting.h"
 
 namespace attnlab::ui {
@@ -45,18 +46,14 @@ CollapseControls::CollapseControls(QWidget* parent) : QWidget(parent) {
   for (const std::string& v : stackAttentionVariants()) variants << QString::fromStdString(v);
   variant_ = combo(variants, tr("Attention variant of every layer."));
 
-  auto* grid = new QGridLayout;
-  grid->setContentsMargins(0, 0, 0, 0);
+  // Fields and stack toggles wrap onto more lines on a narrow view (a projector with the lesson open).
+  auto* grid = new FlowLayout(nullptr, 12, 2);
   const std::vector<std::pair<QString, QWidget*>> fields{
       {tr("depth"), depth_},   {tr("heads"), heads_}, {tr("d_model"), dModel_},
       {tr("tokens"), tokens_}, {tr("seeds"), seeds_}, {tr("init"), init_},
       {tr("norm"), norm_},     {tr("input"), input_}, {tr("attention"), variant_}};
-  for (std::size_t i = 0; i < fields.size(); ++i) {
-    grid->addWidget(new QLabel(fields[i].first), 0, static_cast<int>(i));
-    grid->addWidget(fields[i].second, 1, static_cast<int>(i));
-  }
-  auto* toggles = new QHBoxLayout;
-  toggles->setContentsMargins(0, 0, 0, 0);
+  for (const auto& [caption, field] : fields) grid->addLabelled(caption, field);
+  auto* toggles = new FlowLayout(nullptr, 12, 2);
   for (StackConfig c : CollapseSettings::allStackConfigs()) {
     auto* box = new QCheckBox(QString::fromUtf8(displayName(c)));
     box->setToolTip(tr("Show the “%1” stack (%2).").arg(displayName(c), toString(c)));
@@ -65,7 +62,6 @@ CollapseControls::CollapseControls(QWidget* parent) : QWidget(parent) {
     toggles->addWidget(box);
     connect(box, &QCheckBox::toggled, this, &CollapseControls::readWidgets);
   }
-  toggles->addStretch(1);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 0);
   layout->addLayout(grid);

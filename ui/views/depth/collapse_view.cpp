@@ -5,7 +5,6 @@
 #include <QGridLayout>
 #include <QSignalBlocker>
 #include <QSlider>
-#include <QSplitter>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -14,6 +13,7 @@
 
 #include "core/session/params_json.h"
 #include "ui/plots/matrix_plot.h"
+#include "ui/plots/panel_layout.h"
 #include "ui/views/depth/collapse_controls.h"
 #include "ui/views/depth/collapse_plotting.h"
 
@@ -102,27 +102,25 @@ CollapseView::CollapseView(QWidget* parent) : TraceView(parent), curvesJob_(this
   inspectBar->addWidget(atDepth);
   inspectBar->addWidget(inspectDepth_, 1);
   inspectBar->addWidget(inspectLabel_);
-  auto* panels = new QHBoxLayout;
-  panels->addWidget(cosine_, 1);
-  panels->addWidget(singular_, 1);
-  panels->addWidget(attentionBox, 1);
+  auto* panels = new PanelLayout(260, 220);  // three panels in a row, or wrapped on a narrow view
+  panels->addWidget(cosine_);
+  panels->addWidget(singular_);
+  panels->addWidget(attentionBox);
   auto* inspector = new QWidget;
   auto* inspectorLayout = new QVBoxLayout(inspector);
   inspectorLayout->setContentsMargins(0, 0, 0, 0);
   inspectorLayout->addLayout(inspectBar);
   inspectorLayout->addLayout(panels, 1);
 
-  auto* split = new QSplitter(Qt::Vertical);
-  split->addWidget(curves_);
-  split->addWidget(inspector);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
+  // The curves above the inspector, without a splitter: a splitter ignores the inspector's wrapped height, and
+  // on a 1280 × 720 projector its panels were squashed instead of the page scrolling.
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   layout->addWidget(controls_);
   layout->addWidget(reading_);
   layout->addWidget(status_);
-  layout->addWidget(split, 1);
+  layout->addWidget(curves_, 3);
+  layout->addWidget(inspector, 2);
   // A figure holds the plots, not the controls (the curves' title names the settings, the inspector's
   // label the stack and depth).
   for (QWidget* w : std::initializer_list<QWidget*>{controls_, inspectWord, inspectConfig_, atDepth, inspectDepth_})
@@ -287,7 +285,7 @@ void CollapseView::showAttention(const std::vector<MatD>& heads, const QStringLi
     for (int h = 0; h < shown; ++h) {
       auto* plot = new MatrixPlot;
       plot->setRangeMode(MatrixPlot::Range::UnitInterval);  // with a colour bar: uniform 1/n reads as 1/n
-      plot->setFontScale(0.8 * fontScale_);
+      plot->setFontScale(fontScale_);  // 7 pt at least: smaller labels are unreadable on a projector
       attentionGrid_->addWidget(plot, h / columns, h % columns);
       attention_.push_back(plot);
     }
@@ -315,8 +313,10 @@ void CollapseView::setFontScale(double scale) {
   reading_->setFont(f);
   scalePlotFonts(curves_, scale);
   scalePlotFonts(singular_, scale);
+  // Room for the title's lines and the seven stacks' legend at the fonts of the back of the room.
+  curves_->setMinimumHeight(static_cast<int>(260 * std::max(1.0, 0.8 * scale)));
   cosine_->setFontScale(scale);
-  for (MatrixPlot* p : attention_) p->setFontScale(0.8 * scale);
+  for (MatrixPlot* p : attention_) p->setFontScale(scale);
 }
 
 void CollapseView::waitForAnalyses() {

@@ -10,6 +10,7 @@
 #include <qcustomplot.h>
 
 #include "core/session/params_json.h"
+#include "ui/plots/flow_layout.h"
 #include "ui/views/depth/collapse_plotting.h"
 
 namespace attnlab::ui {
@@ -50,14 +51,14 @@ PathsView::PathsView(QWidget* parent) : TraceView(parent), job_(this) {
   residuals_ = newPlot(tr("Product of the attention matrices along random paths: distance to rank 1"));
   residuals_->yAxis->setLabel(tr("‖P − P₁‖_F / ‖P‖_F (log)"));
 
-  auto* bar = new QHBoxLayout;
-  bar->addWidget(new QLabel(tr("paths per length")));
-  bar->addWidget(samples_);
-  bar->addWidget(info_, 1);
-  markScreenOnly(bar, {info_});  // a figure keeps the read-out, not the control
+  auto* bar = new FlowLayout;
+  bar->addLabelled(tr("paths per length"), samples_);
+  markScreenOnly(bar);  // a figure keeps the read-out, not the control
+  info_->setWordWrap(true);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   layout->addLayout(bar);
+  layout->addWidget(info_);
   layout->addWidget(status_);
   layout->addWidget(counts_, 2);
   layout->addWidget(residuals_, 3);

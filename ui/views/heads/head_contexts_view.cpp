@@ -8,6 +8,7 @@
 #include <QScrollArea>
 #include <QVBoxLayout>
 
+#include "ui/plots/flow_layout.h"
 #include "ui/views/heads/atlas_labels.h"
 #include "ui/views/heads/context_list.h"
 #include "ui/views/heads/heads_numbers.h"
@@ -19,8 +20,7 @@ HeadContextsView::HeadContextsView(AtlasStore* store, QWidget* parent) : AtlasVi
   auto* layout = new QVBoxLayout(this);
   auto* controls = new QWidget;
   controls->setProperty(kScreenOnlyProperty, true);
-  auto* row = new QHBoxLayout(controls);
-  row->setContentsMargins(0, 0, 0, 0);
+  auto* row = new FlowLayout(controls);  // wraps on a narrow view
   kind_ = new QComboBox;
   kind_->addItem(tr("by output norm"), "output_norm");
   kind_->addItem(tr("by strongest attention edge"), "attention_edge");
@@ -45,11 +45,7 @@ HeadContextsView::HeadContextsView(AtlasStore* store, QWidget* parent) : AtlasVi
   });
   menu->addAction(tr("Forget the corpus"), this, [this] { openCorpus({}); });
   open_->setMenu(menu);
-  auto* kindLabel = new QLabel(tr("&Rank"));
-  kindLabel->setBuddy(kind_);
-  row->addWidget(kindLabel);
-  row->addWidget(kind_);
-  row->addStretch(1);
+  row->addLabelled(tr("&Rank"), kind_);
   row->addWidget(new QLabel(tr("Click a context to load it as the sentence")));
   row->addWidget(open_);
   layout->addWidget(controls);

@@ -4,6 +4,7 @@
 #include <QSignalBlocker>
 #include <QVBoxLayout>
 
+#include "ui/plots/flow_layout.h"
 #include "ui/views/heads/atlas_labels.h"
 #include "ui/views/heads/heads_numbers.h"
 
@@ -23,16 +24,12 @@ HeadScatterView::HeadScatterView(AtlasStore* store, QWidget* parent) : AtlasView
   auto* layout = new QVBoxLayout(this);
   auto* controls = new QWidget;
   controls->setProperty(kScreenOnlyProperty, true);  // the figure's axis titles name the choices
-  auto* row = new QHBoxLayout(controls);
-  row->setContentsMargins(0, 0, 0, 0);
+  auto* row = new FlowLayout(controls);              // wraps on a narrow view
   x_ = choiceBox(tr("The score on the horizontal axis"));
   y_ = choiceBox(tr("The score on the vertical axis"));
   colour_ = choiceBox(tr("The score the points are coloured by"));
   for (auto [label, box] : {std::pair{tr("&x"), x_}, {tr("&y"), y_}, {tr("&colour"), colour_}}) {
-    auto* l = new QLabel(label);
-    l->setBuddy(box);
-    row->addWidget(l);
-    row->addWidget(box);
+    row->addLabelled(label, box);
     connect(box, &QComboBox::activated, this, &HeadScatterView::chooseAxes);
   }
   ablate_ = new QPushButton(tr("Switch these heads off"));
@@ -40,7 +37,6 @@ HeadScatterView::HeadScatterView(AtlasStore* store, QWidget* parent) : AtlasView
       tr("Add the heads inside the lasso to the switched-off heads (ablation; Edit ▸ Undo brings "
          "them back)"));
   ablate_->setVisible(false);  // shown with a lasso group (a disabled button would swallow right clicks)
-  row->addStretch(1);
   row->addWidget(new QLabel(tr("Drag a lasso around heads to pick a group")));
   row->addWidget(ablate_);
   layout->addWidget(controls);

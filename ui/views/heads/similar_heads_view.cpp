@@ -4,6 +4,7 @@
 #include <QVBoxLayout>
 
 #include "ui/plots/matrix_plot.h"
+#include "ui/plots/panel_layout.h"
 #include "ui/views/heads/atlas_labels.h"
 #include "ui/views/heads/head_scatter_plot.h"
 #include "ui/views/heads/heads_numbers.h"
@@ -12,14 +13,14 @@ namespace attnlab::ui {
 
 SimilarHeadsView::SimilarHeadsView(AtlasStore* store, QWidget* parent) : AtlasView(store, parent) {
   auto* layout = new QVBoxLayout(this);
-  auto* plots = new QHBoxLayout;
+  auto* plots = new PanelLayout(360, 300);  // the similarity map beside the MDS map, or above it when narrow
   matrix_ = new MatrixPlot;
   matrix_->setRangeMode(MatrixPlot::Range::Fixed);
   matrix_->setFixedRange(0, 1);
   matrix_->setAxisTitles(tr("head (clustered order)"), tr("head (clustered order)"));
   map_ = new HeadScatterPlot;
-  plots->addWidget(matrix_, 3);
-  plots->addWidget(map_, 2);
+  plots->addWidget(matrix_);
+  plots->addWidget(map_);
   layout->addLayout(plots, 1);
   hover_ = new QLabel(tr("Hover a cell or a point for its heads; click to select a head."));
   hover_->setProperty(kScreenOnlyProperty, true);

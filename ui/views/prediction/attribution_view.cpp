@@ -6,6 +6,7 @@
 #include "core/base/errors.h"
 #include "core/predict/prediction.h"
 #include "ui/plots/colormaps.h"
+#include "ui/plots/flow_layout.h"
 #include "ui/plots/matrix_plot.h"
 #include "ui/views/prediction/prediction_position.h"
 
@@ -45,8 +46,7 @@ QStringList layerRows(int layers) {
 AttributionView::AttributionView(QWidget* parent) : TraceView(parent) {
   auto* layout = new QVBoxLayout(this);
   auto* tokens = new QWidget;
-  auto* row = new QHBoxLayout(tokens);
-  row->setContentsMargins(0, 0, 0, 0);
+  auto* row = new FlowLayout(tokens);  // wraps on a narrow view
   target_ = new QLineEdit;
   target_->setPlaceholderText(tr("the prediction"));
   target_->setToolTip(
@@ -55,15 +55,11 @@ AttributionView::AttributionView(QWidget* parent) : TraceView(parent) {
   versus_ = new QLineEdit;
   versus_->setPlaceholderText(tr("none"));
   versus_->setToolTip(tr("A second token: the map then splits logit(target) − logit(versus)"));
-  auto* targetLabel = new QLabel(tr("&Target"));
-  targetLabel->setBuddy(target_);
-  auto* versusLabel = new QLabel(tr("&versus"));
-  versusLabel->setBuddy(versus_);
   auto* hint = new QLabel(tr("Click a head to select it; Ctrl+click switches it off (ablation)."));
-  row->addWidget(targetLabel);
-  row->addWidget(target_, 1);
-  row->addWidget(versusLabel);
-  row->addWidget(versus_, 1);
+  target_->setMinimumWidth(140);
+  versus_->setMinimumWidth(140);
+  row->addLabelled(tr("&Target"), target_);
+  row->addLabelled(tr("&versus"), versus_);
   row->addWidget(hint);
   tokens->setProperty(kScreenOnlyProperty, true);  // the figure's title names the tokens
   layout->addWidget(tokens);

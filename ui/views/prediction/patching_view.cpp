@@ -9,6 +9,7 @@
 #include "core/base/errors.h"
 #include "ui/plots/colormaps.h"
 #include "ui/plots/matrix_plot.h"
+#include "ui/plots/panel_layout.h"
 
 namespace attnlab::ui {
 namespace {
@@ -61,7 +62,7 @@ PatchingView::PatchingView(QWidget* parent) : TraceView(parent) {
   bold.setBold(true);
   headline_->setFont(bold);
   layout->addWidget(headline_);
-  auto* plots = new QHBoxLayout;
+  auto* plots = new PanelLayout(300, 260);  // heads beside the residual stream, or above it when narrow
   heads_ = new MatrixPlot;
   resid_ = new MatrixPlot;
   for (MatrixPlot* plot : {heads_, resid_}) {
@@ -70,8 +71,8 @@ PatchingView::PatchingView(QWidget* parent) : TraceView(parent) {
   }
   heads_->setAxisTitles(tr("layer"), tr("head"));
   resid_->setAxisTitles(tr("residual stream"), tr("position (corrupted text)"));
-  plots->addWidget(heads_, 2);
-  plots->addWidget(resid_, 3);
+  plots->addWidget(heads_);
+  plots->addWidget(resid_);
   layout->addLayout(plots, 1);
   summary_ = new QLabel;
   summary_->setWordWrap(true);

@@ -7,20 +7,11 @@
 #include <QPushButton>
 #include <QSpinBox>
 
+#include "ui/plots/flow_layout.h"
+
 namespace attnlab::ui {
-namespace {
-
-QLabel* buddyLabel(const QString& text, QWidget* buddy) {
-  auto* l = new QLabel(text);
-  l->setBuddy(buddy);
-  return l;
-}
-
-}  // namespace
-
 PredictionControls::PredictionControls(QWidget* parent) : QWidget(parent) {
-  auto* row = new QHBoxLayout(this);
-  row->setContentsMargins(0, 0, 0, 0);
+  auto* row = new FlowLayout(this);  // wraps on a narrow view instead of widening the window
   temperature_ = new QDoubleSpinBox;
   temperature_->setRange(0.05, 10.0);
   temperature_->setSingleStep(0.1);
@@ -35,13 +26,9 @@ PredictionControls::PredictionControls(QWidget* parent) : QWidget(parent) {
   topP_->setSingleStep(0.05);
   topP_->setDecimals(2);
   topP_->setToolTip(tr("Sampling keeps the most probable tokens until their mass reaches p (1: all)"));
-  row->addWidget(buddyLabel(tr("&Temperature"), temperature_));
-  row->addWidget(temperature_);
-  row->addWidget(buddyLabel(tr("Top-&k"), topK_));
-  row->addWidget(topK_);
-  row->addWidget(buddyLabel(tr("Top-&p"), topP_));
-  row->addWidget(topP_);
-  row->addSpacing(16);
+  row->addLabelled(tr("&Temperature"), temperature_);
+  row->addLabelled(tr("Top-&k"), topK_);
+  row->addLabelled(tr("Top-&p"), topP_);
   next_ = new QPushButton(tr("&Next token"));
   next_->setToolTip(tr("Append the next token to the sentence (Ctrl+G)"));
   steps_ = new QSpinBox;
@@ -62,7 +49,6 @@ PredictionControls::PredictionControls(QWidget* parent) : QWidget(parent) {
   row->addWidget(stop_);
   row->addWidget(sample_);
   row->addWidget(seed_);
-  row->addStretch(1);
   setSettings(settings_);
   for (auto* spin : {temperature_, topP_})
     connect(spin, &QDoubleSpinBox::valueChanged, this, &PredictionControls::emitEdit);

@@ -8,6 +8,7 @@
 #include "core/predict/run_comparison.h"
 #include "core/run/pipeline.h"
 #include "ui/plots/matrix_plot.h"
+#include "ui/plots/panel_layout.h"
 #include "ui/views/prediction/prediction_controls.h"
 #include "ui/views/prediction/prediction_position.h"
 #include "ui/views/prediction/token_generator.h"
@@ -102,7 +103,7 @@ PredictionView::PredictionView(QWidget* parent) : TraceView(parent) {
   status_->hide();
   status_->setProperty(kScreenOnlyProperty, true);
   layout->addWidget(status_);
-  auto* top = new QHBoxLayout;
+  auto* top = new PanelLayout(320, 220);  // the bars beside the lens list, or above it when narrow
   bars_ = new QCustomPlot;
   bars_->setMinimumHeight(220);
   barItem_ = new QCPBars(bars_->yAxis, bars_->xAxis);  // horizontal: keys on y, probabilities on x
@@ -117,11 +118,11 @@ PredictionView::PredictionView(QWidget* parent) : TraceView(parent) {
   bars_->xAxis->setRange(0, 1);
   bars_->yAxis->setTicker(QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText));
   bars_->yAxis->setRangeReversed(true);
-  top->addWidget(bars_, 3);
+  top->addWidget(bars_);
   lensList_ = new QLabel;
   lensList_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   lensList_->setTextFormat(Qt::RichText);
-  top->addWidget(lensList_, 2);
+  top->addWidget(lensList_);
   layout->addLayout(top, 2);
   lens_ = new MatrixPlot;
   lens_->setRangeMode(MatrixPlot::Range::UnitInterval);

@@ -4,6 +4,10 @@
 #include <QSignalBlocker>
 #include <QVBoxLayout>
 
+#include "ui/plots/panel_layout.h"
+
+#include "ui/plots/flow_layout.h"
+
 namespace attnlab::ui {
 namespace {
 
@@ -41,22 +45,19 @@ RankDemoView::RankDemoView(QWidget* parent) : TraceView(parent) {
   demoJob_ = new BackgroundJob(this);
   sweepJob_ = new BackgroundJob(this);
 
-  auto* controls = new QHBoxLayout;
-  controls->addWidget(new QLabel(tr("n")));
-  controls->addWidget(n_);
-  controls->addWidget(new QLabel(tr("scale c")));
-  controls->addWidget(scale_);
-  controls->addWidget(new QLabel(tr("seed")));
-  controls->addWidget(seed_);
-  controls->addSpacing(16);
-  controls->addWidget(headline_, 1);
-  markScreenOnly(controls, {headline_});  // a figure keeps the headline, not the controls
-  auto* plots = new QHBoxLayout;
-  plots->addWidget(spectra_, 1);
-  plots->addWidget(sweep_, 1);
+  auto* controls = new FlowLayout;
+  controls->addLabelled(tr("n"), n_);
+  controls->addLabelled(tr("scale c"), scale_);
+  controls->addLabelled(tr("seed"), seed_);
+  markScreenOnly(controls);  // a figure keeps the headline, not the controls
+  headline_->setWordWrap(true);
+  auto* plots = new PanelLayout(380, 280);  // side by side, or stacked on a narrow view
+  plots->addWidget(spectra_);
+  plots->addWidget(sweep_);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(controls);
+  layout->addWidget(headline_);
   layout->addLayout(plots, 1);
 
   connect(n_, &QSpinBox::valueChanged, this, &RankDemoView::emitEdit);

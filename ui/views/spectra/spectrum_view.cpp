@@ -4,7 +4,10 @@
 #include <QVBoxLayout>
 #include <limits>
 
+#include "ui/plots/flow_layout.h"
+
 #include "core/compute/lapack_spectrum.h"
+#include "ui/plots/panel_layout.h"
 
 namespace attnlab::ui {
 namespace {
@@ -40,18 +43,19 @@ SpectrumView::SpectrumView(QWidget* parent) : TraceView(parent) {
   svdJob_ = new BackgroundJob(this);
   eigJob_ = new BackgroundJob(this);
 
-  auto* plots = new QHBoxLayout;
-  plots->addWidget(svPlot_, 3);
-  plots->addWidget(eigPlot_, 2);
-  auto* bottom = new QHBoxLayout;
-  bottom->addWidget(info_, 1);
-  bottom->addWidget(computeButton_);
-  bottom->addWidget(eigenButton_);
-  bottom->addWidget(progress_);
+  // Singular values beside the eigenvalues when there is room, stacked when not; the buttons wrap under the text.
+  auto* plots = new PanelLayout(380, 280);
+  plots->addWidget(svPlot_);
+  plots->addWidget(eigPlot_);
+  auto* buttons = new FlowLayout;
+  buttons->addWidget(computeButton_);
+  buttons->addWidget(eigenButton_);
+  buttons->addWidget(progress_);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   layout->addLayout(plots, 1);
-  layout->addLayout(bottom);
+  layout->addWidget(info_);
+  layout->addLayout(buttons);
 
   connect(computeButton_, &QPushButton::clicked, this, &SpectrumView::compute);
   connect(eigenButton_, &QPushButton::clicked, this, &SpectrumView::computeEigenvalues);

@@ -115,7 +115,7 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent), worker_(new Train
   status_->setWordWrap(true);
   leftLayout->addWidget(status_);
   leftLayout->addStretch(1);
-  left->setMaximumWidth(280);
+  left->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Preferred);  // as wide as its fields, at every font size
 
   headline_ = new QLabel;
   headline_->setWordWrap(true);

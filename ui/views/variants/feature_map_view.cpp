@@ -7,6 +7,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/plots/panel_layout.h"
+
+#include "ui/plots/flow_layout.h"
+
 namespace attnlab::ui {
 namespace {
 
@@ -58,25 +62,23 @@ FeatureMapView::FeatureMapView(QWidget* parent) : TraceView(parent) {
   orthogonal_ = new QCheckBox(tr("orthogonal features"));
   job_ = new BackgroundJob(this);
 
-  auto* controls = new QHBoxLayout;
-  controls->addWidget(new QLabel(tr("Performer m")));
-  controls->addWidget(features_);
-  controls->addWidget(new QLabel(tr("seed")));
-  controls->addWidget(seed_);
+  auto* controls = new FlowLayout;
+  controls->addLabelled(tr("Performer m"), features_);
+  controls->addLabelled(tr("seed"), seed_);
   controls->addWidget(orthogonal_);
   markScreenOnly(controls);  // the controls stay off figures
-  controls->addStretch(1);
-  auto* top = new QHBoxLayout;
-  top->addWidget(curves_, 1);
-  top->addWidget(scatter_, 1);
-  auto* maps = new QHBoxLayout;
+  // The curves beside the kernel scatter, the maps in a row: stacked or wrapped when the view is narrow.
+  auto* top = new PanelLayout(340, 240);
+  top->addWidget(curves_);
+  top->addWidget(scatter_);
+  auto* maps = new PanelLayout(150, 150);
   for (int i = 0; i <= static_cast<int>(featureMaps().size()); ++i) {
     auto* m = new MatrixPlot;
     m->setRangeMode(MatrixPlot::Range::UnitInterval);
     // Every heatmap carries its colour bar (on the 0–1 scale they all read alike; per map they differ).
     m->setMinimumSize(120, 120);
     heatmaps_.push_back(m);
-    maps->addWidget(m, 1);
+    maps->addWidget(m);
   }
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);

@@ -5,6 +5,10 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "ui/plots/panel_layout.h"
+
+#include "ui/plots/flow_layout.h"
+
 namespace attnlab::ui {
 namespace {
 
@@ -48,18 +52,14 @@ HeadSizeView::HeadSizeView(QWidget* parent) : TraceView(parent) {
   info_->setWordWrap(true);
   job_ = new BackgroundJob(this);
 
-  auto* controls = new QHBoxLayout;
-  controls->addWidget(new QLabel(tr("n")));
-  controls->addWidget(n_);
-  controls->addWidget(new QLabel(tr("seed")));
-  controls->addWidget(seed_);
-  controls->addWidget(new QLabel(tr("largest d")));
-  controls->addWidget(maxKey_);
-  markScreenOnly(controls);  // the controls stay off figures
-  controls->addStretch(1);
-  auto* plots = new QHBoxLayout;
-  plots->addWidget(rank_, 1);
-  plots->addWidget(entropy_, 1);
+  auto* controls = new FlowLayout;
+  controls->addLabelled(tr("n"), n_);
+  controls->addLabelled(tr("seed"), seed_);
+  controls->addLabelled(tr("largest d"), maxKey_);
+  markScreenOnly(controls);                 // the controls stay off figures
+  auto* plots = new PanelLayout(360, 260);  // side by side, or stacked on a narrow view
+  plots->addWidget(rank_);
+  plots->addWidget(entropy_);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(controls);

@@ -3,16 +3,18 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
-#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
+#include <QVBoxLayout>
 #include <cmath>
 
 #include "core/model/model_config.h"
+#include "ui/plots/flow_layout.h"
+#include "ui/plots/panel_layout.h"
 
 namespace attnlab::ui {
 namespace {
@@ -38,12 +40,12 @@ int log2Index(int m) { return static_cast<int>(std::lround(std::log2(std::max(1,
 VariantControls::VariantControls(QWidget* parent) : QWidget(parent) { buildRows(); }
 
 void VariantControls::buildRows() {
-  auto* grid = new QGridLayout(this);
-  grid->setContentsMargins(4, 2, 4, 2);
-  grid->setHorizontalSpacing(8);
-  grid->setVerticalSpacing(2);
-
-  auto* names = new QHBoxLayout;
+  // Two rows that wrap (FlowLayout) when the view is narrow: the variants' check boxes, then their settings.
+  auto* rows = new QVBoxLayout(this);
+  rows->setContentsMargins(4, 2, 4, 2);
+  rows->setSpacing(2);
+  auto* names = new FlowLayout(nullptr, 8, 2);
+  auto* grid = new FlowLayout(nullptr, 12, 2);
   names->addWidget(new QLabel(tr("Variants:")));
   for (const std::string& n : variantNames()) {
     auto* box = new QCheckBox(QString::fromStdString(n));
@@ -52,8 +54,8 @@ void VariantControls::buildRows() {
     names_[n] = box;
     connect(box, &QCheckBox::toggled, this, &VariantControls::readWidgets);
   }
-  names->addStretch(1);
-  grid->addLayout(names, 0, 0, 1, 6);
+  rows->addLayout(names);
+  rows->addLayout(grid);
 
   featuresLog_ = new QSlider(Qt::Horizontal);
   featuresLog_->setRange(0, 12);  // m = 2^0 … 2^12 = 4096
@@ -62,7 +64,7 @@ void VariantControls::buildRows() {
   featuresLog_->setToolTip(tr("Performer's number of random features m, in powers of two."));
   features_ = new QSpinBox;
   features_->setRange(1, kMaxFeatures);
-  grid->addWidget(labelled(tr("m"), featuresLog_, featuresLog_->toolTip(), features_), 1, 0);
+  grid->addWidget(labelled(tr("m"), featuresLog_, featuresLog_->toolTip(), features_));
   connect(featuresLog_, &QSlider::valueChanged, this, [this](int v) {
     if (updating_) return;
     const QSignalBlocker block(features_);
@@ -80,28 +82,26 @@ void VariantControls::buildRows() {
   kind_->addItems({"positive", "trig"});
   grid->addWidget(labelled(tr("features"), kind_,
                            tr("Random features of the 'performer' tile: positive "
-                              "exp(ωx − ‖x‖²/2) or trigonometric sin/cos.")),
-                  1, 1);
+                              "exp(ωx − ‖x‖²/2) or trigonometric sin/cos.")));
   orthogonal_ = new QCheckBox(tr("orthogonal"));
   orthogonal_->setToolTip(tr("Orthogonal random features (blocks of orthonormal rows with χ_d norms) instead of iid."));
-  grid->addWidget(orthogonal_, 1, 2);
+  grid->addWidget(orthogonal_);
   seed_ = new QSpinBox;
   seed_->setRange(0, 1000000);
   auto* redraw = new QPushButton(tr("Redraw"));
   redraw->setToolTip(tr("Draw new random features (seed + 1)."));
   connect(redraw, &QPushButton::clicked, seed_, [this] { seed_->setValue(seed_->value() + 1); });
-  grid->addWidget(labelled(tr("seed"), seed_, tr("Seed of Performer's random features."), redraw), 1, 3);
+  grid->addWidget(labelled(tr("seed"), seed_, tr("Seed of Performer's random features."), redraw));
   epsilon_ = new QDoubleSpinBox;
   epsilon_->setDecimals(6);
   epsilon_->setRange(0, 1);
   epsilon_->setSingleStep(1e-4);
   grid->addWidget(labelled(tr("ε"), epsilon_,
                            tr("Added to every positive feature: avoids zero rows, but is not "
-                              "exact — the error it adds shows in the metrics.")),
-                  1, 4);
+                              "exact — the error it adds shows in the metrics.")));
   stabilize_ = new QCheckBox(tr("max subtraction"));
   stabilize_->setToolTip(tr("Subtract each query's and the keys' maximum before exp: exact, avoids overflow."));
-  grid->addWidget(stabilize_, 1, 5);
+  grid->addWidget(stabilize_);
 
   windowOn_ = new QCheckBox(tr("local window"));
   windowOn_->setToolTip(tr("Keep only keys with |i − j| ≤ w on every variant (Su's truncation experiment)."));
@@ -117,29 +117,27 @@ void VariantControls::buildRows() {
   wl->addWidget(windowOn_);
   wl->addWidget(window_);
   wl->addWidget(windowLabel_);
-  grid->addWidget(windowBox, 2, 0);
+  grid->addWidget(windowBox);
   causal_ = new QCheckBox(tr("causal mask"));
   causal_->setToolTip(tr("Causal mask on every variant (query i sees keys j ≤ i); linear kinds use prefix sums."));
-  grid->addWidget(causal_, 2, 1);
+  grid->addWidget(causal_);
   temperature_ = new QDoubleSpinBox;
   temperature_->setRange(0.05, 20);
   temperature_->setSingleStep(0.1);
-  grid->addWidget(labelled(tr("T"), temperature_, tr("Softmax and Performer temperature: scores / T.")), 2, 2);
+  grid->addWidget(labelled(tr("T"), temperature_, tr("Softmax and Performer temperature: scores / T.")));
   dHead_ = new QSpinBox;
   dHead_->setRange(1, 256);
   grid->addWidget(labelled(tr("d_head"), dHead_,
                            tr("Head size of the built-in model (d_model = heads × d_head): "
-                              "linear attention's rank is at most d_head.")),
-                  2, 3);
+                              "linear attention's rank is at most d_head.")));
   topK_ = new QSpinBox;
   topK_->setRange(1, 64);
   grid->addWidget(labelled(tr("top-k"), topK_,
                            tr("Sparsity metric: the share of each row's mass in its k largest "
-                              "weights.")),
-                  2, 4);
+                              "weights.")));
   redraws_ = new QSpinBox;
   redraws_->setRange(1, 64);
-  grid->addWidget(labelled(tr("redraws"), redraws_, tr("Feature redraws R averaged in the error-vs-m curve.")), 2, 5);
+  grid->addWidget(labelled(tr("redraws"), redraws_, tr("Feature redraws R averaged in the error-vs-m curve.")));
 
   for (QAbstractSpinBox* b :
        std::initializer_list<QAbstractSpinBox*>{features_, seed_, dHead_, topK_, redraws_, epsilon_, temperature_})

@@ -1,8 +1,6 @@
 #include "ui/views/variants/variants_view.h"
 
-#include <QGridLayout>
 #include <QHeaderView>
-#include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <cmath>
@@ -31,22 +29,23 @@ VariantsView::VariantsView(QWidget* parent) : TraceView(parent), comparisonJob_(
   controls_ = new VariantControls;
   connect(controls_, &VariantControls::edited, this, &TraceView::paramsRequested);
 
+  // One panel per variant (its map above its difference from softmax), as many side by side as the width allows.
   tileArea_ = new QWidget;
-  tileGrid_ = new QGridLayout(tileArea_);
-  tileGrid_->setContentsMargins(0, 0, 0, 0);
-  tileGrid_->setSpacing(2);
+  tileGrid_ = new PanelLayout(200, 340, tileArea_);
+  tileGrid_->setSpacing(4);
 
   table_ = new QTableWidget(0, 7);
   table_->setHorizontalHeaderLabels({tr("variant"), tr("rank"), tr("entropy (nats)"), tr("top-k share"),
                                      tr("‖Â−A‖/‖A‖"), tr("output MSE"), tr("parameters")});
-  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setStretchLastSection(true);
+  // Columns share the table's width (headers elide on a narrow view): never a horizontal scroll bar.
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  table_->horizontalHeader()->setMinimumSectionSize(40);
+  table_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   table_->verticalHeader()->hide();
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setToolTip(tr("Metrics of each variant's matrix; errors are against softmax with the same mask."));
 
   curvePlot_ = new QCustomPlot;
-  curvePlot_->setMinimumWidth(320);
   curvePlot_->plotLayout()->insertRow(0);
   curvePlot_->plotLayout()->addElement(
       0, 0, new QCPTextElement(curvePlot_, tr("Performer: error vs m"), QFont(font().family(), 10, QFont::Bold)));
@@ -69,24 +68,19 @@ VariantsView::VariantsView(QWidget* parent) : TraceView(parent), comparisonJob_(
   status_ = new QLabel;
   status_->setWordWrap(true);
 
-  auto* bottom = new QSplitter(Qt::Horizontal);
-  bottom->addWidget(table_);
-  bottom->addWidget(curvePlot_);
-  bottom->setStretchFactor(0, 3);
-  bottom->setStretchFactor(1, 2);
-  auto* split = new QSplitter(Qt::Vertical);
-  split->addWidget(tileArea_);
-  split->addWidget(bottom);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
-  split->setSizes({600, 400});
+  // The table and the error curve side by side when there is room, stacked when not; the page scrolls vertically.
+  auto* bottom = new QWidget;
+  auto* bottomLayout = new PanelLayout(360, 220, bottom);
+  bottomLayout->addWidget(table_);
+  bottomLayout->addWidget(curvePlot_);
   table_->setMinimumHeight(80);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   controls_->setProperty(kScreenOnlyProperty, true);  // a figure holds the maps and the table
   layout->addWidget(controls_);
-  layout->addWidget(split, 1);
+  layout->addWidget(tileArea_, 3);
+  layout->addWidget(bottom, 2);
   layout->addWidget(status_);
 }
 
@@ -129,26 +123,28 @@ bool VariantsView::curveInputsChanged(const Input& in, const VariantSettings& s)
 
 void VariantsView::ensureTiles(std::size_t count) {
   if (tiles_.size() == count) return;
-  for (MatrixPlot* p : tiles_) delete p;
-  for (MatrixPlot* p : diffs_) delete p;
+  for (MatrixPlot* p : tiles_) delete p->parentWidget();  // the variant's panel, its two plots with it
   tiles_.clear();
   diffs_.clear();
   for (std::size_t i = 0; i < count; ++i) {
-    auto* tile = new MatrixPlot(tileArea_);
-    auto* diff = new MatrixPlot(tileArea_);
+    auto* panel = new QWidget(tileArea_);
+    auto* tile = new MatrixPlot;
+    auto* diff = new MatrixPlot;
     diff->setColorMap(ColorMap::Magma);
     for (MatrixPlot* p : {tile, diff}) {
       p->setMinimumSize(60, 60);  // eight tiles must fit a 1200-pixel figure
       p->setFontScale(fontScale_);
       p->setColorScaleVisible(i + 1 == count);  // one scale per row, at its end
     }
-    tileGrid_->addWidget(tile, 0, static_cast<int>(i));
-    tileGrid_->addWidget(diff, 1, static_cast<int>(i));
+    auto* pair = new QVBoxLayout(panel);
+    pair->setContentsMargins(0, 0, 0, 0);
+    pair->setSpacing(2);
+    pair->addWidget(tile, 3);
+    pair->addWidget(diff, 2);
+    tileGrid_->addWidget(panel);
     tiles_.push_back(tile);
     diffs_.push_back(diff);
   }
-  tileGrid_->setRowStretch(0, 3);
-  tileGrid_->setRowStretch(1, 2);
 }
 
 void VariantsView::drawComparison(const VariantComparison& c, const QStringList& tokens) {

@@ -10,10 +10,10 @@
 
 #include "core/variants/variant_analysis.h"
 #include "ui/plots/matrix_plot.h"
+#include "ui/plots/panel_layout.h"
 #include "ui/views/common/background_job.h"
 #include "ui/views/common/trace_view.h"
 
-class QGridLayout;
 class QTableWidget;
 
 namespace attnlab::ui {
@@ -49,7 +49,7 @@ class VariantsView : public TraceView {
 
   VariantControls* controls_;
   QWidget* tileArea_;
-  QGridLayout* tileGrid_;
+  PanelLayout* tileGrid_;
   std::vector<MatrixPlot*> tiles_, diffs_;
   QTableWidget* table_;
   QCustomPlot* curvePlot_;

@@ -1,0 +1,246 @@
+// Every view laid out as a class meets it: on a 1280 × 720 projector, a 1600 × 1000 laptop and a 3840 × 2160 screen
+// (three offscreen screens side by side, test_layout_fits.screens.json), in a window filling the screen and in F11,
+// with and without a lesson running. Fails on a window larger than its screen, a horizontal scroll bar, text widgets
+// that overlap or are cut, plot titles wider than their plot, axis tick labels that overlap or are smaller than
+// kMinimumLabelPixels, and legends lying on a curve. The counts per check are printed (the README quotes them).
+#include <QAbstractButton>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QLabel>
+#include <QScreen>
+#include <QScrollBar>
+#include <QtTest>
+#include <map>
+
+#include "tests/harness/test_registry.h"
+#include "ui/shell/lesson_panel.h"
+#include "ui/shell/main_window.h"
+#include "ui/shell/view_navigator.h"
+#include "ui/shell/view_pages.h"
+
+using namespace attnlab;
+using namespace attnlab::ui;
+
+namespace {
+
+constexpr int kMinimumLabelPixels = 9;  ///< tick labels smaller than this are unreadable on a projector
+
+/// What one layout check found: the kind of problem and where.
+struct Problem {
+  QString kind, where;
+};
+
+QString describe(const QWidget* w) {
+  QString name = w->metaObject()->className();
+  if (!w->objectName().isEmpty()) name += "#" + w->objectName();
+  if (const auto* l = qobject_cast<const QLabel*>(w)) name += " '" + l->text().left(40) + "'";
+  if (const auto* b = qobject_cast<const QAbstractButton*>(w)) name += " '" + b->text().left(40) + "'";
+  return name;
+}
+
+/// The text a label or button draws: a buddy label's or button's mnemonic '&' is not drawn.
+QString plainText(const QWidget* w) {
+  QString text;
+  if (const auto* l = qobject_cast<const QLabel*>(w)) {
+    if (l->textFormat() == Qt::RichText || Qt::mightBeRichText(l->text())) return {};
+    text = l->text();
+    if (!l->buddy()) return text;
+  } else if (const auto* b = qobject_cast<const QAbstractButton*>(w)) {
+    text = b->text();
+  }
+  return QString(text).replace(QRegularExpression("&(.)"), "\\1");
+}
+
+bool showsText(const QWidget* w) {
+  if (!w->isVisible() || w->width() <= 0) return false;
+  if (const auto* l = qobject_cast<const QLabel*>(w)) return !l->text().isEmpty() && l->pixmap().isNull();
+  if (const auto* b = qobject_cast<const QAbstractButton*>(w)) return !b->text().isEmpty();
+  return false;
+}
+
+/// The widget's rectangle in `top`'s coordinates, cut to what its ancestors up to `top` show (a label scrolled out
+/// of a scroll area's viewport is not on screen).
+QRect visibleRect(const QWidget* w, const QWidget* top) {
+  QRect r(w->mapTo(top, QPoint(0, 0)), w->size());
+  for (const QWidget* p = w->parentWidget(); p && p != top; p = p->parentWidget())
+    r &= QRect(p->mapTo(top, QPoint(0, 0)), p->size());
+  return r;
+}
+
+void checkWidgets(QWidget* page, const QString& where, std::vector<Problem>& out) {
+  for (const QScrollBar* bar : page->findChildren<QScrollBar*>())
+    if (bar->orientation() == Qt::Horizontal && bar->isVisible() && bar->maximum() > bar->minimum())
+      out.push_back({"horizontal scroll bar", where + ": " + describe(bar->parentWidget())});
+  std::vector<QWidget*> texts;
+  for (QWidget* w : page->findChildren<QWidget*>())
+    if (showsText(w) && !visibleRect(w, page).isEmpty()) texts.push_back(w);
+  for (QWidget* w : texts) {
+    const QString text = plainText(w);
+    if (text.isEmpty()) continue;
+    const auto* label = qobject_cast<const QLabel*>(w);
+    if (label && label->wordWrap()) continue;
+    const int need = qobject_cast<const QAbstractButton*>(w) ? w->sizeHint().width()
+                                                             : w->fontMetrics().horizontalAdvance(text.split('\n')[0]);
+    const int have = label ? label->contentsRect().width() : w->width();
+    if (need > have + 2) out.push_back({"cut text", where + ": " + describe(w)});
+  }
+  for (std::size_t i = 0; i < texts.size(); ++i)
+    for (std::size_t j = i + 1; j < texts.size(); ++j) {
+      if (texts[i]->isAncestorOf(texts[j]) || texts[j]->isAncestorOf(texts[i])) continue;
+      const QRect a = visibleRect(texts[i], page), b = visibleRect(texts[j], page);
+      if (a.intersected(b).width() > 2 && a.intersected(b).height() > 2)
+        out.push_back({"overlapping text", where + ": " + describe(texts[i]) + " / " + describe(texts[j])});
+    }
+}
+
+/// Two neighbouring tick labels `distance` pixels apart along their axis overlap: side by side (unrotated on a
+/// horizontal axis, rotated ±90° on a vertical one) when the distance is less than half their widths; otherwise
+/// (parallel slanted or stacked lines of text) when the distance across the text's direction is less than a line.
+bool labelsOverlap(double distance, const QSize& a, const QSize& b, double degrees, bool horizontalAxis) {
+  const double r = qDegreesToRadians(degrees);
+  const double across = horizontalAxis ? std::abs(std::sin(r)) : std::abs(std::cos(r));
+  if (across < 0.17) return distance < (a.width() + b.width()) / 2.0 - 1;  // within 10° of side by side
+  return distance * across < std::max(a.height(), b.height()) - 1;
+}
+
+QString plotTitle(QCustomPlot* plot) {
+  for (QCPLayoutElement* e : plot->plotLayout()->elements(true))
+    if (auto* title = qobject_cast<QCPTextElement*>(e)) return title->text().left(30);
+  return {};
+}
+
+void checkPlot(QCustomPlot* plot, const QString& where, std::vector<Problem>& out) {
+  if (!plot->isVisible() || plot->width() < 40 || plot->height() < 40) return;
+  for (QCPLayoutElement* e : plot->plotLayout()->elements(true))
+    if (auto* title = qobject_cast<QCPTextElement*>(e)) {
+      const int need = QFontMetrics(title->font()).horizontalAdvance(title->text().split('\n')[0]);
+      if (!title->text().isEmpty() && need > plot->width())
+        out.push_back({"cut title", where + ": '" + title->text().left(40) + "'"});
+    }
+  for (QCPAxisRect* rect : plot->axisRects())
+    for (QCPAxis* axis : rect->axes()) {
+      if (!axis->visible()) continue;
+      const int length = axis->orientation() == Qt::Horizontal ? rect->width() : rect->height();
+      for (const QString& line : axis->label().split('\n'))
+        if (QFontMetrics(axis->labelFont()).horizontalAdvance(line) > length + 2 && length > 20) {
+          out.push_back({"cut axis title", where + ": '" + axis->label().left(40) + "'"});
+          break;
+        }
+      if (!axis->tickLabels()) continue;
+      const QVector<double> ticks = axis->tickVector();
+      const QVector<QString> labels = axis->tickVectorLabels();
+      if (labels.isEmpty()) continue;
+      if (QFontInfo(axis->tickLabelFont()).pixelSize() < kMinimumLabelPixels)
+        out.push_back({"small tick labels", QString("%1: %2 px, axis '%3'")
+                                                .arg(where)
+                                                .arg(QFontInfo(axis->tickLabelFont()).pixelSize())
+                                                .arg(axis->label())});
+      const bool horizontal = axis->orientation() == Qt::Horizontal;
+      const QFontMetrics fm(axis->tickLabelFont());
+      std::vector<std::pair<double, QSize>> placed;  // pixel position along the axis, label size
+      for (int i = 0; i < ticks.size() && i < labels.size(); ++i)
+        if (!labels[i].isEmpty() && axis->range().contains(ticks[i]))
+          placed.emplace_back(axis->coordToPixel(ticks[i]), fm.size(0, labels[i]));
+      std::sort(placed.begin(), placed.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+      for (std::size_t i = 1; i < placed.size(); ++i)
+        if (labelsOverlap(placed[i].first - placed[i - 1].first, placed[i].second, placed[i - 1].second,
+                          axis->tickLabelRotation(), horizontal)) {
+          out.push_back(
+              {"overlapping tick labels", QString("%1: %2 axis '%3' of '%4' (%5 px apart)")
+                                              .arg(where, horizontal ? "x" : "y", axis->label(), plotTitle(plot))
+                                              .arg(placed[i].first - placed[i - 1].first)});
+          break;
+        }
+    }
+  // A legend inside the plot must not lie on a curve's points.
+  for (QCPAxisRect* rect : plot->axisRects()) {
+    for (int i = 0; i < rect->insetLayout()->elementCount(); ++i) {
+      auto* legend = qobject_cast<QCPLegend*>(rect->insetLayout()->elementAt(i));
+      if (!legend || !legend->visible()) continue;
+      const QRect box = legend->outerRect();
+      for (int g = 0; g < plot->graphCount(); ++g) {
+        QCPGraph* graph = plot->graph(g);
+        if (!graph->visible()) continue;
+        bool covered = false;
+        for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd() && !covered; ++it) {
+          if (!std::isfinite(it->value) || !graph->keyAxis()->range().contains(it->key)) continue;
+          covered = box.contains(graph->coordsToPixels(it->key, it->value).toPoint());
+        }
+        if (covered) {
+          out.push_back({"legend on a curve", where + ": '" + graph->name() + "'"});
+          break;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+class TestLayoutFits : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() { QCoreApplication::setOrganizationName("AttentionLabTests"); }
+
+  void threeScreens() { QCOMPARE(QGuiApplication::screens().size(), 3); }
+
+  void everyViewFitsEveryScreen_data() {
+    QTest::addColumn<int>("screen");
+    QTest::addColumn<bool>("present");
+    QTest::addColumn<bool>("lesson");
+    for (int s = 0; s < 3; ++s)
+      for (bool present : {false, true})
+        for (bool lesson : {false, true}) {
+          const QSize size = QGuiApplication::screens().value(s)->size();
+          QTest::addRow("%dx%d%s%s", size.width(), size.height(), present ? " F11" : "", lesson ? " lesson" : "")
+              << s << present << lesson;
+        }
+  }
+
+  void everyViewFitsEveryScreen() {
+    QFETCH(int, screen);
+    QFETCH(bool, present);
+    QFETCH(bool, lesson);
+    QScreen* sc = QGuiApplication::screens().at(screen);
+    MainWindow w(false);
+    w.setScreen(sc);
+    w.setGeometry(sc->availableGeometry());
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    if (lesson) w.lessonPanel()->selectLesson(0);
+    if (present) w.setPresentation(true);
+    QTest::qWait(350);  // presentation mode's by-hand fill of the screen
+    std::vector<Problem> problems;
+    auto* pages = w.navigator()->pages();
+    for (const QString& name : pages->names()) {
+      w.showView(name);
+      QApplication::processEvents();
+      if (TraceView* v = pages->currentView()) v->waitForAnalyses();
+      // A plot's layout pass may queue another (labels thinned or a legend moved for the new size): the user sees
+      // the plot once they have run.
+      for (int round = 0; round < 8; ++round) QApplication::processEvents();
+      const QString where = name;
+      if (w.frameGeometry().width() > sc->geometry().width() || w.frameGeometry().height() > sc->geometry().height())
+        problems.push_back(
+            {"window larger than the screen",
+             QString("%1: %2 x %3").arg(where).arg(w.frameGeometry().width()).arg(w.frameGeometry().height())});
+      QWidget* page = pages->currentWidget();
+      checkWidgets(page, where, problems);
+      for (QCustomPlot* plot : page->findChildren<QCustomPlot*>()) checkPlot(plot, where, problems);
+      // ATTNLAB_LAYOUT_SHOTS=DIR: the window as each view is checked, to look at what a problem is.
+      if (const QString shots = qEnvironmentVariable("ATTNLAB_LAYOUT_SHOTS"); !shots.isEmpty())
+        w.grab().save(QString("%1/%2_%3.png").arg(shots, QTest::currentDataTag(), name).replace(' ', '_'));
+    }
+    std::map<QString, int> counts;
+    for (const Problem& p : problems) {
+      ++counts[p.kind];
+      qInfo().noquote() << "  " << p.kind << "—" << p.where;
+    }
+    for (const auto& [kind, n] : counts) qInfo().noquote() << kind << n;
+    QVERIFY2(problems.empty(), qPrintable(QString("%1 layout problems").arg(problems.size())));
+  }
+};
+
+ATTNLAB_TEST_MAIN(TestLayoutFits)
+#include "test_layout_fits.moc"

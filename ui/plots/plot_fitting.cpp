@@ -1,0 +1,272 @@
+#include "ui/plots/plot_fitting.h"
+
+#include <qcustomplot.h>
+#include <QApplication>
+#include <algorithm>
+#include <cmath>
+
+namespace attnlab::ui {
+namespace {
+
+constexpr char kInstalled[] = "attnlabPlotFitting";
+constexpr char kBaseText[] = "attnlabFitBaseText";  ///< the title as the view set it
+constexpr char kFitText[] = "attnlabFitText";       ///< the title as fitting last set it
+constexpr char kBasePt[] = "attnlabFitBasePt";
+constexpr char kFitPt[] = "attnlabFitPt";
+
+/// Ticks that fit: one label per ~1.6 label widths (horizontal) or ~2.4 line heights (vertical), 1 to 6 (a colour
+/// bar a few lines high keeps its ends only).
+bool fitTicks(QCPAxis* axis) {
+  if (!axis->visible() || !axis->tickLabels() || !axis->ticker()) return false;
+  if (qSharedPointerDynamicCast<QCPAxisTickerText>(axis->ticker())) return false;  // token labels: their plot's job
+  const QFontMetrics fm(axis->tickLabelFont());
+  const bool horizontal = axis->orientation() == Qt::Horizontal;
+  const int length = horizontal ? axis->axisRect()->width() : axis->axisRect()->height();
+  if (length <= 0) return false;
+  // The widest label estimated from the range's ends, not from the labels drawn: those change with the tick count,
+  // and fitting to them would flip between two counts.
+  double widest = fm.horizontalAdvance(QStringLiteral("0.00"));
+  for (double end : {axis->range().lower, axis->range().upper})
+    widest = std::max<double>(widest, fm.horizontalAdvance(QString::number(end, 'g', 3)));
+  const bool upright = std::abs(std::sin(qDegreesToRadians(axis->tickLabelRotation()))) > 0.5;
+  const double per = horizontal && !upright ? widest * 1.6 + fm.height() : fm.height() * 2.4;
+  const int wanted = std::clamp(static_cast<int>(length / per), 1, 6);
+  if (axis->ticker()->tickCount() == wanted) return false;
+  axis->ticker()->setTickCount(wanted);
+  return true;
+}
+
+/// Lines of `text` no wider than `width` in `fm`, broken at " · " first and at spaces when a part is still too wide;
+/// a single word wider than the width is elided.
+QString wrapped(const QString& text, const QFontMetrics& fm, int width) {
+  QStringList lines;
+  for (const QString& paragraph : text.split('\n')) {
+    QString line;
+    const auto add = [&](const QString& piece, const QString& separator) {
+      const QString candidate = line.isEmpty() ? piece : line + separator + piece;
+      if (line.isEmpty() || fm.horizontalAdvance(candidate) <= width) {
+        line = candidate;
+      } else {
+        lines << line;
+        line = piece;
+      }
+    };
+    for (const QString& part : paragraph.split(QStringLiteral(" · "))) {
+      if (fm.horizontalAdvance(part) <= width) {
+        add(part, QStringLiteral(" · "));
+        continue;
+      }
+      for (const QString& word : part.split(' ')) add(word, QStringLiteral(" "));
+    }
+    lines << line;
+  }
+  for (QString& line : lines) line = fm.elidedText(line, Qt::ElideRight, width);  // a word longer than the width
+  return lines.join('\n');
+}
+
+bool fitTitle(QCPTextElement* title, int width) {
+  // A text or font the view set since the last fitting is the new base.
+  if (title->text() != title->property(kFitText).toString()) title->setProperty(kBaseText, title->text());
+  if (title->font().pointSizeF() != title->property(kFitPt).toDouble())
+    title->setProperty(kBasePt, title->font().pointSizeF());
+  const QString base = title->property(kBaseText).toString();
+  const double basePt = title->property(kBasePt).toDouble();
+  if (base.isEmpty() || basePt <= 0 || width <= 0) return false;
+  QFont font = title->font();
+  double pt = basePt;
+  const auto widest = [&](const QString& text) {
+    int w = 0;
+    for (const QString& line : text.split('\n')) w = std::max(w, QFontMetrics(font).horizontalAdvance(line));
+    return w;
+  };
+  font.setPointSizeF(pt);
+  while (widest(base) > width && pt > basePt * 0.75) {
+    pt = std::max(basePt * 0.75, pt - 0.5);
+    font.setPointSizeF(pt);
+  }
+  const QString text = widest(base) > width ? wrapped(base, QFontMetrics(font), width) : base;
+  const bool changed = text != title->text() || std::abs(pt - title->font().pointSizeF()) > 1e-6;
+  if (changed) {
+    title->setFont(font);
+    title->setText(text);
+  }
+  title->setProperty(kFitText, text);
+  title->setProperty(kFitPt, pt);
+  return changed;
+}
+
+/// An axis title longer than its axis shrinks (to ¾ at most) and then wraps onto a second line at a space.
+bool fitAxisLabel(QCPAxis* axis) {
+  if (!axis->visible()) return false;
+  if (qSharedPointerDynamicCast<QCPAxisTickerText>(axis->ticker())) return false;  // token axes: their plot's job
+  if (axis->label() != axis->property(kFitText).toString()) axis->setProperty(kBaseText, axis->label());
+  if (axis->labelFont().pointSizeF() != axis->property(kFitPt).toDouble())
+    axis->setProperty(kBasePt, axis->labelFont().pointSizeF());
+  const QString base = axis->property(kBaseText).toString();
+  const double basePt = axis->property(kBasePt).toDouble();
+  const int length =
+      (axis->orientation() == Qt::Horizontal ? axis->axisRect()->width() : axis->axisRect()->height()) - 4;
+  if (base.isEmpty() || basePt <= 0 || length <= 0) return false;
+  QFont font = axis->labelFont();
+  double pt = basePt;
+  font.setPointSizeF(pt);
+  while (QFontMetrics(font).horizontalAdvance(base) > length && pt > basePt * 0.75) {
+    pt = std::max(basePt * 0.75, pt - 0.5);
+    font.setPointSizeF(pt);
+  }
+  const QString text =
+      QFontMetrics(font).horizontalAdvance(base) > length ? wrapped(base, QFontMetrics(font), length) : base;
+  const bool changed = text != axis->label() || std::abs(pt - axis->labelFont().pointSizeF()) > 1e-6;
+  if (changed) {
+    axis->setLabelFont(font);
+    axis->setLabel(text);
+  }
+  axis->setProperty(kFitText, text);
+  axis->setProperty(kFitPt, pt);
+  return changed;
+}
+
+/// Data points of the plot's graphs and curves inside `box` (pixels).
+int pointsInside(QCustomPlot* plot, const QRect& box) {
+  int inside = 0;
+  for (int i = 0; i < plot->plottableCount(); ++i) {
+    QCPAbstractPlottable* p = plot->plottable(i);
+    if (!p->visible()) continue;
+    const auto count = [&](double key, double value) {
+      if (std::isfinite(key) && std::isfinite(value) && box.contains(p->coordsToPixels(key, value).toPoint())) ++inside;
+    };
+    if (auto* g = qobject_cast<QCPGraph*>(p))
+      for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) count(it->key, it->value);
+    else if (auto* c = qobject_cast<QCPCurve*>(p))
+      for (auto it = c->data()->constBegin(); it != c->data()->constEnd(); ++it) count(it->key, it->value);
+  }
+  return inside;
+}
+
+/// Moves each legend inside an axis rect to the corner covering the fewest data points (its own corner on a tie).
+bool placeLegends(QCustomPlot* plot) {
+  bool changed = false;
+  for (QCPAxisRect* rect : plot->axisRects()) {
+    QCPLayoutInset* inset = rect->insetLayout();
+    for (int i = 0; i < inset->elementCount(); ++i) {
+      auto* legend = qobject_cast<QCPLegend*>(inset->elementAt(i));
+      if (!legend || !legend->visible() || inset->insetPlacement(i) != QCPLayoutInset::ipBorderAligned) continue;
+      const QSize size = legend->outerRect().size();
+      if (size.isEmpty()) continue;
+      const QRect area = rect->rect();
+      const Qt::Alignment current = inset->insetAlignment(i);
+      const auto box = [&](Qt::Alignment a) {
+        const int x = a & Qt::AlignLeft      ? area.left()
+                      : a & Qt::AlignHCenter ? area.center().x() - size.width() / 2
+                                             : area.right() - size.width();
+        const int y = a & Qt::AlignTop       ? area.top()
+                      : a & Qt::AlignVCenter ? area.center().y() - size.height() / 2
+                                             : area.bottom() - size.height();
+        return QRect(QPoint(x, y), size);
+      };
+      Qt::Alignment best = current;
+      int fewest = pointsInside(plot, box(current));
+      for (Qt::Alignment a : {Qt::AlignTop | Qt::AlignRight, Qt::AlignTop | Qt::AlignLeft,
+                              Qt::AlignBottom | Qt::AlignRight, Qt::AlignBottom | Qt::AlignLeft}) {
+        if (fewest == 0) break;
+        const int n = pointsInside(plot, box(a));
+        if (n < fewest) fewest = n, best = a;
+      }
+      if (fewest > 0) {
+        // Every corner covers data: the legend leaves the axes for a row of its own under the plot, for good.
+        inset->take(legend);
+        inset->simplify();
+        QCPLayoutGrid* layout = plot->plotLayout();
+        layout->insertRow(layout->rowCount());
+        layout->addElement(layout->rowCount() - 1, 0, legend);
+        layout->setRowStretchFactor(layout->rowCount() - 1, 0.001);
+        return true;
+      }
+      if (best != current) {
+        inset->setInsetAlignment(i, best);
+        changed = true;
+      }
+    }
+  }
+  return changed;
+}
+
+/// A legend under the plot (moved there, or put there by its view) gets as many columns of entries as the widest entry
+/// allows at the plot's width.
+bool wrapLegendBelow(QCustomPlot* plot) {
+  bool changed = false;
+  QCPLayoutGrid* grid = plot->plotLayout();
+  for (int r = 0; r < grid->rowCount(); ++r) {
+    // A legend in the first column of the plot's own grid lies under the axes (a legend beside them keeps its column).
+    auto* legend = qobject_cast<QCPLegend*>(grid->element(r, 0));
+    if (!legend || !legend->visible()) continue;
+    const QFontMetrics fm(legend->font());
+    int widest = 1;
+    for (int k = 0; k < legend->itemCount(); ++k)
+      if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(k)))
+        widest = std::max(widest, fm.horizontalAdvance(item->plottable()->name()));
+    widest += legend->iconSize().width() + legend->iconTextPadding() + 16;
+    const int columns = std::clamp(plot->viewport().width() / widest, 1, std::max(1, legend->itemCount()));
+    if (legend->wrap() == columns && legend->fillOrder() == QCPLegend::foColumnsFirst) continue;
+    legend->setWrap(columns);
+    legend->setFillOrder(QCPLegend::foColumnsFirst, true);  // places the entries again, row by row
+    changed = true;
+  }
+  return changed;
+}
+
+/// One fitting pass over the plot's last layout; true when something changed (another layout pass is due).
+bool fitOnce(QCustomPlot* plot) {
+  bool changed = false;
+  for (QCPAxisRect* rect : plot->axisRects())
+    for (QCPAxis* axis : rect->axes()) {
+      changed |= fitTicks(axis);
+      changed |= fitAxisLabel(axis);
+    }
+  for (QCPLayoutElement* e : plot->plotLayout()->elements(true))
+    if (auto* title = qobject_cast<QCPTextElement*>(e)) {
+      // A title sharing its row with a legend or colour bar has its cell's width, not the plot's.
+      const int cell = e->outerRect().width() > 0 ? e->outerRect().width() : plot->viewport().width();
+      changed |= fitTitle(title, std::min(cell, plot->viewport().width()) - 8);
+    }
+  changed |= placeLegends(plot);
+  changed |= wrapLegendBelow(plot);
+  return changed;
+}
+
+class PolishWatcher : public QObject {
+ public:
+  using QObject::QObject;
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    if (event->type() == QEvent::Polish)
+      if (auto* plot = qobject_cast<QCustomPlot*>(watched)) fitPlotToSize(plot);
+    return false;
+  }
+};
+
+}  // namespace
+
+void fitPlotToSize(QCustomPlot* plot) {
+  if (plot->property(kInstalled).toBool()) return;
+  plot->setProperty(kInstalled, true);
+  QObject::connect(plot, &QCustomPlot::afterLayout, plot, [plot] {
+    if (fitOnce(plot)) plot->replot(QCustomPlot::rpQueuedReplot);
+  });
+}
+
+void installPlotFitting() {
+  static bool installed = false;
+  if (installed || !qApp) return;
+  installed = true;
+  qApp->installEventFilter(new PolishWatcher(qApp));
+}
+
+void settlePlot(QCustomPlot* plot) {
+  fitPlotToSize(plot);
+  for (int pass = 0; pass < 3; ++pass) {
+    plot->replot(QCustomPlot::rpImmediateRefresh);
+    if (!fitOnce(plot)) break;
+  }
+}
+
+}  // namespace attnlab::ui
