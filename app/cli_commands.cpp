@@ -11,7 +11,8 @@ const std::vector<Subcommand>& subcommands() {
        "Writes the forward pass's Trace as JSON (schema attnlab.trace/1): tokens, config, and per layer "
        "and head q, k, v, scores, attention, output, plus residual_out. With --variants, also "
        "\"variants\": {NAME: {attention, output, rank, entropy, sparsity, rel_error, output_mse}} for the "
-       "selected layer/head (errors against scaled softmax with the same mask).",
+       "selected layer/head (errors against scaled softmax with the same mask). The JSON is written as it is made, "
+       "never held whole.",
        {{"out", true, "FILE: where to write the JSON (default: standard output)"},
         {"performer-curve", false,
          "also write \"performer_curve\": Performer's relative error vs m (1..4096) for positive/trig x "
@@ -21,6 +22,15 @@ const std::vector<Subcommand>& subcommands() {
          "L.H[,L.H...]: write \"scores\" and \"attention\" for these heads only (the others keep q, k, v and "
          "output): a long input without gigabytes of JSON"},
         {"no-qkv", false, "leave out every head's q, k and v"},
+        {"no-streams", false,
+         "leave out \"embeddings\", every layer's residual_in, concat, attention_out, mlp_out and residual_out, "
+         "and every head's output: with --only and --no-qkv, 1,024 GPT-2 tokens are a few maps, not a gigabyte"},
+        {"only-layers", true,
+         "L[,L...]: write these layers only; the others stay in \"layers\" as empty objects {} (--layers is the "
+         "built-in model's depth)"},
+        {"npy", true,
+         "DIR: write the matrices as DIR/*.npy (float32) and DIR/index.json, the same document with each matrix "
+         "replaced by {\"npy\": FILE, \"shape\": [rows, cols], \"dtype\": \"float32\"} (instead of --out)"},
         {"spectrum", false,
          "add \"spectrum\" for the selected head: singular values, numerical and effective rank, eigenvalues "
          "[[re, im], ...] of the attention matrix, singular values of the scores and of exp(scores)"}},

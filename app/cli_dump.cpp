@@ -1,7 +1,15 @@
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
 #include "app/cli_commands.h"
 #include "app/cli_progress.h"
+#include "core/base/atomic_file.h"
 #include "core/base/errors.h"
+#include "core/base/json_stream.h"
 #include "core/model/trace_json.h"
+#include "core/model/trace_npy.h"
 #include "core/run/model_factory.h"
 #include "core/run/pipeline.h"
 #include "core/session/params_json.h"
@@ -10,25 +18,58 @@
 #include "core/variants/variant_json.h"
 
 namespace attnlab::cli {
+namespace {
 
-int runDump(const Args& args) {
-  const Params p = paramsFromArgs(args);
-  const PipelineResult r = runPipeline(p);
-  checkSelection(p, r.trace);
+/// "5" or "0,5,11": layer indices, each checked against the model.
+std::vector<int> parseLayerList(const std::string& list, int layers) {
+  std::vector<int> out;
+  std::stringstream s(list);
+  std::string item;
+  while (std::getline(s, item, ',')) {
+    std::size_t used = 0;
+    int layer = -1;
+    try {
+      layer = std::stoi(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (item.empty() || used != item.size())
+      throw InputError("--only-layers expects layers as L,L,... (e.g. 0,5), got '" + item + "'");
+    if (layer < 0 || layer >= layers)
+      throw InputError("--only-layers: layer " + std::to_string(layer) + " does not exist: the model has layers 0–" +
+                       std::to_string(layers - 1));
+    out.push_back(layer);
+  }
+  if (out.empty()) throw InputError("--only-layers names no layer");
+  return out;
+}
+
+/// What the dump leaves out, from --only, --no-qkv, --no-streams and --only-layers.
+TraceJsonOptions writtenParts(const Args& args, const Trace& trace) {
   TraceJsonOptions written;
+  if (args.has("only-layers")) written.layers = parseLayerList(args.value("only-layers"), trace.layerCount());
   if (args.has("only")) {
     written.allMaps = false;
-    const std::vector<HeadRef> only = parseHeadList(args.value("only"), "--only");
-    for (const HeadRef& h : only) {
-      if (h.layer < 0 || h.layer >= r.trace.layerCount() || h.head < 0 || h.head >= r.trace.headCount())
+    for (const HeadRef& h : parseHeadList(args.value("only"), "--only")) {
+      if (h.layer < 0 || h.layer >= trace.layerCount() || h.head < 0 || h.head >= trace.headCount())
         throw InputError("--only: head " + std::to_string(h.layer) + "." + std::to_string(h.head) +
-                         " does not exist: the model has layers 0–" + std::to_string(r.trace.layerCount() - 1) +
-                         " and heads 0–" + std::to_string(r.trace.headCount() - 1));
+                         " does not exist: the model has layers 0–" + std::to_string(trace.layerCount() - 1) +
+                         " and heads 0–" + std::to_string(trace.headCount() - 1));
+      const auto& ls = written.layers;
+      if (!ls.empty() && std::find(ls.begin(), ls.end(), h.layer) == ls.end())
+        throw InputError("--only: head " + std::to_string(h.layer) + "." + std::to_string(h.head) +
+                         " is in a layer that --only-layers leaves out");
       written.mapsOf.emplace_back(h.layer, h.head);
     }
   }
   written.qkv = !args.has("no-qkv");
-  nlohmann::json j = traceToJson(r.trace, describeModel(p, *r.model), written);
+  written.streams = !args.has("no-streams");
+  return written;
+}
+
+/// The top-level fields besides the trace: the parameters, and the selected head's variants and spectrum.
+nlohmann::json extraFields(const Args& args, const Params& p, const PipelineResult& r) {
+  nlohmann::json j = nlohmann::json::object();
   // The whole parameter file (attnlab.params/1), so `--params dump.json` re-runs the dump; "layer" and
   // "head" stay beside it for the scripts that read them (the older contract); --params ignores them.
   j["params"] = toJson(p);
@@ -49,8 +90,62 @@ int runDump(const Args& args) {
     const HeadTrace& head = r.trace.layers[p.selection.layer].heads[p.selection.head];
     j["spectrum"] = headSpectrumToJson(headSpectrum(head, r.trace.causal));
   }
+  return j;
+}
+
+/// --npy DIR: the matrices as DIR/*.npy, then DIR/index.json (written last: an index names only files that exist).
+void writeNpyFolder(const std::string& dir, const Trace& trace, const nlohmann::json& config,
+                    const TraceJsonOptions& written, const nlohmann::json& extra, int indent) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error || !std::filesystem::is_directory(dir))
+    throw InputError("--npy " + dir + ": cannot create the folder" + (error ? " (" + error.message() + ")" : ""));
+  const auto path = [&dir](const std::string& name) { return (std::filesystem::path(dir) / name).string(); };
+  const nlohmann::json index =
+      traceToNpy(trace, config, written, extra,
+                 [&](const std::string& name, const std::string& bytes) { writeFileAtomically(path(name), bytes); });
+  writeFileAtomically(path("index.json"), jsonText(index, indent) + "\n");
+}
+
+/// The JSON document written as it is made, to the file (atomically: a failure leaves the old file) or stdout.
+void writeJsonStream(const std::string& out, const Trace& trace, const nlohmann::json& config,
+                     const TraceJsonOptions& written, const nlohmann::json& extra, int indent) {
+  if (out.empty() || out == "-") {
+    JsonStreamWriter json(
+        [](std::string_view text) {
+          std::cout.write(text.data(), static_cast<std::streamsize>(text.size()));
+          if (!std::cout) throw InputError("cannot write to standard output");
+        },
+        indent);
+    writeTraceJson(json, trace, config, written, extra);
+    std::cout << "\n";
+    std::cout.flush();
+    if (!std::cout) throw InputError("cannot write to standard output");
+    return;
+  }
+  AtomicFileWriter file(out);
+  JsonStreamWriter json([&file](std::string_view text) { file.write(text); }, indent);
+  writeTraceJson(json, trace, config, written, extra);
+  file.write("\n");
+  file.commit();
+}
+
+}  // namespace
+
+int runDump(const Args& args) {
+  if (args.has("npy") && args.has("out")) throw InputError("give --out FILE or --npy DIR, not both");
+  if (args.has("npy") && args.value("npy").empty()) throw InputError("--npy needs a folder");
+  const Params p = paramsFromArgs(args);
+  const PipelineResult r = runPipeline(p);
+  checkSelection(p, r.trace);
+  const TraceJsonOptions written = writtenParts(args, r.trace);
+  const nlohmann::json extra = extraFields(args, p, r);
+  const nlohmann::json config = describeModel(p, *r.model);
   const int indent = args.intValue("indent", -1, 0, 16);
-  writeText(args.value("out"), jsonText(j, indent) + "\n");
+  if (args.has("npy"))
+    writeNpyFolder(args.value("npy"), r.trace, config, written, extra, indent);
+  else
+    writeJsonStream(args.value("out"), r.trace, config, written, extra, indent);
   return 0;
 }
 

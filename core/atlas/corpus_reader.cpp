@@ -33,6 +33,27 @@ bool cutOff(std::string_view s, std::size_t pos) {
 
 std::string skipped(const std::string& path, const std::string& why) { return "corpus: skipped " + path + ": " + why; }
 
+/// FNV-1a, 64 bits, continued over `bytes` from `hash`: a cheap fingerprint, confirmed byte by byte on a match.
+std::uint64_t fnv1a(std::uint64_t hash, std::string_view bytes) {
+  for (unsigned char c : bytes) hash = (hash ^ c) * 0x100000001B3ull;
+  return hash;
+}
+constexpr std::uint64_t kFnvBasis = 0xCBF29CE484222325ull;
+
+/// True when the two files hold the same bytes (read a block at a time).
+bool sameFileBytes(const std::string& a, const std::string& b, std::size_t blockBytes) {
+  std::ifstream ia(a, std::ios::binary), ib(b, std::ios::binary);
+  if (!ia || !ib) return false;
+  std::string ba(blockBytes, '\0'), bb(blockBytes, '\0');
+  for (;;) {
+    ia.read(ba.data(), static_cast<std::streamsize>(ba.size()));
+    ib.read(bb.data(), static_cast<std::streamsize>(bb.size()));
+    const auto ga = ia.gcount(), gb = ib.gcount();
+    if (ga != gb || ba.compare(0, static_cast<std::size_t>(ga), bb, 0, static_cast<std::size_t>(gb)) != 0) return false;
+    if (ga < static_cast<std::streamsize>(ba.size())) return true;
+  }
+}
+
 }  // namespace
 
 std::size_t firstInvalidUtf8(std::string_view s, bool final, std::size_t* incomplete) {
@@ -96,7 +117,8 @@ double CorpusReader::fraction() const {
   return std::min(1.0, static_cast<double>(doneBytes_ + fileRead_) / static_cast<double>(totalBytes_));
 }
 
-std::string CorpusReader::checkFile(const std::string& path) const {
+std::string CorpusReader::checkFile(const std::string& path, std::uint64_t& hash) const {
+  hash = kFnvBasis;
   std::ifstream in(path, std::ios::binary);
   if (!in) return "it cannot be opened";
   std::string block(chunkBytes_, '\0'), text;
@@ -109,6 +131,7 @@ std::string CorpusReader::checkFile(const std::string& path) const {
       const std::size_t nul = std::string_view(block.data(), got).find('\0');
       if (nul != std::string_view::npos) return "binary file (a NUL byte at offset " + std::to_string(nul) + ")";
     }
+    hash = fnv1a(hash, std::string_view(block.data(), got));
     text.append(block.data(), got);
     const bool final = got < block.size();
     std::size_t incomplete = 0;
@@ -122,6 +145,14 @@ std::string CorpusReader::checkFile(const std::string& path) const {
   }
 }
 
+std::string CorpusReader::sameBytesAs(const std::string& path, long long bytes, std::uint64_t hash) {
+  std::vector<std::string>& earlier = seen_[{bytes, hash}];
+  for (const std::string& e : earlier)
+    if (sameFileBytes(e, path, chunkBytes_)) return e;
+  earlier.push_back(path);
+  return {};
+}
+
 bool CorpusReader::openNext() {
   while (fileIndex_ < files_.size()) {
     const std::string& path = files_[fileIndex_++];
@@ -130,7 +161,12 @@ bool CorpusReader::openNext() {
     std::error_code ec;
     const auto size = fs::file_size(path, ec);
     const long long bytes = ec ? 0 : static_cast<long long>(size);
-    const std::string why = checkFile(path);
+    std::uint64_t hash = 0;
+    std::string why = checkFile(path, hash);
+    if (why.empty()) {
+      const std::string same = sameBytesAs(path, bytes, hash);
+      if (!same.empty()) why = "the same bytes as " + same + ", scanned once";
+    }
     if (!why.empty()) {
       notes_.push_back(skipped(path, why));
       doneBytes_ += bytes;

@@ -3,9 +3,12 @@
 // name order), each file checked in one pass of blocks before its text is handed out — empty, binary (a NUL byte
 // in the first block) or not UTF-8 (the first bad byte's offset) files are skipped with a note — then read in
 // chunks of about `chunkBytes`, cut before a line break or other whitespace so no word is split, never inside a
-// UTF-8 sequence. Memory: two blocks, whatever the corpus's size.
+// UTF-8 sequence. A file with the same bytes as one read before (a copy, or one path given twice) is skipped with a
+// note naming both: its contexts would be the earlier file's again. Memory: two blocks, whatever the corpus's size.
 #include <cstddef>
+#include <cstdint>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,8 +48,10 @@ class CorpusReader {
 
  private:
   bool openNext();
-  /// Empty when the file holds text, else the reason it is skipped.
-  std::string checkFile(const std::string& path) const;
+  /// Empty when the file holds text, else the reason it is skipped; `*hash` receives a hash of its bytes.
+  std::string checkFile(const std::string& path, std::uint64_t& hash) const;
+  /// The earlier file with the same bytes as `path` (size and hash, then compared byte by byte), or "".
+  std::string sameBytesAs(const std::string& path, long long bytes, std::uint64_t hash);
 
   std::vector<std::string> files_, notes_;
   std::size_t chunkBytes_;
@@ -55,6 +60,7 @@ class CorpusReader {
   std::ifstream in_;
   std::string carry_;  ///< text read past the last cut
   bool fileStart_ = false;
+  std::map<std::pair<long long, std::uint64_t>, std::vector<std::string>> seen_;  ///< (size, hash) → files read
 };
 
 /// One forward pass's input: the model's special tokens before (BOS) and after ([SEP]) a run of the file's tokens.

@@ -66,7 +66,10 @@ struct HeadAtlas {
   std::shared_ptr<const Trace> probeTrace;
 };
 
-/// "L.H" for a head, the key of topExamples.
+/// "L.H" for a head, the key of topExamples (and of the JSON's "top_examples": a public field, kept).
 std::string headKey(int layer, int head);
+/// "L0H10" for a head: the row and column labels of exported numbers (CSV), which "0.10" made ambiguous for
+/// models of ten or more heads (a spreadsheet reads it as 0.1, the label of head 0.1).
+std::string headName(int layer, int head);
 
 }  // namespace attnlab

@@ -59,37 +59,68 @@ std::string folderOf(const std::string& path) {
 
 void failNextAtomicWriteForTesting(int errnoValue) { injectedErrno = errnoValue; }
 
-void writeFileAtomically(const std::string& path, std::string_view bytes) {
+AtomicFileWriter::AtomicFileWriter(const std::string& path) : path_(path) {
   if (path.empty()) throw InputError("no file name to write to");
   struct stat st {};
-  const bool exists = ::stat(path.c_str(), &st) == 0;
-  if (exists && S_ISDIR(st.st_mode)) throw InputError(path + ": is a folder, not a file");
-  if (exists && !S_ISREG(st.st_mode)) {
+  exists_ = ::stat(path.c_str(), &st) == 0;
+  mode_ = st.st_mode;
+  if (exists_ && S_ISDIR(st.st_mode)) throw InputError(path + ": is a folder, not a file");
+  if (exists_ && !S_ISREG(st.st_mode)) {
     // A device, FIFO or socket: renaming a temporary over it would replace the node itself (as root, /dev/full
     // became a regular file). Write to it directly instead, checking every write.
     // O_NONBLOCK: a FIFO without a reader fails at once (ENXIO) instead of hanging; then blocking writes.
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) fail(path, "cannot open for writing", errno);
-    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    const int error = writeAll(fd, bytes);
-    const int closed = ::close(fd) == 0 ? 0 : errno;
-    if (error) fail(path, "writing failed", error);
-    if (closed) fail(path, "writing failed", closed);
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd_ < 0) fail(path, "cannot open for writing", errno);
+    ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
     return;
   }
   // Beside the target, so that the rename stays within one filesystem (and so is atomic).
-  std::string tmp;
-  const int fd = createTemporaryBeside(path, tmp);
-  if (fd < 0) fail(path, "cannot write in " + folderOf(path), errno);
-  int error = writeAll(fd, bytes);
-  if (!error && exists && ::fchmod(fd, st.st_mode & 07777) != 0) error = errno;  // a replaced file keeps its mode
-  if (!error && ::fsync(fd) != 0) error = errno;  // a full disk can surface only here (delayed allocation)
-  if (::close(fd) != 0 && !error) error = errno;
-  if (!error && ::rename(tmp.c_str(), path.c_str()) != 0) error = errno;
-  if (error) {
-    ::unlink(tmp.c_str());
-    fail(path, exists ? "cannot write; the file there is unchanged" : "cannot write", error);
+  fd_ = createTemporaryBeside(path, tmp_);
+  if (fd_ < 0) fail(path, "cannot write in " + folderOf(path), errno);
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!tmp_.empty()) ::unlink(tmp_.c_str());
+}
+
+void AtomicFileWriter::failAndDiscard(int error) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  if (tmp_.empty()) fail(path_, "writing failed", error);
+  ::unlink(tmp_.c_str());
+  tmp_.clear();
+  fail(path_, exists_ ? "cannot write; the file there is unchanged" : "cannot write", error);
+}
+
+void AtomicFileWriter::write(std::string_view bytes) {
+  if (fd_ < 0) throw InputError(path_ + ": written after it was closed");
+  if (const int error = writeAll(fd_, bytes)) failAndDiscard(error);
+}
+
+void AtomicFileWriter::commit() {
+  if (fd_ < 0) throw InputError(path_ + ": written after it was closed");
+  int error = 0;
+  if (tmp_.empty()) {  // a device: nothing to rename
+    error = ::close(fd_) == 0 ? 0 : errno;
+    fd_ = -1;
+    if (error) fail(path_, "writing failed", error);
+    return;
   }
+  if (exists_ && ::fchmod(fd_, mode_ & 07777) != 0) error = errno;  // a replaced file keeps its mode
+  if (!error && ::fsync(fd_) != 0) error = errno;  // a full disk can surface only here (delayed allocation)
+  if (error) failAndDiscard(error);
+  const int closed = ::close(fd_) == 0 ? 0 : errno;
+  fd_ = -1;
+  if (closed) failAndDiscard(closed);
+  if (::rename(tmp_.c_str(), path_.c_str()) != 0) failAndDiscard(errno);
+  tmp_.clear();
+}
+
+void writeFileAtomically(const std::string& path, std::string_view bytes) {
+  AtomicFileWriter file(path);
+  file.write(bytes);
+  file.commit();
 }
 
 }  // namespace attnlab

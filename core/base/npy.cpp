@@ -79,6 +79,14 @@ std::string npyBytes(const MatD& m, NpyType type) {
   return npyBytes(values, {static_cast<std::size_t>(m.rows()), static_cast<std::size_t>(m.cols())}, type);
 }
 
+std::string npyBytes(const Mat& m) {
+  std::vector<double> values;  // float → double → float is exact
+  values.reserve(static_cast<std::size_t>(m.size()));
+  for (Eigen::Index i = 0; i < m.rows(); ++i)
+    for (Eigen::Index j = 0; j < m.cols(); ++j) values.push_back(m(i, j));
+  return npyBytes(values, {static_cast<std::size_t>(m.rows()), static_cast<std::size_t>(m.cols())}, NpyType::Float32);
+}
+
 std::string npyBytes(const std::vector<MatD>& stack, NpyType type) {
   if (stack.empty()) throw InputError("npy: nothing to write");
   std::vector<double> values;

@@ -22,6 +22,9 @@ std::string npyBytes(const std::vector<double>& values, const std::vector<std::s
 /// A matrix as a 2-D array [rows, cols].
 std::string npyBytes(const MatD& m, NpyType type = NpyType::Float64);
 
+/// A float matrix as a 2-D float32 array [rows, cols] (a trace's activations, written at their own precision).
+std::string npyBytes(const Mat& m);
+
 /// Matrices of one shape stacked into a 3-D array [count, rows, cols]. Throws InputError when the
 /// shapes differ or the list is empty.
 std::string npyBytes(const std::vector<MatD>& stack, NpyType type = NpyType::Float64);

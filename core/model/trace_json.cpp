@@ -1,10 +1,8 @@
 #include "core/model/trace_json.h"
 
-#include <algorithm>
 #include <cmath>
 
-#include "core/model/head_maps.h"
-#include "core/model/layer_outputs.h"
+#include "core/model/trace_parts.h"
 
 namespace attnlab {
 namespace {
@@ -24,45 +22,88 @@ nlohmann::json rowsOf(const M& m) {
   return rows;
 }
 
+/// The parts of one object as a tree; a part whose matrix is empty is left out.
+void addParts(nlohmann::json& object, const std::vector<TracePart>& parts) {
+  for (const TracePart& p : parts) {
+    const Mat m = p.make();
+    if (m.size() > 0) object[p.key] = rowsOf(m);
+  }
+}
+
+void writeParts(JsonStreamWriter& out, const std::vector<TracePart>& parts) {
+  for (const TracePart& p : parts) {
+    const Mat m = p.make();
+    if (m.size() == 0) continue;
+    out.key(p.key);
+    out.matrix(m);
+  }
+}
+
+void writeLayers(JsonStreamWriter& out, const Trace& t, const TraceJsonOptions& options) {
+  out.beginArray();
+  for (const TraceLayerParts& layer : traceLayerParts(t, options)) {
+    out.beginObject();
+    if (layer.written) {
+      writeParts(out, layer.beforeHeads);
+      out.key("heads");
+      out.beginArray();
+      for (const std::vector<TracePart>& head : layer.heads) {
+        out.beginObject();
+        writeParts(out, head);
+        out.endObject();
+      }
+      out.endArray();
+      writeParts(out, layer.afterHeads);
+    }
+    out.endObject();
+  }
+  out.endArray();
+}
+
 }  // namespace
 
 nlohmann::json matrixToJson(const Mat& m) { return rowsOf(m); }
 nlohmann::json matrixToJson(const MatD& m) { return rowsOf(m); }
 
-nlohmann::json traceToJson(const Trace& t, const nlohmann::json& config, const TraceJsonOptions& options) {
-  nlohmann::json j;
-  j["schema"] = kTraceSchema;
-  j["tokens"] = t.tokens;
-  if (!t.tokenIds.empty()) j["token_ids"] = t.tokenIds;
-  j["config"] = config;
-  j["causal"] = t.causal;
-  j["embeddings"] = matrixToJson(t.embeddings);
+nlohmann::json traceToJson(const Trace& t, const nlohmann::json& config, const TraceJsonOptions& options,
+                           const nlohmann::json& extra) {
+  nlohmann::json j = traceSmallFields(t, config, extra);
+  if (options.streams) j["embeddings"] = rowsOf(t.embeddings);
   nlohmann::json layers = nlohmann::json::array();
-  for (int li = 0; li < t.layerCount(); ++li) {
-    const LayerTrace& l = t.layers[static_cast<size_t>(li)];
-    nlohmann::json heads = nlohmann::json::array();
-    for (int hi = 0; hi < static_cast<int>(l.heads.size()); ++hi) {
-      const HeadTrace& h = l.heads[static_cast<size_t>(hi)];
-      nlohmann::json hj = nlohmann::json::object();
-      if (options.qkv) hj.update({{"q", rowsOf(h.q)}, {"k", rowsOf(h.k())}, {"v", rowsOf(h.v())}});
-      const auto& only = options.mapsOf;
-      if (options.allMaps || std::find(only.begin(), only.end(), std::make_pair(li, hi)) != only.end())
-        hj.update(
-            {{"scores", rowsOf(headScores(h))}, {"attention", rowsOf(headAttention(h))}});  // long inputs: recomputed
-      hj["output"] = rowsOf(l.headOutput(hi));
-      heads.push_back(std::move(hj));
+  for (const TraceLayerParts& layer : traceLayerParts(t, options)) {
+    nlohmann::json lj = nlohmann::json::object();
+    if (layer.written) {
+      nlohmann::json heads = nlohmann::json::array();
+      for (const std::vector<TracePart>& head : layer.heads) {
+        nlohmann::json hj = nlohmann::json::object();
+        addParts(hj, head);
+        heads.push_back(std::move(hj));
+      }
+      lj["heads"] = std::move(heads);
+      addParts(lj, layer.beforeHeads);
+      addParts(lj, layer.afterHeads);
     }
-    const Mat mlpOut = mlpOutOf(t, li);  // a long input's are recomputed (layer_outputs.h)
-    nlohmann::json lj{{"heads", std::move(heads)},
-                      {"residual_in", rowsOf(t.layerInput(li))},
-                      {"concat", rowsOf(l.concat)},
-                      {"attention_out", rowsOf(attentionOutOf(t, li))},
-                      {"residual_out", rowsOf(l.residualOut)}};
-    if (mlpOut.size() > 0) lj["mlp_out"] = rowsOf(mlpOut);
     layers.push_back(std::move(lj));
   }
   j["layers"] = std::move(layers);
   return j;
+}
+
+void writeTraceJson(JsonStreamWriter& out, const Trace& t, const nlohmann::json& config,
+                    const TraceJsonOptions& options, const nlohmann::json& extra) {
+  const nlohmann::json small = traceSmallFields(t, config, extra);
+  out.beginObject();
+  for (const std::string& key : traceTopKeys(small, options)) {
+    out.key(key);
+    if (key == "embeddings")
+      out.matrix(t.embeddings);
+    else if (key == "layers")
+      writeLayers(out, t, options);
+    else
+      out.value(small[key]);
+  }
+  out.endObject();
+  out.finish();
 }
 
 }  // namespace attnlab

@@ -262,6 +262,45 @@ class TestCorpusScan : public QObject {
     QVERIFY(noted("3-latin1.txt: not UTF-8 text (the first bad byte at offset 9)"));
   }
 
+  void identicalFilesAreScannedOnce() {
+    // Issue 31: a copy of a file (or one path given twice) gave every context twice; it is scanned once, with a note.
+    const auto model = tinyGpt2();
+    const std::string a = write(dir_ / "same" / "a.txt", kText), b = write(dir_ / "same" / "b.txt", kText);
+    std::string changed = kText;
+    changed[4] = 'b';  // "The bat": same size, other bytes
+    const std::string c = write(dir_ / "same" / "c.txt", changed);
+    CorpusOptions o;
+    o.window = 16;
+    o.files = {a};
+    HeadAtlas one;
+    scanCorpus(*model, o, one);
+    o.files = {a, b, a};
+    HeadAtlas copies;
+    scanCorpus(*model, o, copies);
+    QCOMPARE(copies.corpusTokens, one.corpusTokens);
+    const auto noted = [&](const std::string& text) {
+      return std::find(copies.notes.begin(), copies.notes.end(), text) != copies.notes.end();
+    };
+    QVERIFY(noted("corpus: skipped " + b + ": the same bytes as " + a + ", scanned once"));
+    QVERIFY(noted("corpus: skipped " + a + ": the same bytes as " + a + ", scanned once"));
+    QCOMPARE(copies.topExamples.size(), one.topExamples.size());
+    for (const auto& [head, contexts] : one.topExamples) {
+      const std::vector<StrongContext>& got = copies.topExamples.at(head);
+      QCOMPARE(got.size(), contexts.size());
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        QCOMPARE(got[i].source, a);
+        QCOMPARE(got[i].tokenIndex, contexts[i].tokenIndex);
+        QCOMPARE(got[i].score, contexts[i].score);
+      }
+    }
+    o.files = {a, c};  // same size, different bytes: both scanned
+    HeadAtlas both;
+    scanCorpus(*model, o, both);
+    QVERIFY(both.corpusTokens > one.corpusTokens);
+    QVERIFY(std::none_of(both.notes.begin(), both.notes.end(),
+                         [](const std::string& n) { return n.find("same bytes") != std::string::npos; }));
+  }
+
   void cancelKeepsWhatWasScanned() {
     const auto model = tinyGpt2();
     CorpusOptions o;

@@ -166,7 +166,7 @@ ViewNumbers HeadScatterView::numbers(const ComputeResult& result) const {
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto r = static_cast<Eigen::Index>(i);
     drawn.values.row(r) << points[i].x, points[i].y, points[i].colour;
-    drawn.rowLabels.push_back(headLabel(points[i].layer, points[i].head).toStdString());
+    drawn.rowLabels.push_back(headName(points[i].layer, points[i].head));  // "L0H10", unambiguous in a CSV
   }
   const AtlasSettings& s = result.params.atlas;
   drawn.colLabels = {s.x, s.y, s.colour};

@@ -54,7 +54,7 @@ MatD clusteredSimilarity(const HeadAtlas& atlas, std::vector<int>* order) {
 void appendSimilarity(ViewNumbers& n, const HeadAtlas& atlas) {
   std::vector<int> order;
   const MatD m = clusteredSimilarity(atlas, &order);
-  const auto label = [&](int index) { return headKey(index / atlas.heads, index % atlas.heads); };
+  const auto label = [&](int index) { return headName(index / atlas.heads, index % atlas.heads); };
   std::vector<std::string> labels;
   for (int i : order) labels.push_back(label(i));
   n.matrices.push_back(
@@ -82,7 +82,7 @@ void appendContexts(ViewNumbers& n, const HeadAtlas& atlas, int layer, int head)
     const std::string label = "score=" + std::to_string(c.score) + ", query=" + std::to_string(c.position) +
                               ", key=" + std::to_string(c.key) + ", source=" + c.source + ":" +
                               std::to_string(c.tokenIndex);
-    n.matrices.push_back({name, "head " + headKey(layer, head) + ": " + c.text, row, {label}, c.tokens});
+    n.matrices.push_back({name, "head " + headName(layer, head) + ": " + c.text, row, {label}, c.tokens});
   }
 }
 

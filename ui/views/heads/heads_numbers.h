@@ -9,7 +9,7 @@ namespace attnlab::ui {
 
 /// "score_<name>" [layers, heads] for every metric, then "probe_ids" [1, probe length] labelled by the tokens.
 void appendAtlasScores(ViewNumbers& n, const HeadAtlas& atlas);
-/// "similarity" [L·H, L·H] in clusterOrder, "L.H" labels; "map2d" [L·H, 2] (layer-major, "L.H" rows).
+/// "similarity" [L·H, L·H] in clusterOrder, "L0H10" labels; "map2d" [L·H, 2] (layer-major, "L0H10" rows).
 void appendSimilarity(ViewNumbers& n, const HeadAtlas& atlas);
 /// For each of the head's contexts: "context_<kind>_<rank>" [1, tokens] of its attention row, the snippet's tokens
 /// as column labels and "score=…, query=…, key=…, source=…:index" as the row label.

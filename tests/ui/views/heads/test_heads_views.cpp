@@ -5,6 +5,8 @@
 #include <QSignalSpy>
 #include <QtTest>
 
+#include <set>
+
 #include "core/base/errors.h"
 #include "core/run/pipeline.h"
 #include "tests/harness/test_registry.h"
@@ -13,6 +15,7 @@
 #include "ui/views/heads/context_list.h"
 #include "ui/views/heads/head_contexts_view.h"
 #include "ui/views/heads/head_scatter_view.h"
+#include "ui/views/heads/heads_numbers.h"
 #include "ui/views/heads/similar_heads_view.h"
 
 using namespace attnlab;
@@ -245,8 +248,10 @@ class TestHeadsViews : public QObject {
     const ViewNumbers n = view.numbers(*compute());  // another result: still the atlas's numbers
     const LabelledMatrix* s = matrix(n, "similarity");
     QVERIFY(s);
-    QCOMPARE(s->rowLabels.front(), std::string("1.2"));
+    QCOMPARE(s->rowLabels.front(), std::string("L1H2"));  // head 6 of 4 per layer
+    QCOMPARE(s->colLabels, s->rowLabels);
     QVERIFY(matrix(n, "map2d"));
+    QCOMPARE(matrix(n, "map2d")->rowLabels[5], std::string("L1H1"));
   }
 
   void contextsShowTheSnippetsAndAClickLoadsOne() {
@@ -322,6 +327,31 @@ class TestHeadsViews : public QObject {
     QVERIFY(ids);
     QCOMPARE(ids->colLabels, (std::vector<std::string>{"<bos>", "a", "b", "c", "a", "b", "c"}));
     QCOMPARE(ids->values(0, 3), 9.0);
+    const LabelledMatrix* drawn = matrix(n, "scatter");
+    QVERIFY(drawn);
+    QCOMPARE(drawn->rowLabels.size(), std::size_t(8));
+    for (const std::string& label : drawn->rowLabels) QVERIFY2(label.size() == 4 && label[0] == 'L', label.c_str());
+  }
+
+  void csvHeadLabelsAreUnambiguousWithTenOrMoreHeads() {
+    // Issue 31: "0.10" (head 10) read as 0.1 (head 1) in a spreadsheet; "L0H10" cannot be.
+    HeadAtlas a;
+    a.layers = 2;
+    a.heads = 11;
+    const int n = a.layers * a.heads;
+    a.similarity.assign(n, std::vector<double>(n, 0.5));
+    for (int i = 0; i < n; ++i) a.map2d.push_back({static_cast<double>(i), 0.0});
+    ViewNumbers numbers;
+    appendSimilarity(numbers, a);
+    const LabelledMatrix& s = numbers.matrices.at(0);
+    QCOMPARE(s.rowLabels[1], std::string("L0H1"));
+    QCOMPARE(s.rowLabels[10], std::string("L0H10"));
+    QCOMPARE(s.rowLabels[11], std::string("L1H0"));
+    QCOMPARE(std::set<std::string>(s.rowLabels.begin(), s.rowLabels.end()).size(), std::size_t(n));
+    const std::string csv = numbersToCsv(numbers);
+    QVERIFY(csv.find("similarity,L0H0,L0H1,") == 0);
+    QVERIFY(csv.find("\nL0H10,") != std::string::npos && csv.find("0.10") == std::string::npos);
+    QCOMPARE(numbers.matrices.at(1).rowLabels[21], std::string("L1H10"));  // map2d
   }
 };
 
