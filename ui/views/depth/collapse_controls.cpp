@@ -2,11 +2,13 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <cmath>
 
 #include "core/collapse/deep_stack.h"
 #include "ui/views/depth/collapse_plotting.h"
@@ -39,6 +41,14 @@ CollapseControls::CollapseControls(QWidget* parent) : QWidget(parent) {
   seeds_ = spin(1, 64, tr("Runs per configuration: the line is their median, the band their min–max."));
   init_ = combo({"lecun", "xavier", "bert"},
                 tr("Weights: LeCun N(0, 1/fan_in), Xavier N(0, 2/(fan_in+fan_out)) or BERT-like N(0, 0.02²)."));
+  mlpGain_ = new QDoubleSpinBox;
+  mlpGain_->setRange(0.01, 100);
+  mlpGain_->setDecimals(2);
+  mlpGain_->setSingleStep(0.5);
+  mlpGain_->setKeyboardTracking(false);
+  mlpGain_->setToolTip(
+      tr("g: the MLP's output weights are drawn g times larger, so its Lipschitz constant grows "
+         "g-fold. Whether an MLP slows the collapse depends on it."));
   norm_ = combo({"composite", "fro"}, tr("Norm of the residual: the authors' √(‖·‖₁‖·‖∞), or Frobenius."));
   input_ = combo({"random", "sentence"}, tr("Random N(0, 1) tokens, or the embeddings of the sentence typed above."));
   QStringList variants;
@@ -48,9 +58,9 @@ CollapseControls::CollapseControls(QWidget* parent) : QWidget(parent) {
   auto* grid = new QGridLayout;
   grid->setContentsMargins(0, 0, 0, 0);
   const std::vector<std::pair<QString, QWidget*>> fields{
-      {tr("depth"), depth_},   {tr("heads"), heads_}, {tr("d_model"), dModel_},
-      {tr("tokens"), tokens_}, {tr("seeds"), seeds_}, {tr("init"), init_},
-      {tr("norm"), norm_},     {tr("input"), input_}, {tr("attention"), variant_}};
+      {tr("depth"), depth_}, {tr("heads"), heads_},      {tr("d_model"), dModel_},   {tr("tokens"), tokens_},
+      {tr("seeds"), seeds_}, {tr("init"), init_},        {tr("MLP gain"), mlpGain_}, {tr("norm"), norm_},
+      {tr("input"), input_}, {tr("attention"), variant_}};
   for (std::size_t i = 0; i < fields.size(); ++i) {
     grid->addWidget(new QLabel(fields[i].first), 0, static_cast<int>(i));
     grid->addWidget(fields[i].second, 1, static_cast<int>(i));
@@ -73,6 +83,7 @@ CollapseControls::CollapseControls(QWidget* parent) : QWidget(parent) {
 
   for (QSpinBox* s : {depth_, heads_, dModel_, tokens_, seeds_})
     connect(s, qOverload<int>(&QSpinBox::valueChanged), this, &CollapseControls::readWidgets);
+  connect(mlpGain_, qOverload<double>(&QDoubleSpinBox::valueChanged), this, &CollapseControls::readWidgets);
   for (QComboBox* c : {init_, norm_, input_, variant_})
     connect(c, qOverload<int>(&QComboBox::currentIndexChanged), this, &CollapseControls::readWidgets);
   setSettings(settings_);
@@ -88,6 +99,7 @@ void CollapseControls::setSettings(const CollapseSettings& s) {
   tokens_->setEnabled(s.input == CollapseInput::Random);
   seeds_->setValue(s.seeds);
   init_->setCurrentText(toString(s.init));
+  mlpGain_->setValue(s.mlpGain);
   norm_->setCurrentText(toString(s.norm));
   input_->setCurrentText(toString(s.input));
   if (variant_->findText(QString::fromStdString(s.variant)) < 0) variant_->addItem(QString::fromStdString(s.variant));
@@ -111,6 +123,8 @@ void CollapseControls::readWidgets() {
   s.tokens = tokens_->value();
   s.seeds = seeds_->value();
   s.init = parseInitScheme(init_->currentText().toStdString());
+  // The box shows two decimals: keep a finer gain (from a session file) unless the box was moved.
+  if (std::abs(mlpGain_->value() - s.mlpGain) > 0.005) s.mlpGain = mlpGain_->value();
   s.norm = parseResidualNorm(norm_->currentText().toStdString());
   s.input = parseCollapseInput(input_->currentText().toStdString());
   s.variant = variant_->currentText().toStdString();
