@@ -14,6 +14,8 @@
 #include <functional>
 #include <map>
 
+#include "core/predict/attribution.h"
+#include "core/predict/prediction.h"
 #include "core/run/collapse_experiment.h"
 #include "core/session/params_json.h"
 #include "core/spectra/exp_rank_demo.h"
@@ -344,8 +346,40 @@ std::vector<Claim> scaling() {
   };
 }
 
+std::vector<Claim> multihead() {
+  return {
+      {4, 3, "four head outputs of n × d/h, unified by Wo into one n × d output",
+       [](LessonRun& run) {
+         const Shown s = run.step(3);
+         for (int h = 0; h < 4; ++h) {
+           const MatD out = s.matrix("output_L0_H" + std::to_string(h));
+           if (out.rows() != 5 || out.cols() != 16)
+             return fail(QString("head %1: %2 × %3").arg(h).arg(out.rows()).arg(out.cols()));
+         }
+         const MatD unified = s.matrix("attention_out_L0");
+         return unified.rows() == 5 && unified.cols() == 64
+                    ? QString()
+                    : fail(QString("unified %1 × %2").arg(unified.rows()).arg(unified.cols()));
+       }},
+      {4, 4, "eight heads in two layers",
+       [](LessonRun& run) {
+         int maps = 0;
+         for (const LabelledMatrix& m : run.step(4).numbers.matrices) maps += m.name.rfind("attention_L", 0) == 0;
+         return maps == 16 ? QString() : fail(QString("%1 maps").arg(maps));
+       }},
+  };
+}
+
 std::vector<Claim> masking() {
   return {
+      {5, 3, "the scores panel is drawn before the mask: its upper triangle is computed",
+       [](LessonRun& run) {
+         const MatD scores = run.step(3).matrix("scores_L0_H0");
+         const MatD upper = scores.triangularView<Eigen::StrictlyUpper>();
+         return scores.rows() == 6 && upper.cwiseAbs().minCoeff() >= 0 && (upper.array() != 0).count() == 15
+                    ? QString()
+                    : fail("the upper triangle of the scores is not all computed");
+       }},
       {5, 2, "the first word attends only to itself, the last to every word",
        [](LessonRun& run) {
          const MatD a = run.step(2).matrix("attention_L0_H0");
@@ -595,8 +629,103 @@ std::vector<Claim> rankCollapse() {
   };
 }
 
+std::vector<Claim> whichHead() {
+  return {
+      {10, 2, "head 1.0 gives more than half of the logit, head 1.3 most of the rest, layer 0 almost nothing",
+       [](LessonRun& run) {
+         const Shown s = run.step(2);
+         const MatD m = s.matrix("attribution");  // [layers, heads + MLP]
+         if (m.rows() != 2 || m.cols() != 5) return fail(QString("a %1 × %2 map").arg(m.rows()).arg(m.cols()));
+         const PipelineResult& r = *s.result->run;
+         const int last = r.trace.tokenCount() - 1;
+         const int dogs = predict(*r.model, r.trace, last, 1).front().id;
+         const Attribution a =
+             directLogitAttribution(*r.model, r.trace, headContributions(*r.model, r.text, r.trace, last), dogs);
+         if ((a.heads - m.leftCols(4)).cwiseAbs().maxCoeff() > 1e-6) return fail("the map is not the attribution");
+         const double h10 = m(1, 0), h13 = m(1, 3), rest = a.logit - h10;
+         QString shares;
+         for (Eigen::Index l = 0; l < 2; ++l)
+           for (Eigen::Index h = 0; h < 4; ++h) shares += QString(" %1.%2: %3").arg(l).arg(h).arg(m(l, h), 0, 'f', 2);
+         const bool ok =
+             h10 > 0.5 * a.logit && h13 > 0.5 * rest && m.row(0).head(4).cwiseAbs().maxCoeff() < 0.1 * a.logit;
+         return ok ? QString() : fail(QString("logit %1;").arg(a.logit) + shares);
+       }},
+      {10, 7, "dogs' difference stays at its position until layer 1 moves it to the last; head 1.0 restores most",
+       [](LessonRun& run) {
+         const Shown s = run.step(7);
+         const MatD heads = s.matrix("patching_heads"), resid = s.matrix("patching_resid");
+         if (heads.size() == 0 || resid.rows() != 3) return fail("no patching map");
+         Eigen::Index l = 0, h = 0;
+         heads.maxCoeff(&l, &h);
+         if (l != 1 || h != 0) return fail(QString("head %1.%2 restores the most").arg(l).arg(h));
+         std::vector<std::string> tokens;
+         for (const LabelledMatrix& m : s.numbers.matrices)
+           if (m.name == "patching_resid") tokens = m.colLabels;
+         // The columns are the corrupted sentence's tokens: "dogs"' position holds "cats" there.
+         const auto dogs = std::find_if(tokens.begin(), tokens.end(),
+                                        [](const std::string& t) { return t.find("cats") != std::string::npos; });
+         if (dogs == tokens.end()) return fail("no 'cats' among the corrupted run's positions");
+         const Eigen::Index at = dogs - tokens.begin(), lastPos = resid.cols() - 1;
+         for (Eigen::Index row = 0; row < 3; ++row) {
+           Eigen::Index top = 0;
+           resid.row(row).maxCoeff(&top);
+           if (top != (row < 2 ? at : lastPos))
+             return fail(QString("stream %1 carries the difference at position %2").arg(row).arg(top));
+         }
+         return QString();
+       }},
+  };
+}
+
+/// The key each query row attends to most.
+std::vector<Eigen::Index> argmaxRows(const MatD& a) {
+  std::vector<Eigen::Index> top(static_cast<std::size_t>(a.rows()));
+  for (Eigen::Index i = 0; i < a.rows(); ++i) a.row(i).maxCoeff(&top[std::size_t(i)]);
+  return top;
+}
+
 std::vector<Claim> findTheHeads() {
   return {
+      {11, 1, "the heads of layer 1 look farther back and more sharply than those of layer 0",
+       [](LessonRun& run) {
+         const Shown s = run.step(1);
+         auto* v = viewAs<HeadScatterView>(s);
+         if (!v || v->plot()->points().size() != 8) return fail("not the eight heads");
+         double far0 = 0, far1 = 1e9, sharp0 = 1e9, sharp1 = 0;  // x: mean distance, y: entropy
+         for (const auto& p : v->plot()->points()) {
+           if (p.layer == 0) far0 = std::max(far0, p.x), sharp0 = std::min(sharp0, p.y);
+           if (p.layer == 1) far1 = std::min(far1, p.x), sharp1 = std::max(sharp1, p.y);
+         }
+         return far1 > far0 && sharp1 < sharp0
+                    ? QString()
+                    : fail(QString("layer 0: distance ≤ %1, entropy ≥ %2; layer 1: distance ≥ %3, entropy ≤ %4")
+                               .arg(far0)
+                               .arg(sharp0)
+                               .arg(far1)
+                               .arg(sharp1));
+       }},
+      {11, 3, "head 0.0 on the sentence: each token looks at the one before it",
+       [](LessonRun& run) {
+         const std::vector<Eigen::Index> top = argmaxRows(run.step(3).matrix("attention_L0_H0"));
+         for (std::size_t i = 1; i < top.size(); ++i)
+           if (top[i] != Eigen::Index(i) - 1) return fail(QString("token %1 looks at %2").arg(i).arg(top[i]));
+         return QString();
+       }},
+      {11, 5, "head 1.0: in the second half each token looks at the token after its earlier occurrence",
+       [](LessonRun& run) {
+         const Shown s = run.step(5);
+         const QStringList tokens = s.result->tokenLabels();
+         const std::vector<Eigen::Index> top = argmaxRows(s.matrix("attention_L1_H0"));
+         const int repeat = static_cast<int>(tokens.indexOf("and")) + 1;  // "red" again
+         const int period = repeat - static_cast<int>(tokens.indexOf(tokens.value(repeat)));
+         for (int i = repeat; i < tokens.size(); ++i) {
+           const int earlier = i - period;  // the same word in the first half
+           if (tokens[earlier] != tokens[i] || top[std::size_t(i)] != earlier + 1)
+             return fail(
+                 QString("%1 (position %2) looks at position %3").arg(tokens[i]).arg(i).arg(top[std::size_t(i)]));
+         }
+         return QString();
+       }},
       {11, 2, "head 0.0 is the rightmost dot, previous-token score about 0.54",
        [](LessonRun& run) {
          const Shown s = run.step(2);
@@ -635,8 +764,8 @@ std::vector<Claim> findTheHeads() {
 
 std::vector<Claim> claims() {
   std::vector<Claim> all;
-  for (auto part : {weightedAverage, queriesKeysValues, scaling, masking, position, linearAttention, rankAndSparsity,
-                    rankCollapse, findTheHeads})
+  for (auto part : {weightedAverage, queriesKeysValues, scaling, multihead, masking, position, linearAttention,
+                    rankAndSparsity, rankCollapse, whichHead, findTheHeads})
     for (Claim& c : part()) all.push_back(std::move(c));
   return all;
 }
