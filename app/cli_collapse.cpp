@@ -24,6 +24,7 @@ Params collapseParams(const Args& a) {
   s.seeds = a.intValue("seeds", s.seeds, 1, 64);
   if (a.has("seed")) s.seed = static_cast<uint64_t>(a.intValue("seed", 0, 0, 2147483647));
   if (a.has("init")) s.init = parseInitScheme(a.value("init"));
+  if (a.has("mlp-gain")) s.mlpGain = a.doubleValue("mlp-gain", s.mlpGain, 0.01, 100);
   if (a.has("configs")) s.configs = parseStackConfigList(a.value("configs"));
   if (a.has("variant")) s.variant = a.value("variant");
   if (a.has("norm")) s.norm = parseResidualNorm(a.value("norm"));
@@ -44,6 +45,8 @@ const std::vector<Option>& collapseOptions() {
       {"d-model", true, "D: width (default 64)"},
       {"heads", true, "H: attention heads per layer, dividing D (default 4)"},
       {"init", true, "lecun|xavier|bert: weight initialisation (default lecun)"},
+      {"mlp-gain", true,
+       "G: the MLP's output weights G times larger, its Lipschitz constant G-fold (0.01-100, default 1)"},
       {"seeds", true, "S: runs per configuration; the curves are median, min and max over them (default 5)"},
       {"seed", true, "N: base seed of weights and inputs (default 1)"},
       {"configs", true, "san,san-skip,san-mlp,san-skip-mlp,post-ln,pre-ln,san-ln: which stacks (default all)"},

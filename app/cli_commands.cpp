@@ -164,7 +164,8 @@ const std::vector<Subcommand>& subcommands() {
        "\"id\", \"token\", \"prob\"} (prob: softmax(logits / T) of the token over the whole vocabulary). "
        "--seed S fixes the sampled draw.",
        generateOptions(), true, false, runGenerate},
-      {"collapse", "--depth L --tokens N --d-model D --heads H --init lecun|xavier|bert --seeds S --configs LIST",
+      {"collapse",
+       "--depth L --tokens N --d-model D --heads H --init lecun|xavier|bert [--mlp-gain G] --seeds S --configs LIST",
        "Rank collapse (Dong, Cordonnier, Loukas 2021): runs deep stacks of attention in the chosen "
        "configurations and prints the relative residual ||res(X_l)||/||X_l|| per depth as JSON: {\"depths\": "
        "[0..L], \"configs\": {\"san\": {\"median\": [...], \"min\": [...], \"max\": [...]}, ...}}. A curve whose "

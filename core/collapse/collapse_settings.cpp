@@ -52,6 +52,8 @@ void validate(const CollapseSettings& s) {
   check(s.heads >= 1 && s.heads <= 64, "heads", "must be between 1 and 64", s.heads);
   check(s.dModel % s.heads == 0, "heads",
         "must divide collapse.d_model (" + std::to_string(s.dModel) + ") into equal heads", s.heads);
+  if (!(s.mlpGain >= 0.01 && s.mlpGain <= 100))  // also refuses NaN
+    throw InputError("collapse.mlp_gain must be between 0.01 and 100 (got " + std::to_string(s.mlpGain) + ")");
   check(s.seeds >= 1 && s.seeds <= 64, "seeds", "must be between 1 and 64", s.seeds);
   check(s.pathSamples >= 0 && s.pathSamples <= 256, "path_samples", "must be between 0 and 256", s.pathSamples);
   check(s.inspectDepth >= 0 && s.inspectDepth <= 128, "inspect_depth", "must be between 0 and 128", s.inspectDepth);

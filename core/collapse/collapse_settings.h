@@ -36,6 +36,10 @@ struct CollapseSettings {
   int dModel = 64;
   int heads = 4;
   InitScheme init = InitScheme::LeCun;
+  /// g: the MLP's output weights W2 are drawn g times larger, so MLP(x) = g·MLP₁(x) and its Lipschitz
+  /// constant is g times that of the init alone. The paper's "MLPs slow the collapse" is a statement about
+  /// that constant (its bound loosens as it grows), so whether an MLP slows it here depends on g. 0.01–100.
+  double mlpGain = 1.0;
   int seeds = 5;      ///< runs per configuration; curves show median and min–max over them
   uint64_t seed = 1;  ///< base seed of weights and random inputs
   std::vector<StackConfig> configs = allStackConfigs();

@@ -109,7 +109,7 @@ AttentionFn makeStackAttention(const std::string& variant, int dHead, uint64_t) 
   throw InputError("unknown attention variant '" + variant + "' (accepted: softmax)");
 }
 
-StackLayerWeights makeLayerWeights(int dModel, InitScheme init, uint64_t seed, int l) {
+StackLayerWeights makeLayerWeights(int dModel, InitScheme init, uint64_t seed, int l, double mlpGain) {
   const int d = dModel;
   const double sAttn = initStd(init, d, d), s1 = initStd(init, d, 4 * d), s2 = initStd(init, 4 * d, d);
   StackLayerWeights w;
@@ -118,7 +118,7 @@ StackLayerWeights makeLayerWeights(int dModel, InitScheme init, uint64_t seed, i
   w.wv = gaussian(d, d, sAttn, seed, l, 3);
   w.wo = gaussian(d, d, sAttn, seed, l, 4);
   w.w1 = gaussian(d, 4 * d, s1, seed, l, 5);
-  w.w2 = gaussian(4 * d, d, s2, seed, l, 6);
+  w.w2 = gaussian(4 * d, d, s2 * mlpGain, seed, l, 6);
   w.b1 = VecD::Zero(4 * d);
   w.b2 = VecD::Zero(d);
   w.ln1Gamma = w.ln2Gamma = VecD::Ones(d);
@@ -135,7 +135,7 @@ StackWeights makeStackWeights(int dModel, int heads, int depth, InitScheme init,
   return sw;
 }
 
-LayerWeightsFn randomLayerWeights(int dModel, InitScheme init, uint64_t seed) {
+LayerWeightsFn randomLayerWeights(int dModel, InitScheme init, uint64_t seed, double mlpGain) {
   struct Latest {
     int layer = -1;
     StackLayerWeights weights;
@@ -143,7 +143,7 @@ LayerWeightsFn randomLayerWeights(int dModel, InitScheme init, uint64_t seed) {
   auto latest = std::make_shared<Latest>();
   return [=](int layer) -> const StackLayerWeights& {
     if (latest->layer != layer) {
-      latest->weights = makeLayerWeights(dModel, init, seed, layer);
+      latest->weights = makeLayerWeights(dModel, init, seed, layer, mlpGain);
       latest->layer = layer;
     }
     return latest->weights;

@@ -48,8 +48,9 @@ struct StackWeights {
 /// Random weights of layer `layer` (0-based): every matrix from its own stream (seed, layer, which), so
 /// a deeper stack extends a shallower one with the same first layers. Biases 0, LayerNorm γ = 1, β = 0.
 /// Fans are those of the full matrices ([d, d] for the attention projections, [d, 4d] and [4d, d] for
-/// the MLP), as nn.Linear(d, d) would have them.
-StackLayerWeights makeLayerWeights(int dModel, InitScheme init, uint64_t seed, int layer);
+/// the MLP), as nn.Linear(d, d) would have them. `mlpGain` g multiplies W2 (CollapseSettings::mlpGain): the
+/// MLP's output and Lipschitz constant scale by g; its streams stay the same, so g = 1 is the plain init.
+StackLayerWeights makeLayerWeights(int dModel, InitScheme init, uint64_t seed, int layer, double mlpGain = 1.0);
 /// All `depth` layers of makeLayerWeights at once (tests, small stacks).
 StackWeights makeStackWeights(int dModel, int heads, int depth, InitScheme init, uint64_t seed);
 
@@ -57,7 +58,7 @@ StackWeights makeStackWeights(int dModel, int heads, int depth, InitScheme init,
 /// weights at a time this way: 128 layers at d = 256 would otherwise take 800 MB per seed.
 using LayerWeightsFn = std::function<const StackLayerWeights&(int layer)>;
 /// makeLayerWeights on demand, keeping only the latest layer.
-LayerWeightsFn randomLayerWeights(int dModel, InitScheme init, uint64_t seed);
+LayerWeightsFn randomLayerWeights(int dModel, InitScheme init, uint64_t seed, double mlpGain = 1.0);
 /// The layers of `w` (which must outlive the function).
 LayerWeightsFn givenLayerWeights(const StackWeights& w);
 

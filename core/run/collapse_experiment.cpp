@@ -132,9 +132,9 @@ CollapseResult runCollapse(const Params& p, const RunControl& control) {
       index.push_back(c);
     }
     const uint64_t seed = collapseWeightSeed(s, i);
-    std::vector<StackRun> done =
-        runStacks(mine, s.dModel, s.heads, s.depth, collapseInput(p, i), randomLayerWeights(s.dModel, s.init, seed),
-                  makeStackAttention(s.variant, dHead, seed), options, RunControl{control.cancel, {}});
+    std::vector<StackRun> done = runStacks(
+        mine, s.dModel, s.heads, s.depth, collapseInput(p, i), randomLayerWeights(s.dModel, s.init, seed, s.mlpGain),
+        makeStackAttention(s.variant, dHead, seed), options, RunControl{control.cancel, {}});
     for (std::size_t k = 0; k < done.size(); ++k) runs[index[k]][i] = std::move(done[k]);
   });
 
@@ -164,8 +164,8 @@ LayerInspection inspectCollapse(const Params& p, const RunControl& control) {
   options.keepStates = options.keepAttention = true;
   const auto run = [&](int d) {
     options.keepOnlyLayer = d == 0 ? -1 : d;
-    return runStacks({in.config}, s.dModel, s.heads, std::max(d, 1), x0, randomLayerWeights(s.dModel, s.init, seed),
-                     attend, options, control)[0];
+    return runStacks({in.config}, s.dModel, s.heads, std::max(d, 1), x0,
+                     randomLayerWeights(s.dModel, s.init, seed, s.mlpGain), attend, options, control)[0];
   };
   StackRun r = run(depth);
   if (r.reachedDepth() < depth) {

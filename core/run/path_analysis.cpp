@@ -83,8 +83,8 @@ PathAnalysis runPathAnalysis(const Params& p, const RunControl& control) {
     const uint64_t weightSeed = collapseWeightSeed(s, seed);
     const StackRun run =
         runStacks({StackConfig::SanSkip}, s.dModel, s.heads, s.depth, collapseInput(p, seed),
-                  randomLayerWeights(s.dModel, s.init, weightSeed), makeStackAttention(s.variant, dHead, weightSeed),
-                  options, RunControl{control.cancel, {}})[0];
+                  randomLayerWeights(s.dModel, s.init, weightSeed, s.mlpGain),
+                  makeStackAttention(s.variant, dHead, weightSeed), options, RunControl{control.cancel, {}})[0];
     const int reached = static_cast<int>(run.attention.size());         // a stopped run offers fewer layers
     Rng rng(mixSeed(s.seed, static_cast<uint64_t>(seed), 0x70617468));  // "path"
     for (std::size_t i = 0; i < a.lengths.size(); ++i) {

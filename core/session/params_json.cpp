@@ -101,6 +101,7 @@ void readCollapse(const json& c, CollapseSettings& s) {
   readInt(c, "d_model", pre, s.dModel);
   readInt(c, "heads", pre, s.heads);
   readEnum(c, "init", pre, s.init, parseInitScheme);
+  readDouble(c, "mlp_gain", pre, s.mlpGain);
   readInt(c, "seeds", pre, s.seeds);
   readU64(c, "seed", pre, s.seed);
   readConfigs(c, s.configs);
@@ -193,6 +194,7 @@ json toJson(const CollapseSettings& s) {
               {"d_model", s.dModel},
               {"heads", s.heads},
               {"init", toString(s.init)},
+              {"mlp_gain", s.mlpGain},
               {"seeds", s.seeds},
               {"seed", s.seed},
               {"configs", configs},

@@ -140,11 +140,22 @@ void LessonPanel::goToStep(int index) {
 
 void LessonPanel::next() {
   const Lesson* l = currentLesson();
-  if (l && step_ + 1 < static_cast<int>(l->steps.size())) goToStep(step_ + 1);
+  if (!l) return;
+  if (step_ + 1 < static_cast<int>(l->steps.size()))
+    goToStep(step_ + 1);
+  else if (lesson_ + 1 < lessonCount())
+    selectLesson(lesson_ + 1);  // a clicker has only these two keys: the class goes on into the next lesson
 }
 
 void LessonPanel::previous() {
-  if (step_ > 0) goToStep(step_ - 1);
+  if (step_ > 0) {
+    goToStep(step_ - 1);
+  } else if (lesson_ > 0) {
+    // Back across the boundary, onto the previous lesson's last step (one step applied, not its first).
+    lesson_ -= 1;
+    chooser_->setCurrentIndex(lesson_);
+    goToStep(static_cast<int>(lessons_[static_cast<std::size_t>(lesson_)].steps.size()) - 1);
+  }
 }
 
 void LessonPanel::showStep() {
@@ -156,10 +167,10 @@ void LessonPanel::showStep() {
   QString html;
   for (const QString& para : QString::fromStdString(s.text).split("\n\n")) html += "<p>" + para + "</p>";
   text_->setHtml(html);
-  prev_->setEnabled(step_ > 0);
+  prev_->setEnabled(step_ > 0 || lesson_ > 0);
   const bool last = step_ + 1 == static_cast<int>(l->steps.size());
-  next_->setEnabled(!last);
   const bool more = last && lesson_ + 1 < lessonCount();
+  next_->setEnabled(!last || more);
   nextLesson_->setVisible(more);
   if (more)
     nextLesson_->setText(

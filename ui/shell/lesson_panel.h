@@ -2,7 +2,9 @@
 // The lesson panel: pick a lesson (shipped or from a file), read the step's explanation, go to the
 // next or previous step (buttons, PageDown/PageUp, Alt+→/Alt+←). Each step asks the window to apply
 // its parameters and show its view; a view this build does not have gets a note, not a crash. The last
-// step offers the next lesson; Close ends the lesson (the window then restores the user's parameters).
+// step offers the next lesson, and Next (a presentation clicker's Page Down) goes on into it; Previous on a
+// first step goes back to the previous lesson's last step. Close ends the lesson (the window then restores
+// the user's parameters).
 #include <QWidget>
 #include <vector>
 
@@ -25,7 +27,9 @@ class LessonPanel : public QWidget {
   void selectLesson(int index);
   /// Goes to step `index` of the current lesson and emits stepRequested.
   void goToStep(int index);
+  /// The next step; on a lesson's last step, the next lesson's first step.
   void next();
+  /// The previous step; on a lesson's first step, the previous lesson's last step.
   void previous();
   int lessonCount() const { return static_cast<int>(lessons_.size()); }
   int lessonIndex() const { return lesson_; }

@@ -196,8 +196,22 @@ class TestDeepStack : public QObject {
     p.collapse.input = CollapseInput::Sentence;
     p.collapse.inspectConfig = StackConfig::SanLn;
     p.collapse.seed = 12345678901ull;
+    p.collapse.mlpGain = 2.5;
     const Params back = paramsFromJson(toJson(p));
     QCOMPARE(toJson(back).dump(), toJson(p).dump());
+    QCOMPARE(back.collapse.mlpGain, 2.5);
+    // A session written before the gain existed keeps the plain init.
+    QCOMPARE(paramsFromJson(nlohmann::json::parse(R"({"collapse": {"depth": 8}})")).collapse.mlpGain, 1.0);
+  }
+
+  void mlpGainScalesOnlyTheMlpOutput() {
+    // g multiplies W2 and nothing else: MLP(x) = g·MLP₁(x), so the MLP's Lipschitz constant is g times the init's.
+    const StackLayerWeights plain = makeLayerWeights(16, InitScheme::LeCun, 5, 2);
+    const StackLayerWeights gained = makeLayerWeights(16, InitScheme::LeCun, 5, 2, 3.0);
+    QCOMPARE(gained.w1, plain.w1);
+    QCOMPARE(gained.wq, plain.wq);
+    QCOMPARE(gained.wo, plain.wo);
+    QVERIFY((gained.w2 - 3.0 * plain.w2).cwiseAbs().maxCoeff() < 1e-12);
   }
 
   void badSettingsNameTheField_data() {
@@ -215,6 +229,10 @@ class TestDeepStack : public QObject {
                           << "collapse.init";
     QTest::newRow("type") << R"({"collapse": {"seeds": "five"}})"
                           << "collapse.seeds must be an integer";
+    QTest::newRow("gain") << R"({"collapse": {"mlp_gain": 0}})"
+                          << "collapse.mlp_gain must be between 0.01 and 100";
+    QTest::newRow("gain type") << R"({"collapse": {"mlp_gain": "high"}})"
+                               << "collapse.mlp_gain must be a number";
   }
   void badSettingsNameTheField() {
     QFETCH(QString, json);

@@ -2,11 +2,11 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QGridLayout>
-#include <QHBoxLayout>
+#include <QDoubleSpinBox>
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <cmath>
 
 #include "core/collapse/deep_stack.h"
 #include "ui/plots/flow_layout.h"
@@ -40,6 +40,14 @@ CollapseControls::CollapseControls(QWidget* parent) : QWidget(parent) {
   seeds_ = spin(1, 64, tr("Runs per configuration: the line is their median, the band their min–max."));
   init_ = combo({"lecun", "xavier", "bert"},
                 tr("Weights: LeCun N(0, 1/fan_in), Xavier N(0, 2/(fan_in+fan_out)) or BERT-like N(0, 0.02²)."));
+  mlpGain_ = new QDoubleSpinBox;
+  mlpGain_->setRange(0.01, 100);
+  mlpGain_->setDecimals(2);
+  mlpGain_->setSingleStep(0.5);
+  mlpGain_->setKeyboardTracking(false);
+  mlpGain_->setToolTip(
+      tr("g: the MLP's output weights are drawn g times larger, so its Lipschitz constant grows "
+         "g-fold. Whether an MLP slows the collapse depends on it."));
   norm_ = combo({"composite", "fro"}, tr("Norm of the residual: the authors' √(‖·‖₁‖·‖∞), or Frobenius."));
   input_ = combo({"random", "sentence"}, tr("Random N(0, 1) tokens, or the embeddings of the sentence typed above."));
   QStringList variants;
@@ -49,9 +57,9 @@ CollapseControls::CollapseControls(QWidget* parent) : QWidget(parent) {
   // Fields and stack toggles wrap onto more lines on a narrow view (a projector with the lesson open).
   auto* grid = new FlowLayout(nullptr, 12, 2);
   const std::vector<std::pair<QString, QWidget*>> fields{
-      {tr("depth"), depth_},   {tr("heads"), heads_}, {tr("d_model"), dModel_},
-      {tr("tokens"), tokens_}, {tr("seeds"), seeds_}, {tr("init"), init_},
-      {tr("norm"), norm_},     {tr("input"), input_}, {tr("attention"), variant_}};
+      {tr("depth"), depth_}, {tr("heads"), heads_},      {tr("d_model"), dModel_},   {tr("tokens"), tokens_},
+      {tr("seeds"), seeds_}, {tr("init"), init_},        {tr("MLP gain"), mlpGain_}, {tr("norm"), norm_},
+      {tr("input"), input_}, {tr("attention"), variant_}};
   for (const auto& [caption, field] : fields) grid->addLabelled(caption, field);
   auto* toggles = new FlowLayout(nullptr, 12, 2);
   for (StackConfig c : CollapseSettings::allStackConfigs()) {
@@ -69,6 +77,7 @@ CollapseControls::CollapseControls(QWidget* parent) : QWidget(parent) {
 
   for (QSpinBox* s : {depth_, heads_, dModel_, tokens_, seeds_})
     connect(s, qOverload<int>(&QSpinBox::valueChanged), this, &CollapseControls::readWidgets);
+  connect(mlpGain_, qOverload<double>(&QDoubleSpinBox::valueChanged), this, &CollapseControls::readWidgets);
   for (QComboBox* c : {init_, norm_, input_, variant_})
     connect(c, qOverload<int>(&QComboBox::currentIndexChanged), this, &CollapseControls::readWidgets);
   setSettings(settings_);
@@ -84,6 +93,7 @@ void CollapseControls::setSettings(const CollapseSettings& s) {
   tokens_->setEnabled(s.input == CollapseInput::Random);
   seeds_->setValue(s.seeds);
   init_->setCurrentText(toString(s.init));
+  mlpGain_->setValue(s.mlpGain);
   norm_->setCurrentText(toString(s.norm));
   input_->setCurrentText(toString(s.input));
   if (variant_->findText(QString::fromStdString(s.variant)) < 0) variant_->addItem(QString::fromStdString(s.variant));
@@ -107,6 +117,8 @@ void CollapseControls::readWidgets() {
   s.tokens = tokens_->value();
   s.seeds = seeds_->value();
   s.init = parseInitScheme(init_->currentText().toStdString());
+  // The box shows two decimals: keep a finer gain (from a session file) unless the box was moved.
+  if (std::abs(mlpGain_->value() - s.mlpGain) > 0.005) s.mlpGain = mlpGain_->value();
   s.norm = parseResidualNorm(norm_->currentText().toStdString());
   s.input = parseCollapseInput(input_->currentText().toStdString());
   s.variant = variant_->currentText().toStdString();

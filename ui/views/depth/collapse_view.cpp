@@ -234,7 +234,7 @@ void CollapseView::drawCurves() {
   curves_->yAxis->setRange(std::max(kLogFloor, lo / 10), hi * 3);
   setPlotTitle(curves_,
                tr("Relative residual ‖res(X_l)‖/‖X_l‖ against depth\n%1 norm · median and min–max over %2 %3 · "
-                  "%4 init · n %5, d %6, %7 heads · %8 attention")
+                  "%4 init%9 · n %5, d %6, %7 heads · %8 attention")
                    .arg(toString(s.norm))
                    .arg(s.seeds)
                    .arg(s.input == CollapseInput::Random ? tr("seeds") : tr("weight seeds"))
@@ -242,7 +242,8 @@ void CollapseView::drawCurves() {
                    .arg(collapse_->tokens.size())
                    .arg(s.dModel)
                    .arg(s.heads)
-                   .arg(QString::fromStdString(s.variant)));
+                   .arg(QString::fromStdString(s.variant))
+                   .arg(s.mlpGain == 1.0 ? QString() : tr(", MLP gain %1").arg(s.mlpGain)));
   reading_->setText(QString::fromStdString(collapse_->reading));
   curves_->replot(QCustomPlot::rpQueuedReplot);
 }
