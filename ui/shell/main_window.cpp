@@ -8,6 +8,7 @@
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -56,6 +57,26 @@ class CloseWatcher : public QObject {
 
  private:
   std::function<void()> onClose_;
+};
+
+/// Ctrl+Z and Ctrl+Shift+Z (Ctrl+Y) in the sentence editor go to the program's history, so that sentence edits and
+/// parameter changes undo in the order they were made; QLineEdit's own undo jumped back to the sentence the program
+/// started with (its history begins at the last setText) and never reached the parameters.
+class EditorUndoToHistory : public QObject {
+ public:
+  using QObject::QObject;
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    if (event->type() != QEvent::ShortcutOverride && event->type() != QEvent::KeyPress)
+      return QObject::eventFilter(watched, event);
+    auto* key = static_cast<QKeyEvent*>(event);
+    if (!key->matches(QKeySequence::Undo) && !key->matches(QKeySequence::Redo))
+      return QObject::eventFilter(watched, event);
+    // ShortcutOverride left unaccepted: the Edit menu's Undo/Redo runs. A key press that reaches the editor (nothing
+    // to undo, the action disabled) is swallowed: the editor must not undo on its own either.
+    return true;
+  }
 };
 
 }  // namespace
@@ -363,6 +384,7 @@ void MainWindow::buildMenus() {
   redo->setShortcut(QKeySequence::Redo);
   editMenu->addAction(undo);
   editMenu->addAction(redo);
+  sentence_->installEventFilter(new EditorUndoToHistory(sentence_));
   editMenu->addSeparator();
   QAction* copy = editMenu->addAction(tr("&Copy view as image"), this, [this] { actions_->copyImage(currentView()); });
   copy->setShortcut(QKeySequence(tr("Ctrl+Shift+C")));
@@ -423,6 +445,9 @@ void MainWindow::applyParams(const Params& p) {
 }
 
 void MainWindow::edit(const Params& p) {
+  // A view's edit may change the sentence (a strongest context clicked, Next token, Generate): the editor shows it, or
+  // the next keystroke would throw the new text away (issue 31).
+  if (sentence_->text().toStdString() != p.sentence) sentence_->setText(QString::fromStdString(p.sentence));
   history_->record(controller_->params(), p);
   ViewStyle::instance().setDisplay(p.display);
   controller_->setParams(p);
@@ -516,6 +541,7 @@ void MainWindow::onResult(const ResultPtr& result) {
   shape.layers = run.trace.layerCount();
   shape.heads = run.trace.headCount();
   panel_->setModelShape(shape);
+  panel_->setModelCausal(run.trace.causal);
   editorLink_->setResult(result);
   stale_ = views_;
   presentToVisibleViews();

@@ -92,6 +92,14 @@ ParamPanel::ParamPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(selection);
   layout->addStretch(1);
 
+  // Before changed(): the user's own choice of scaling and mask, and the mask carried from rung 5 to rung 6 (the full
+  // block builds on the causal rung; it silently dropped the mask).
+  connect(scale_, &QCheckBox::toggled, this, [this](bool on) { storedScale_ = on; });
+  connect(causal_, &QCheckBox::toggled, this, [this](bool on) { storedCausal_ = on; });
+  connect(mode_, &QComboBox::currentIndexChanged, this, [this](int index) {
+    if (shownMode_ == static_cast<int>(Mode::Causal) && index > shownMode_) storedCausal_ = true;
+    shownMode_ = index;
+  });
   for (QSpinBox* s : {dModel_, heads_, layers_, seed_, layer_, head_})
     connect(s, &QSpinBox::valueChanged, this, &ParamPanel::changed);
   for (QComboBox* c : {mode_, position_, norm_, activation_})
@@ -110,6 +118,9 @@ void ParamPanel::setParams(const Params& p) {
                                      QSignalBlocker(mlp_),    QSignalBlocker(norm_),   QSignalBlocker(activation_),
                                      QSignalBlocker(layer_),  QSignalBlocker(head_),   QSignalBlocker(lowercase_)};
   mode_->setCurrentIndex(static_cast<int>(m.mode));
+  shownMode_ = static_cast<int>(m.mode);
+  storedScale_ = m.scale;
+  storedCausal_ = m.causal;
   dModel_->setMaximum(1024);
   heads_->setMaximum(64);
   layers_->setMaximum(64);
@@ -118,8 +129,6 @@ void ParamPanel::setParams(const Params& p) {
   layers_->setValue(m.layers);
   seed_->setValue(static_cast<int>(m.seed % 1000000));
   position_->setCurrentIndex(static_cast<int>(m.position));
-  scale_->setChecked(m.scale);
-  causal_->setChecked(m.causal);
   skip_->setChecked(m.skip);
   mlp_->setChecked(m.mlp);
   norm_->setCurrentIndex(static_cast<int>(m.norm));
@@ -164,8 +173,8 @@ Params ParamPanel::applyTo(Params p) const {
     m.layers = layers_->value();
     m.seed = static_cast<uint64_t>(seed_->value());
     m.position = static_cast<PositionKind>(position_->currentIndex());
-    m.scale = scale_->isChecked();
-    m.causal = causal_->isChecked();
+    m.scale = storedScale_;
+    m.causal = storedCausal_;
     m.skip = skip_->isChecked();
     m.mlp = mlp_->isChecked();
     m.norm = static_cast<NormPlacement>(norm_->currentIndex());
@@ -175,6 +184,30 @@ Params ParamPanel::applyTo(Params p) const {
   p.selection.layer = layer_->value();
   p.selection.head = head_->value();
   return p;
+}
+
+void ParamPanel::setModelCausal(bool causal) {
+  modelCausal_ = causal;
+  showLadderState();
+}
+
+void ParamPanel::showLadderState() {
+  const QSignalBlocker b1(scale_), b2(causal_);
+  const Mode m = static_cast<Mode>(mode_->currentIndex());
+  if (!builtin_) {
+    causal_->setChecked(modelCausal_);
+    causal_->setToolTip(modelCausal_ ? tr("This checkpoint masks causally: each token sees itself and earlier tokens.")
+                                     : tr("This checkpoint attends in both directions (no mask)."));
+    return;
+  }
+  scale_->setChecked(m >= Mode::Scaled && storedScale_);
+  scale_->setToolTip(m >= Mode::Scaled
+                         ? tr("Divide dot products by √d_head so softmax does not saturate.")
+                         : tr("Nothing is scaled below rung 3 (“+ scaling by √d”): pick rung 3 or later to choose."));
+  causal_->setChecked(m == Mode::Causal || storedCausal_);
+  causal_->setToolTip(m == Mode::Causal
+                          ? tr("Rung 5 is the causal mask: it is always on here.")
+                          : tr("Each token attends only to itself and earlier tokens (for generation)."));
 }
 
 void ParamPanel::changed() {
@@ -202,6 +235,7 @@ void ParamPanel::updateEnabled() {
   heads_->setEnabled(builtin && m >= Mode::Multihead);
   scale_->setEnabled(builtin && m >= Mode::Scaled);
   causal_->setEnabled(builtin && m != Mode::Causal);
+  showLadderState();
   for (QWidget* w : std::initializer_list<QWidget*>{skip_, mlp_, norm_, activation_})
     w->setEnabled(builtin && m == Mode::Block);
 }

@@ -29,6 +29,8 @@ class ParamPanel : public QWidget {
   /// Limits the layer/head selectors to what the current model has; a loaded checkpoint's d_model,
   /// heads and layers are shown in the greyed-out fields.
   void setModelShape(const ModelInfo& info);
+  /// Whether the model shown masks causally (the trace's own flag): a checkpoint's greyed "causal mask" box shows it.
+  void setModelCausal(bool causal);
 
  signals:
   /// A widget was changed by the user: the window calls applyTo on the current parameters.
@@ -38,9 +40,16 @@ class ParamPanel : public QWidget {
   void changed();
   void updateEnabled();
   void showCheckpointSizes();
+  /// The teaching ladder's check boxes show what is in force: "scale" unchecked below rung 3 (nothing is scaled), the
+  /// mask checked at rung 5 (the rung is the mask) and for a causal checkpoint. The user's own choices are kept
+  /// apart (storedScale_, storedCausal_), so a rung that ignores them does not erase them.
+  void showLadderState();
 
   bool builtin_ = true;
   ModelInfo checkpoint_;  ///< the last loaded checkpoint's sizes (layers 0: none yet)
+  bool storedScale_ = true, storedCausal_ = false;  ///< ModelConfig::scale and ::causal as the user set them
+  bool modelCausal_ = false;                        ///< the shown trace masks causally
+  int shownMode_ = 0;                               ///< the rung before the last change of the mode box
   QComboBox *mode_, *position_, *norm_, *activation_;
   QSpinBox *dModel_, *heads_, *layers_, *seed_, *layer_, *head_;
   QCheckBox *scale_, *causal_, *skip_, *mlp_, *lowercase_;
