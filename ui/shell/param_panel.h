@@ -46,7 +46,7 @@ class ParamPanel : public QWidget {
   void showLadderState();
 
   bool builtin_ = true;
-  ModelInfo checkpoint_;  ///< the last loaded checkpoint's sizes (layers 0: none yet)
+  ModelInfo checkpoint_;                            ///< the last loaded checkpoint's sizes (layers 0: none yet)
   bool storedScale_ = true, storedCausal_ = false;  ///< ModelConfig::scale and ::causal as the user set them
   bool modelCausal_ = false;                        ///< the shown trace masks causally
   int shownMode_ = 0;                               ///< the rung before the last change of the mode box
