@@ -205,9 +205,8 @@ void ParamPanel::showLadderState() {
                          ? tr("Divide dot products by √d_head so softmax does not saturate.")
                          : tr("Nothing is scaled below rung 3 (“+ scaling by √d”): pick rung 3 or later to choose."));
   causal_->setChecked(m == Mode::Causal || storedCausal_);
-  causal_->setToolTip(m == Mode::Causal
-                          ? tr("Rung 5 is the causal mask: it is always on here.")
-                          : tr("Each token attends only to itself and earlier tokens (for generation)."));
+  causal_->setToolTip(m == Mode::Causal ? tr("Rung 5 is the causal mask: it is always on here.")
+                                        : tr("Each token attends only to itself and earlier tokens (for generation)."));
 }
 
 void ParamPanel::changed() {
