@@ -1,7 +1,8 @@
 // The teaching ladder's check boxes show the state in force (issue 30): "scale" is unchecked below rung 3 (nothing is
-// scaled there), the mask is checked and greyed at rung 5 (the rung is the mask), going from rung 5 to 6 keeps the mask,
-// and a causal checkpoint (the trained induction model) shows a checked mask; the user's own choices survive rungs that
-// ignore them. Each case is checked against what the model then computes (resolve(), the trace's causal flag).
+// scaled there), the mask is checked and greyed at rung 5 (the rung is the mask), going from rung 5 to 6 keeps the
+// mask, and a causal checkpoint (the trained induction model) shows a checked mask; the user's own choices survive
+// rungs that ignore them. Each case is checked against what the model then computes (resolve(), the trace's causal
+// flag).
 #include <QCheckBox>
 #include <QComboBox>
 #include <QtTest>
