@@ -1,0 +1,100 @@
+#include "ui/shell/training_export.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QImage>
+#include <QLayout>
+#include <QThread>
+
+#include "core/base/errors.h"
+#include "core/base/json_file.h"
+#include "core/train/tiny_checkpoint.h"
+#include "ui/shell/view_factory.h"
+#include "ui/views/training/training_view.h"
+
+namespace attnlab::ui {
+
+QStringList exportViewNames() { return viewNames() << kTrainingExportName; }
+
+namespace {
+
+/// A fresh Training view laid out offscreen at `size`, its controls left out, drawing `run`; nullptr and `error`
+/// set when it does not start.
+std::unique_ptr<TrainingView> offscreenTrainingView(const TrainingUpdatePtr& run, const QSize& size, double fontScale,
+                                                    QString* error) {
+  auto view = std::make_unique<TrainingView>();
+  view->setAttribute(Qt::WA_DontShowOnScreen);
+  if (view->layout()) view->layout()->setSizeConstraint(QLayout::SetNoConstraint);
+  view->setMinimumSize(0, 0);
+  for (QWidget* child : view->findChildren<QWidget*>())
+    if (child->property(kScreenOnlyProperty).toBool()) child->hide();
+  view->resize(size);
+  view->setFontScale(fontScale);
+  view->show();
+  // The view's own worker publishes its untrained step 0 once, from its thread: wait for it, so that it cannot
+  // arrive after the run and replace it.
+  QElapsedTimer clock;
+  clock.start();
+  while (!view->lastUpdate()) {
+    if (clock.elapsed() > 30000) {
+      *error = QString("the Training view did not start in time");
+      return nullptr;
+    }
+    QApplication::processEvents(QEventLoop::AllEvents, 20);
+    QThread::msleep(2);
+  }
+  view->showRun(run);
+  QApplication::processEvents();  // the loss plot's queued replot
+  return view;
+}
+
+}  // namespace
+
+QString exportTraining(const TrainingUpdatePtr& run, const ExportRequest& r) {
+  if (!run) return QString("nothing to export: the Training view has not drawn a run yet");
+  if (!exportFormats().contains(r.format))
+    return QString("unknown format '%1' (use %2)").arg(r.format, exportFormats().join(", "));
+  const QSize size = r.size.layoutPixels();
+  if (size.width() < 50 || size.height() < 50 || size.width() > 20000 || size.height() > 20000)
+    return QString("figure size %1 × %2 px is out of range (50 to 20000)").arg(size.width()).arg(size.height());
+  QString error;
+  const auto view = offscreenTrainingView(run, size, r.fontScale, &error);
+  if (!view) return error;
+  if (isFigureFormat(r.format)) return writeFigure(view.get(), "Training", r);
+  try {
+    const std::string bytes =
+        numbersToBytes(view->numbers(), parseNumbersFormat(r.format.toStdString()), r.matrix.toStdString());
+    return writeFileBytes(r.path, bytes);
+  } catch (const InputError& e) {
+    return QString::fromStdString(e.what());
+  }
+}
+
+QImage trainingImage(const TrainingUpdatePtr& run, const QSize& size, double scale) {
+  QString error;
+  const auto view = run ? offscreenTrainingView(run, size, 1.0, &error) : nullptr;
+  return view ? renderWidgetImage(view.get(), scale) : QImage();
+}
+
+TrainingUpdatePtr boundedTrainingRun(const TrainSettings& settings, int steps) {
+  return TrainingView::trainingRun(runTraining(settings, steps), settings);
+}
+
+TrainingUpdatePtr savedTrainingRun(const QString& dir) {
+  const std::string d = dir.toStdString();
+  if (!isTinyCheckpoint(d))
+    throw InputError(d +
+                     ": not a model trained by Attention Lab (its config.json is not an attnlab-tiny model): "
+                     "only the Training view's or `attnlab train --save`'s models have a training history");
+  std::optional<TrainHistory> h = loadTrainHistory(d);
+  if (!h)
+    throw InputError(d + ": has no training history (" + trainHistoryPath(d) +
+                     "); save the model again from the Training view or with `attnlab train --save`, or leave out "
+                     "--model to draw a fresh run");
+  TrainSettings s;
+  s.task = h->task;
+  s.model = tinyConfigFromJson(readJsonFile(d + "/config.json"), d);
+  return TrainingView::trainingRun(*h, s);
+}
+
+}  // namespace attnlab::ui
