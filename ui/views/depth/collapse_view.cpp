@@ -13,6 +13,7 @@
 #include <qcustomplot.h>
 
 #include "core/session/params_json.h"
+#include "ui/plots/math_text.h"
 #include "ui/plots/matrix_plot.h"
 #include "ui/views/depth/collapse_controls.h"
 #include "ui/views/depth/collapse_plotting.h"
@@ -52,8 +53,31 @@ QCustomPlot* newPlot(const QString& title) {
   return plot;
 }
 
+/// Sets the title, broken at its " · " separators into lines that fit the plot's width beside its legend:
+/// QCPTextElement does not wrap, and at a slide's width (960 px) one long line widened the plot's first column
+/// until the legend was pushed out of the figure.
 void setPlotTitle(QCustomPlot* plot, const QString& title) {
-  if (auto* t = qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0))) t->setText(title);
+  auto* t = qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0));
+  if (!t) return;
+  const bool legendBeside = plot->legend && plot->legend->visible() && plot->legend->layout() == plot->plotLayout();
+  const int room =
+      std::max(120, plot->width() - (legendBeside ? plot->legend->minimumOuterSizeHint().width() : 0) - 16);
+  const QFontMetrics fm(t->font());
+  QStringList lines;
+  for (const QString& line : title.split('\n')) {
+    QString current;
+    for (const QString& part : line.split(QStringLiteral(" · "))) {
+      const QString joined = current.isEmpty() ? part : current + QStringLiteral(" · ") + part;
+      if (!current.isEmpty() && fm.horizontalAdvance(joined) > room) {
+        lines << current;
+        current = part;
+      } else {
+        current = joined;
+      }
+    }
+    lines << current;
+  }
+  t->setText(lines.join('\n'));
 }
 
 }  // namespace
@@ -66,7 +90,7 @@ CollapseView::CollapseView(QWidget* parent) : TraceView(parent), curvesJob_(this
   status_ = new QLabel;
   status_->setStyleSheet("color: #b2182b;");
 
-  curves_ = newPlot(tr("Relative residual ‖res(X_l)‖ / ‖X_l‖"));
+  curves_ = newPlot(tr("Relative residual ‖res(Xₗ)‖ / ‖Xₗ‖"));
   makeLogAxis(curves_->yAxis);
   curves_->xAxis->setLabel(tr("layer l"));
   curves_->yAxis->setLabel(tr("relative residual (log)"));
@@ -87,7 +111,7 @@ CollapseView::CollapseView(QWidget* parent) : TraceView(parent), curvesJob_(this
   cosine_ = new MatrixPlot;
   cosine_->setColorMap(ColorMap::Diverging);
   cosine_->setRangeMode(MatrixPlot::Range::Symmetric);
-  singular_ = newPlot(tr("Singular values σ_i/σ₁"));
+  singular_ = newPlot(tr("Singular values σᵢ/σ₁"));
   makeLogAxis(singular_->yAxis);
   singular_->xAxis->setLabel(tr("index i"));
   auto* attentionBox = new QWidget;
@@ -234,17 +258,16 @@ void CollapseView::drawCurves() {
   marker->setPen(QPen(QColor(0x33, 0x33, 0x33), 1.2, Qt::DotLine));
   curves_->xAxis->setRange(0, std::max(1, s.depth));
   curves_->yAxis->setRange(std::max(kLogFloor, lo / 10), hi * 3);
-  setPlotTitle(curves_,
-               tr("Relative residual ‖res(X_l)‖/‖X_l‖ against depth\n%1 norm · median and min–max over %2 %3 · "
-                  "%4 init · n %5, d %6, %7 heads · %8 attention")
-                   .arg(toString(s.norm))
-                   .arg(s.seeds)
-                   .arg(s.input == CollapseInput::Random ? tr("seeds") : tr("weight seeds"))
-                   .arg(toString(s.init))
-                   .arg(collapse_->tokens.size())
-                   .arg(s.dModel)
-                   .arg(s.heads)
-                   .arg(QString::fromStdString(s.variant)));
+  setPlotTitle(curves_, tr("Relative residual ‖res(Xₗ)‖/‖Xₗ‖ against depth\n%1 norm · median and min–max over %2 %3 · "
+                           "%4 init · n %5, d %6, %7 heads · %8 attention")
+                            .arg(toString(s.norm))
+                            .arg(s.seeds)
+                            .arg(s.input == CollapseInput::Random ? tr("seeds") : tr("weight seeds"))
+                            .arg(toString(s.init))
+                            .arg(collapse_->tokens.size())
+                            .arg(s.dModel)
+                            .arg(s.heads)
+                            .arg(QString::fromStdString(s.variant)));
   reading_->setText(QString::fromStdString(collapse_->reading));
   curves_->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -253,7 +276,7 @@ void CollapseView::drawInspection() {
   if (!inspection_) return;
   const LayerInspection& in = *inspection_;
   const QStringList tokens = labels(in.tokens);
-  const QString where = tr("X_%1").arg(in.depth);
+  const QString where = "X" + subscript(QString::number(in.depth));  // X₃: the stream after layer 3
   inspectLabel_->setText(
       tr("%1 · l = %2 · residual %3").arg(inspectConfig_->currentText()).arg(in.depth).arg(in.residual, 0, 'g', 3));
   cosine_->setTitle(tr("Token cosine similarity of %1").arg(where));
@@ -273,7 +296,7 @@ void CollapseView::drawInspection() {
   singular_->xAxis->setRange(0.5, std::max(1.5, x.size() + 0.5));
   const double low = y.isEmpty() ? 1e-3 : *std::min_element(y.begin(), y.end());
   singular_->yAxis->setRange(std::max(kLogFloor, low / 10), 2);
-  setPlotTitle(singular_, tr("Singular values σ_i/σ₁ of %1").arg(where));
+  setPlotTitle(singular_, tr("Singular values σᵢ/σ₁ of %1").arg(where));
   singular_->replot(QCustomPlot::rpQueuedReplot);
   showAttention(in.attention, tokens, in.attentionLayer);
 }
