@@ -3,10 +3,15 @@
 // and reach the command line; no view shows raw TeX; the head scatter colours layers in discrete steps with
 // integer ticks and names the probe once.
 #include <QAbstractButton>
+#include <QDialogButtonBox>
 #include <QImage>
 #include <QLabel>
+#include <QPushButton>
 #include <QRegularExpression>
+#include <QStandardPaths>
+#include <QStatusBar>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QtTest>
 #include <cmath>
 
@@ -15,7 +20,9 @@
 #include "core/train/tiny_checkpoint.h"
 #include "tests/app/cli_test_util.h"
 #include "tests/harness/test_registry.h"
+#include "ui/shell/export_dialog.h"
 #include "ui/shell/live_controller.h"
+#include "ui/shell/main_window.h"
 #include "ui/shell/training_export.h"
 #include "ui/shell/view_export.h"
 #include "ui/shell/view_factory.h"
@@ -119,11 +126,45 @@ class TestSlideFigures : public QObject {
 
  private slots:
   void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName("AttentionLabTests");
+    QCoreApplication::setApplicationName("test_slide_figures");
     Params p;
     p.sentence = "mary gave roses to susan";
     p.model.heads = 2;
     result_ = LiveController::compute(p, nullptr, {});
     QVERIFY(result_->ok());
+  }
+
+  // Ctrl+E on the Training page exports the Training view (it wrote a grey page of the heatmap named heatmap.pdf
+  // while the status bar said "Saved Attention"): the dialog, the file and the status bar name it.
+  void ctrlEOnTheTrainingPageExportsTraining() {
+    MainWindow w(false);
+    w.resize(1280, 800);
+    w.show();
+    QApplication::setActiveWindow(&w);
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    w.showView("training");
+    const QString path = dir_.filePath("from-window.png");
+    QString title;
+    QTimer poll;
+    poll.setInterval(10);
+    connect(&poll, &QTimer::timeout, [&] {
+      if (auto* d = qobject_cast<ExportDialog*>(QApplication::activeModalWidget())) {
+        title = d->windowTitle();
+        d->setPath(path);
+        d->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->click();
+      }
+    });
+    poll.start();
+    QTest::keyClick(&w, Qt::Key_E, Qt::ControlModifier);
+    poll.stop();
+    QCOMPARE(title, QString("Export training"));
+    const QImage img(path);
+    QVERIFY(!img.isNull());
+    QVERIFY2(firstNonWhiteBorderPixel(img).isEmpty(), qPrintable(firstNonWhiteBorderPixel(img)));
+    QVERIFY2(w.statusBar()->currentMessage().startsWith("Saved Training to"),
+             qPrintable(w.statusBar()->currentMessage()));
   }
 
   void presetsHaveTheirDocumentedSizes() {
