@@ -189,6 +189,17 @@ const Subcommand* findSubcommand(const std::string& name) {
   return nullptr;
 }
 
+std::string subcommandHelp(const Subcommand& c) {
+  std::ostringstream s;
+  s << "Usage: attnlab " << c.name << " " << c.usage << "\n\n" << c.summary << "\n\nOptions:\n";
+  for (const Option& o : c.options) s << "  --" << o.name << "  " << o.help << "\n";
+  if (c.usesParams) {
+    s << "\nParameter options (the GUI's parameter struct):\n";
+    for (const Option& o : paramOptions()) s << "  --" << o.name << "  " << o.help << "\n";
+  }
+  return s.str();
+}
+
 std::string helpText() {
   std::ostringstream s;
   s << "Attention Lab: run small transformers and attention variants, and see inside them.\n\n"

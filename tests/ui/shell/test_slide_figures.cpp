@@ -320,8 +320,10 @@ class TestSlideFigures : public QObject {
     const AppRun list = runApp({"export", "--list-views"});
     QCOMPARE(list.code, 0);
     QVERIFY(list.out.split('\n').contains("training"));
-    const AppRun help = runApp({"--help"});
+    const AppRun help = runApp({"export", "--help"});
+    QCOMPARE(help.code, 0);
     QVERIFY(help.out.contains("slide-16x9|slide-4x3|column|page"));
+    QVERIFY(help.out.contains("--train-steps"));
     const QString png = dir_.filePath("cli-training.png");
     const AppRun train = runApp(
         {"export", "--view", "training", "--train-steps", "40", "--preset", "column", "--dpi", "150", "--out", png}, {},
