@@ -2,9 +2,13 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QHeaderView>
 #include <QImage>
 #include <QLayout>
+#include <QSplitter>
+#include <QTableWidget>
 #include <QThread>
+#include <algorithm>
 
 #include "core/base/errors.h"
 #include "core/base/json_file.h"
@@ -17,6 +21,29 @@ namespace attnlab::ui {
 QStringList exportViewNames() { return viewNames() << kTrainingExportName; }
 
 namespace {
+
+/// Below this figure height the score table is left out (its scores are in the maps' titles), below the next the
+/// maps too: a paper column (242 px) squeezed all three panels over one another.
+constexpr int kTableFromHeight = 420, kMapsFromHeight = 300;
+
+/// A figure shows the whole score table when it fits in a third of the page: the splitter's 2 : 4 : 1 left three of
+/// eight rows behind a scroll bar at a slide's size. The loss curve and the maps share the rest 1 : 2. A small
+/// figure shows fewer panels instead (kTableFromHeight, kMapsFromHeight).
+void fitScoreTable(TrainingView* view) {
+  QTableWidget* table = view->table();
+  auto* splitter = qobject_cast<QSplitter*>(table->parentWidget());
+  if (!splitter || splitter->count() != 3) return;
+  if (view->height() < kTableFromHeight) table->hide();
+  if (view->height() < kMapsFromHeight) splitter->widget(1)->hide();
+  if (!table->isVisible()) return;
+  int rows = table->horizontalHeader()->height() + 2 * table->frameWidth() + 2;
+  for (int r = 0; r < table->rowCount(); ++r) rows += table->rowHeight(r);
+  const QList<int> sizes = splitter->sizes();
+  const int total = sizes[0] + sizes[1] + sizes[2];
+  const int tableHeight = std::min(rows, total / 3);
+  const int rest = total - tableHeight;
+  splitter->setSizes({rest / 3, rest - rest / 3, tableHeight});
+}
 
 /// A fresh Training view laid out offscreen at `size`, its controls left out, drawing `run`; nullptr and `error`
 /// set when it does not start.
@@ -44,6 +71,7 @@ std::unique_ptr<TrainingView> offscreenTrainingView(const TrainingUpdatePtr& run
     QThread::msleep(2);
   }
   view->showRun(run);
+  fitScoreTable(view.get());
   QApplication::processEvents();  // the loss plot's queued replot
   return view;
 }

@@ -3,7 +3,9 @@
 // and reach the command line; no view shows raw TeX; the head scatter colours layers in discrete steps with
 // integer ticks and names the probe once.
 #include <QAbstractButton>
+#include <QComboBox>
 #include <QDialogButtonBox>
+#include <QDoubleSpinBox>
 #include <QImage>
 #include <QLabel>
 #include <QPushButton>
@@ -178,6 +180,26 @@ class TestSlideFigures : public QObject {
     QCOMPARE(figurePreset("column")->physicalMm().width(), 85.0);
     QCOMPARE(figurePreset("page")->physicalMm().width(), 178.0);
     QVERIFY(!figurePreset("poster"));
+  }
+
+  // The dialog's presets fill in the size in centimetres and untick "as shown"; editing the size shows "custom".
+  void dialogPresetsSetTheSize() {
+    ExportDialog d("collapse", QSize(800, 600), {});
+    QComboBox* box = nullptr;
+    for (QComboBox* c : d.findChildren<QComboBox*>())
+      if (c->findData("slide-16x9") >= 0) box = c;
+    QVERIFY(box);
+    d.setPath(dir_.filePath("dialog.pdf"));
+    box->setCurrentIndex(box->findData("slide-16x9"));
+    QVERIFY(!d.asShown());
+    const ExportRequest r = d.request();
+    QCOMPARE(r.size.unit, FigureSize::Unit::Centimetres);
+    QCOMPARE(r.size.width, 25.4);
+    QCOMPARE(r.size.height, 14.29);
+    QCOMPARE(r.size.layoutPixels(), QSize(960, 540));
+    for (QDoubleSpinBox* s : d.findChildren<QDoubleSpinBox*>())
+      if (qFuzzyCompare(s->value(), 25.4)) s->setValue(20);
+    QCOMPARE(box->currentData().toString(), QString());  // custom size
   }
 
   // Every name of --list-views on a slide: no grey corner, frame or band at the page's edge.
