@@ -26,6 +26,7 @@
 #include "ui/shell/live_controller.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/training_export.h"
+#include "ui/shell/view_actions.h"
 #include "ui/shell/view_export.h"
 #include "ui/shell/view_factory.h"
 #include "ui/views/heads/atlas_labels.h"
@@ -167,6 +168,33 @@ class TestSlideFigures : public QObject {
     QVERIFY2(firstNonWhiteBorderPixel(img).isEmpty(), qPrintable(firstNonWhiteBorderPixel(img)));
     QVERIFY2(w.statusBar()->currentMessage().startsWith("Saved Training to"),
              qPrintable(w.statusBar()->currentMessage()));
+  }
+
+  // A figure "as shown" from the window (the view itself, not an offscreen copy) has white borders too: the
+  // window's grey behind the view's panels is not drawn into it.
+  void figuresAsShownInTheWindowAreWhite_data() {
+    QTest::addColumn<QString>("view");
+    for (const QString& v : {"heatmap", "variants", "collapse", "heads"}) QTest::newRow(qPrintable(v)) << v;
+  }
+  void figuresAsShownInTheWindowAreWhite() {
+    QFETCH(QString, view);
+    MainWindow w(false);
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTRY_VERIFY(w.controller()->lastResult() && w.controller()->lastResult()->ok());
+    w.showView(view);
+    TraceView* v = w.currentView();
+    QCOMPARE(v->viewName(), view);
+    QVERIFY(waitUntilReady(v));
+    ExportRequest r;
+    r.view = view;
+    r.format = "png";
+    r.path = dir_.filePath("shown-" + view + ".png");
+    QCOMPARE(w.viewActions()->run(v, w.controller()->lastResult(), r, /*asShown=*/true), QString());
+    const QImage img(r.path);
+    QCOMPARE(img.size(), v->size());
+    QVERIFY2(firstNonWhiteBorderPixel(img).isEmpty(), qPrintable(firstNonWhiteBorderPixel(img)));
   }
 
   void presetsHaveTheirDocumentedSizes() {
