@@ -15,6 +15,7 @@
 #include "core/session/params_json.h"
 #include "ui/plots/math_text.h"
 #include "ui/plots/matrix_plot.h"
+#include "ui/plots/plot_titles.h"
 #include "ui/views/depth/collapse_controls.h"
 #include "ui/views/depth/collapse_plotting.h"
 
@@ -62,22 +63,7 @@ void setPlotTitle(QCustomPlot* plot, const QString& title) {
   const bool legendBeside = plot->legend && plot->legend->visible() && plot->legend->layout() == plot->plotLayout();
   const int room =
       std::max(120, plot->width() - (legendBeside ? plot->legend->minimumOuterSizeHint().width() : 0) - 16);
-  const QFontMetrics fm(t->font());
-  QStringList lines;
-  for (const QString& line : title.split('\n')) {
-    QString current;
-    for (const QString& part : line.split(QStringLiteral(" · "))) {
-      const QString joined = current.isEmpty() ? part : current + QStringLiteral(" · ") + part;
-      if (!current.isEmpty() && fm.horizontalAdvance(joined) > room) {
-        lines << current;
-        current = part;
-      } else {
-        current = joined;
-      }
-    }
-    lines << current;
-  }
-  t->setText(lines.join('\n'));
+  t->setText(wrapTitle(title, t->font(), room));
 }
 
 }  // namespace

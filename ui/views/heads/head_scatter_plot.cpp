@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "ui/plots/colormaps.h"
+#include "ui/plots/plot_titles.h"
 #include "ui/plots/view_style.h"
 
 namespace attnlab::ui {
@@ -60,7 +61,8 @@ void HeadScatterPlot::setPoints(std::vector<Point> points, bool discrete) {
 }
 
 void HeadScatterPlot::setTitles(const QString& title, const QString& x, const QString& y, const QString& colour) {
-  title_->setText(title);
+  titleText_ = title;
+  title_->setText(wrapTitle(titleText_, title_->font(), width() - 16));
   xAxis->setLabel(x);
   yAxis->setLabel(y);
   scale_->axis()->setLabel(colour);
@@ -186,6 +188,7 @@ void HeadScatterPlot::applyFonts() {
   QFont t = title_->font();
   t.setPointSizeF(11 * fontScale_);
   title_->setFont(t);
+  title_->setText(wrapTitle(titleText_, t, width() - 16));
 }
 
 void HeadScatterPlot::mousePressEvent(QMouseEvent* event) {
@@ -228,6 +231,11 @@ void HeadScatterPlot::mouseReleaseEvent(QMouseEvent* event) {
 void HeadScatterPlot::leaveEvent(QEvent* event) {
   QCustomPlot::leaveEvent(event);
   if (hovered_ != -1) emit pointHovered(hovered_ = -1);
+}
+
+void HeadScatterPlot::resizeEvent(QResizeEvent* event) {
+  title_->setText(wrapTitle(titleText_, title_->font(), width() - 16));
+  QCustomPlot::resizeEvent(event);
 }
 
 void HeadScatterPlot::paintEvent(QPaintEvent* event) {

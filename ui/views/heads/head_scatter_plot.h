@@ -49,6 +49,7 @@ class HeadScatterPlot : public QCustomPlot {
   void mouseReleaseEvent(QMouseEvent* event) override;
   void leaveEvent(QEvent* event) override;
   void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;  ///< the title wrapped again to the new width
 
  private:
   void rebuild();
@@ -60,6 +61,7 @@ class HeadScatterPlot : public QCustomPlot {
   int hovered_ = -1;
   QCPColorScale* scale_;
   QCPTextElement* title_;
+  QString titleText_;  ///< the title as given; title_ shows it wrapped to the plot's width
   QPolygonF lasso_;
   bool dragging_ = false;
   double fontScale_ = 1.0;
