@@ -118,6 +118,7 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
     });
     actions_->attach(v);
   }
+  actions_->attachTraining(training_);
   connect(navigator_, &ViewNavigator::currentChanged, this, &MainWindow::presentToVisibleViews);
 
   auto* central = new QWidget;

@@ -121,6 +121,16 @@ QString ViewActions::run(TraceView* view, const ResultPtr& result, const ExportR
 
 void ViewActions::copyImage(TraceView* view) { QApplication::clipboard()->setImage(renderWidgetImage(view, 2.0)); }
 
+void ViewActions::attachTraining(TrainingView* view) {
+  view->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(view, &QWidget::customContextMenuRequested, this, [this, view](const QPoint& pos) {
+    QMenu menu(view);
+    menu.addAction(tr("Export figure or numbers…"), this, [this, view] { exportTrainingWithDialog(view); });
+    menu.addAction(tr("Copy image"), this, [this, view] { copyTrainingImage(view); });
+    menu.exec(view->mapToGlobal(pos));
+  });
+}
+
 void ViewActions::exportTrainingWithDialog(TrainingView* view) {
   const TrainingUpdatePtr run = view->run();
   if (!run) {

@@ -24,6 +24,8 @@ class ViewActions : public QObject {
   void exportWithDialog(TraceView* view);
   /// The view as a PNG (at twice the screen resolution) on the clipboard.
   void copyImage(TraceView* view);
+  /// The context menu (Export…, Copy image) of the Training page, which is no TraceView.
+  void attachTraining(TrainingView* view);
   /// The same for the Training page (no TraceView): its run so far, drawn without its controls
   /// (training_export.h), named "training".
   void exportTrainingWithDialog(TrainingView* view);

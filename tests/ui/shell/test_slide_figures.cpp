@@ -4,10 +4,12 @@
 // integer ticks and names the probe once.
 #include <QAbstractButton>
 #include <QComboBox>
+#include <QContextMenuEvent>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QImage>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QStandardPaths>
@@ -32,6 +34,7 @@
 #include "ui/views/heads/atlas_labels.h"
 #include "ui/views/heads/atlas_store.h"
 #include "ui/views/heads/head_scatter_plot.h"
+#include "ui/views/training/training_view.h"
 
 using namespace attnlab;
 using namespace attnlab::ui;
@@ -168,6 +171,33 @@ class TestSlideFigures : public QObject {
     QVERIFY2(firstNonWhiteBorderPixel(img).isEmpty(), qPrintable(firstNonWhiteBorderPixel(img)));
     QVERIFY2(w.statusBar()->currentMessage().startsWith("Saved Training to"),
              qPrintable(w.statusBar()->currentMessage()));
+  }
+
+  // A right click on the Training page gives the export menu, as on every other view.
+  void trainingPageHasTheExportMenu() {
+    MainWindow w(false);
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.showView("training");
+    auto* training = w.findChild<TrainingView*>();
+    QVERIFY(training);
+    QStringList seen;
+    QTimer poll;
+    poll.setInterval(10);
+    connect(&poll, &QTimer::timeout, [&] {
+      if (auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget())) {
+        for (QAction* a : menu->actions()) seen << a->text();
+        menu->close();
+      }
+    });
+    poll.start();
+    QWidget* target = training->headline();
+    const QPoint pos = target->rect().center();
+    QContextMenuEvent event(QContextMenuEvent::Mouse, pos, target->mapToGlobal(pos));
+    QApplication::sendEvent(target, &event);
+    poll.stop();
+    QCOMPARE(seen, (QStringList{"Export figure or numbers…", "Copy image"}));
   }
 
   // A figure "as shown" from the window (the view itself, not an offscreen copy) has white borders too: the
