@@ -255,6 +255,11 @@ void CollapseView::drawCurves() {
                             .arg(s.heads)
                             .arg(QString::fromStdString(s.variant)));
   reading_->setText(QString::fromStdString(collapse_->reading));
+  // Room for the legend beside the curves and the title above them: at a 16:9 slide's size the splitter gave the
+  // plot ~190 px and clipped the legend's last entries and the title's lines.
+  const QCPLayoutElement* title = curves_->plotLayout()->element(0, 0);
+  const int titleHeight = title ? title->minimumOuterSizeHint().height() : 0;
+  curves_->setMinimumHeight(std::max(160, titleHeight + curves_->legend->minimumOuterSizeHint().height() + 24));
   curves_->replot(QCustomPlot::rpQueuedReplot);
 }
 
