@@ -418,6 +418,21 @@ class TestSlideFigures : public QObject {
     const AppRun both =
         runApp({"export", "--view", "heatmap", "--preset", "page", "--width", "400", "--out", dir_.filePath("y.png")});
     QCOMPARE(both.code, 1);
+    // `attnlab train --save` keeps the run; export --model draws that run, loss for loss.
+    const QString model = dir_.filePath("cli-model");
+    const AppRun saved = runApp({"train", "--steps", "7", "--d-model", "16", "--heads", "2", "--save", model});
+    QVERIFY2(saved.code == 0, saved.err.constData());
+    const QString numbers = dir_.filePath("cli-history.json");
+    const AppRun drawn = runApp({"export", "--view", "training", "--model", model, "--out", numbers});
+    QVERIFY2(drawn.code == 0, drawn.err.constData());
+    QFile f(numbers);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const auto j = nlohmann::json::parse(f.readAll().toStdString());
+    QCOMPARE(j["matrices"][0]["shape"][0].get<int>(), 7);
+    QCOMPARE(j["matrices"][1]["shape"][0].get<int>(), 2 * 2);  // the default 2 layers × --heads 2
+    const AppRun mixed =
+        runApp({"export", "--view", "training", "--model", model, "--train-steps", "9", "--out", numbers});
+    QCOMPARE(mixed.code, 1);
     const AppRun noHistory = runApp({"export", "--view", "training", "--model", dir_.path(), "--out", png});
     QCOMPARE(noHistory.code, 1);
     QVERIFY2(noHistory.err.contains("not a model trained by Attention Lab"), noHistory.err.constData());
