@@ -346,6 +346,23 @@ class TestSlideFigures : public QObject {
     QVERIFY(run->snapshot.attention[1][1].isApprox(h.final.attention[1][1]));
   }
 
+  // The window's Save model… keeps the run beside the model: what export --model draws is what the view showed.
+  void theTrainingViewSavesItsHistory() {
+    TrainingView view;
+    QTRY_VERIFY(view.lastUpdate());
+    view.stepButton()->click();
+    QTRY_VERIFY(view.lastUpdate()->snapshot.step == 1);
+    view.stepButton()->click();
+    QTRY_VERIFY(view.lastUpdate()->snapshot.step == 2);
+    const QString model = dir_.filePath("from-view");
+    QCOMPARE(view.saveModel(model), QString());
+    const std::optional<TrainHistory> h = loadTrainHistory(model.toStdString());
+    QVERIFY(h);
+    QCOMPARE(h->losses.size(), view.run()->losses.size());
+    QCOMPARE(h->final.step, 2);
+    QCOMPARE(savedTrainingRun(model)->losses.back().second, view.run()->losses.back().second);
+  }
+
   // Sub- and superscripts are drawn as such: no view shows "e^{…}", "‖·‖_F" or "X_l".
   void noViewShowsRawTex_data() {
     QTest::addColumn<QString>("view");
