@@ -123,7 +123,8 @@ const std::vector<Subcommand>& subcommands() {
        "JSON, NPY for numpy.load); the format from the extension (or --format). With --params SESSION.json "
        "and no --view, the session's own view is exported: one command rebuilds a saved figure. --view training "
        "draws a bounded, seeded training run (--task, --train-steps; default the induction task's first 300 "
-       "steps) or, with --model DIR of a model saved by the Training view or `attnlab train --save`, that "
+       "steps of the trainer's 2 x 4-head model, seed 1; --seed, --layers, --heads, --d-model change it) or, with "
+       "--model DIR of a model saved by the Training view or `attnlab train --save`, that "
        "model's history; its numbers are the loss per step and the scores of every head.",
        {{"view", true, "NAME: the view to render (see --list-views; default with --params: the file's view)"},
         {"out", true, "FILE: the file to write; with --all-heads a folder (created if missing)"},
