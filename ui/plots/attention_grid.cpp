@@ -72,8 +72,11 @@ void AttentionGrid::paintEvent(QPaintEvent*) {
       QString title;
       if (l < static_cast<int>(titles_.size()) && h < static_cast<int>(titles_[static_cast<std::size_t>(l)].size()))
         title = titles_[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
-      p.drawText(QRect(x - gap / 2, y + side + 2, side + gap, titleH), Qt::AlignHCenter | Qt::AlignTop,
-                 p.fontMetrics().elidedText(title, Qt::ElideRight, side + gap));
+      // The title may use its whole column, not just the map's width: "L0 H0 · induction 0.09" was cut to
+      // "L0 H0 · indu…" under the small maps of a slide-sized figure.
+      const int columnX = gap / 2 + h * (cellW + gap), columnW = cellW + gap;
+      p.drawText(QRect(columnX, y + side + 2, columnW, titleH), Qt::AlignHCenter | Qt::AlignTop,
+                 p.fontMetrics().elidedText(title, Qt::ElideRight, columnW));
     }
 }
 

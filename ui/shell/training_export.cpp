@@ -36,6 +36,7 @@ void fitScoreTable(TrainingView* view) {
   if (view->height() < kTableFromHeight) table->hide();
   if (view->height() < kMapsFromHeight) splitter->widget(1)->hide();
   if (!table->isVisible()) return;
+  table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // a figure holds no scroll bar
   int rows = table->horizontalHeader()->height() + 2 * table->frameWidth() + 2;
   for (int r = 0; r < table->rowCount(); ++r) rows += table->rowHeight(r);
   const QList<int> sizes = splitter->sizes();
