@@ -26,9 +26,10 @@ namespace {
 /// maps too: a paper column (242 px) squeezed all three panels over one another.
 constexpr int kTableFromHeight = 420, kMapsFromHeight = 300;
 
-/// A figure shows the whole score table when it fits in a third of the page: the splitter's 2 : 4 : 1 left three of
-/// eight rows behind a scroll bar at a slide's size. The loss curve and the maps share the rest 1 : 2. A small
-/// figure shows fewer panels instead (kTableFromHeight, kMapsFromHeight).
+/// A figure shows the score table in compact rows, whole when it fits in a third of the page, else cut after the
+/// last whole row: the splitter's 2 : 4 : 1 left three of eight rows behind a scroll bar at a slide's size. The loss
+/// curve and the maps share the rest 1 : 2. A small figure shows fewer panels instead (kTableFromHeight,
+/// kMapsFromHeight).
 void fitScoreTable(TrainingView* view) {
   QTableWidget* table = view->table();
   auto* splitter = qobject_cast<QSplitter*>(table->parentWidget());
@@ -37,11 +38,15 @@ void fitScoreTable(TrainingView* view) {
   if (view->height() < kMapsFromHeight) splitter->widget(1)->hide();
   if (!table->isVisible()) return;
   table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // a figure holds no scroll bar
-  int rows = table->horizontalHeader()->height() + 2 * table->frameWidth() + 2;
-  for (int r = 0; r < table->rowCount(); ++r) rows += table->rowHeight(r);
+  // Compact rows, and a table that ends at a row: as many whole rows as a third of the page holds.
+  const int rowHeight = table->fontMetrics().height() + 6;
+  table->verticalHeader()->setMinimumSectionSize(rowHeight);
+  for (int r = 0; r < table->rowCount(); ++r) table->setRowHeight(r, rowHeight);
+  const int chrome = table->horizontalHeader()->height() + 2 * table->frameWidth();
   const QList<int> sizes = splitter->sizes();
   const int total = sizes[0] + sizes[1] + sizes[2];
-  const int tableHeight = std::min(rows, total / 3);
+  const int rowsShown = std::clamp((total / 3 - chrome) / rowHeight, 1, std::max(1, table->rowCount()));
+  const int tableHeight = chrome + rowsShown * rowHeight;
   const int rest = total - tableHeight;
   splitter->setSizes({rest / 3, rest - rest / 3, tableHeight});
 }
