@@ -127,10 +127,15 @@ const std::vector<Subcommand>& subcommands() {
        false,
        runRankDemo},
       {"export",
-       "[options] --view NAME --out FILE.png|.svg|.pdf|.csv|.json|.npy  |  --all-heads --out DIR/",
+       "[options] --view NAME [--preset slide-16x9|slide-4x3|column|page] --out FILE.png|.svg|.pdf|.csv|.json|.npy  |  "
+       "--all-heads --out DIR/",
        "Renders one view to a figure (PNG, SVG, PDF) or writes the numbers behind it (CSV with token labels, "
        "JSON, NPY for numpy.load); the format from the extension (or --format). With --params SESSION.json "
-       "and no --view, the session's own view is exported: one command rebuilds a saved figure.",
+       "and no --view, the session's own view is exported: one command rebuilds a saved figure. --view training "
+       "draws a bounded, seeded training run (--task, --train-steps; default the induction task's first 300 "
+       "steps of the trainer's 2 x 4-head model, seed 1; --seed, --layers, --heads, --d-model change it) or, with "
+       "--model DIR of a model saved by the Training view or `attnlab train --save`, that "
+       "model's history; its numbers are the loss per step and the scores of every head.",
        {{"view", true, "NAME: the view to render (see --list-views; default with --params: the file's view)"},
         {"out", true, "FILE: the file to write; with --all-heads a folder (created if missing)"},
         {"format", true, "png|svg|pdf|csv|json|npy: overrides the extension (with --all-heads, default png)"},
@@ -141,11 +146,18 @@ const std::vector<Subcommand>& subcommands() {
         {"dpi", true,
          "DPI: PNG resolution; with centimetres the pixel count follows (default 300), "
          "with pixels it sets the scale (DPI / 96) unless --scale is given"},
+        {"preset", true,
+         "slide-16x9|slide-4x3|column|page: a named size, laid out for it: a 16:9 slide 25.4 x 14.29 cm, a 4:3 "
+         "slide 25.4 x 19.05 cm, one column of a two-column paper 8.5 x 6.4 cm, a full page width 17.8 x 11 cm "
+         "(instead of --width/--height; PNG at --dpi, default 300)"},
         {"scale", true, "FACTOR: PNG resolution multiplier (default 1)"},
         {"font-scale", true, "FACTOR: larger fonts, as in presentation mode (default 1)"},
         {"matrix", true, "NAME: for npy, the one matrix of the view to write (default: the only one, or a stack)"},
         {"all-heads", false, "write one file per layer and head into the --out folder: VIEW_L<l>_H<h>.<format>"},
-        {"list-views", false, "print the view names, one per line, and exit"}},
+        {"list-views", false, "print the view names, one per line, and exit"},
+        {"task", true,
+         "induction|reverse|copy|sort|recall: with --view training, the task of the run (default induction)"},
+        {"train-steps", true, "N: with --view training, the run's optimiser steps (default 300, at most 100000)"}},
        true,
        true,
        runExport},
@@ -187,6 +199,17 @@ const Subcommand* findSubcommand(const std::string& name) {
   for (const Subcommand& s : subcommands())
     if (s.name == name) return &s;
   return nullptr;
+}
+
+std::string subcommandHelp(const Subcommand& c) {
+  std::ostringstream s;
+  s << "Usage: attnlab " << c.name << " " << c.usage << "\n\n" << c.summary << "\n\nOptions:\n";
+  for (const Option& o : c.options) s << "  --" << o.name << "  " << o.help << "\n";
+  if (c.usesParams) {
+    s << "\nParameter options (the GUI's parameter struct):\n";
+    for (const Option& o : paramOptions()) s << "  --" << o.name << "  " << o.help << "\n";
+  }
+  return s.str();
 }
 
 std::string helpText() {

@@ -25,6 +25,8 @@ const Subcommand* findSubcommand(const std::string& name);
 
 /// The text of `attnlab --help`.
 std::string helpText();
+/// The text of `attnlab NAME --help`: one subcommand's usage, summary and options.
+std::string subcommandHelp(const Subcommand& c);
 
 int runDump(const Args& args);
 int runExport(const Args& args);

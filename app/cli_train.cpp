@@ -1,6 +1,7 @@
 // `attnlab train`: trains a tiny transformer on a toy task from the command line, printing one JSON
 // object per line — {"step": k, "loss": x, …} every --every steps, then {"final": {…}} with the scores
-// of every head — and with --save DIR writes it as a checkpoint folder that --model DIR opens.
+// of every head — and with --save DIR writes it as a checkpoint folder that --model DIR opens, with the run's
+// history.json (every loss and the final scores and probe attention: `attnlab export --view training --model DIR`).
 #include <chrono>
 #include <iostream>
 
@@ -9,6 +10,7 @@
 #include "app/cli_commands.h"
 #include "core/base/errors.h"
 #include "core/train/tiny_checkpoint.h"
+#include "core/train/train_history.h"
 #include "core/train/train_json.h"
 #include "core/train/trainer.h"
 
@@ -33,7 +35,7 @@ const std::vector<Option>& trainOptions() {
       {"context", true, "T: sequence length (default 33)"},
       {"weight-decay", true, "W: AdamW's decoupled weight decay (default 0)"},
       {"every", true, "K: print a progress line every K steps (default 10)"},
-      {"save", true, "DIR: write the trained model there (config.json + model.safetensors)"}};
+      {"save", true, "DIR: write the trained model there (config.json + model.safetensors + history.json)"}};
   return options;
 }
 
@@ -61,22 +63,27 @@ int runTrain(const Args& args) {
   const int every = args.intValue("every", 10, 1, 10000000);
   Trainer trainer(s);  // validates (InputError names the field)
   if (args.has("save")) prepareModelFolder(args.value("save"));
+  TrainHistory history;
+  history.task = s.task;
   const auto start = std::chrono::steady_clock::now();
   for (int k = 1; k <= steps; ++k) {
     const double loss = trainer.step();
+    history.losses.emplace_back(k, loss);
     if (k % every == 0 || k == steps) {
       const nlohmann::json line{{"step", k}, {"loss", loss}, {"grad_norm", trainer.lastGradNorm()}};
       std::cout << line.dump() << "\n" << std::flush;
     }
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  nlohmann::json final = snapshotToJson(trainer.snapshot(), s.task, /*withAttention=*/false);
+  history.final = trainer.snapshot();
+  nlohmann::json final = snapshotToJson(history.final, s.task, /*withAttention=*/false);
   final["task"] = toString(s.task);
   final["seconds"] = seconds;
   final["ms_per_step"] = steps > 0 ? 1000.0 * seconds / steps : 0.0;
   final["parameters"] = trainer.params().parameterCount();
   if (args.has("save")) {
     saveTinyModel(args.value("save"), s.model, trainer.params());
+    saveTrainHistory(args.value("save"), history);
     final["saved"] = args.value("save");
   }
   std::cout << nlohmann::json{{"final", final}}.dump() << "\n";

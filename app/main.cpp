@@ -82,7 +82,14 @@ int main(int argc, char** argv) {
       std::cout << cli::manPage(kProgramVersion);
       return 0;
     }
-    if (const cli::Subcommand* cmd = cli::findSubcommand(first)) return runSubcommand(*cmd, argc, argv);
+    if (const cli::Subcommand* cmd = cli::findSubcommand(first)) {
+      for (int i = 2; i < argc; ++i)
+        if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {  // `attnlab export --help`
+          std::cout << cli::subcommandHelp(*cmd);
+          return 0;
+        }
+      return runSubcommand(*cmd, argc, argv);
+    }
     // `attnlab FILE`: a session to open (the desktop entry's %f, a double click on a *.attnlab.json).
     if (first.rfind("--", 0) != 0 && (argc > 2 || !QFileInfo(QString::fromStdString(first)).isFile())) {
       std::cerr << "attnlab: unknown command '" << first << "' (see attnlab --help)\n";

@@ -6,6 +6,7 @@
 
 #include "ui/plots/cell_painter.h"
 #include "ui/plots/colormaps.h"
+#include "ui/plots/view_style.h"
 
 namespace attnlab::ui {
 
@@ -42,7 +43,7 @@ void AttentionGrid::setData(const std::vector<std::vector<Eigen::MatrixXf>>& att
 
 void AttentionGrid::paintEvent(QPaintEvent*) {
   QPainter p(this);
-  p.fillRect(rect(), palette().window());
+  p.fillRect(rect(), ViewStyle::instance().background());  // the figure's page, not the window's grey
   const int rows = static_cast<int>(images_.size());
   if (rows == 0) {
     p.drawText(rect(), Qt::AlignCenter, tr("Press Train: the attention of every head on the probe appears here."));

@@ -12,6 +12,7 @@
 
 #include "core/base/atomic_file.h"
 #include "core/base/errors.h"
+#include "ui/plots/view_style.h"
 
 namespace attnlab::ui {
 namespace {
@@ -23,7 +24,11 @@ QString writeBytes(const QString& path, const QByteArray& bytes) {
 }
 
 /// Paints `w` and its visible children at their positions relative to the root, except widgets
-/// marked kScreenOnlyProperty (hover read-outs, hints): a figure holds nothing interactive.
+/// marked kScreenOnlyProperty (hover read-outs, hints): a figure holds nothing interactive. The page is
+/// filled with the figure's background first (figureBackground: white, or the dark theme's), and widgets
+/// whose background is the window's own colour (containers, labels, splitters: the platform's grey) let
+/// it show through instead of painting grey corners, frames and bands; widgets with a background of their
+/// own (a table's base, a swatch) keep it.
 void paintTree(QCPPainter& painter, QWidget* w, const QPoint& offset) {
   if (auto* plot = qobject_cast<QCustomPlot*>(w)) {
     painter.save();
@@ -34,7 +39,15 @@ void paintTree(QCPPainter& painter, QWidget* w, const QPoint& offset) {
   }
   // The widget itself, without children: children are drawn by the recursion so plots among them
   // go through toPainter.
-  w->render(&painter, offset, QRegion(), QWidget::RenderFlags(QWidget::DrawWindowBackground));
+  const bool windowColoured = w->backgroundRole() == QPalette::Window || w->backgroundRole() == QPalette::NoRole;
+  if (windowColoured) {
+    const bool fill = w->autoFillBackground();
+    if (fill) w->setAutoFillBackground(false);  // a viewport or panel filled with the window's grey
+    w->render(&painter, offset, QRegion(), QWidget::RenderFlags());
+    if (fill) w->setAutoFillBackground(true);
+  } else {
+    w->render(&painter, offset, QRegion(), QWidget::RenderFlags(QWidget::DrawWindowBackground));
+  }
   for (QObject* child : w->children()) {
     auto* cw = qobject_cast<QWidget*>(child);
     if (!cw || !cw->isVisible() || cw->isWindow() || cw->property(kScreenOnlyProperty).toBool()) continue;
@@ -44,6 +57,12 @@ void paintTree(QCPPainter& painter, QWidget* w, const QPoint& offset) {
     paintTree(painter, cw, offset + cw->pos());
     painter.restore();
   }
+}
+
+/// The page under the whole figure, then the widget tree.
+void paintFigure(QCPPainter& painter, QWidget* widget) {
+  painter.fillRect(QRect(QPoint(0, 0), widget->size()), figureBackground());
+  paintTree(painter, widget, QPoint(0, 0));
 }
 
 QString exportPng(QWidget* widget, const QString& path, const FigureOptions& o) {
@@ -76,7 +95,7 @@ QString exportSvg(QWidget* widget, const QString& path, const FigureOptions& o) 
   QCPPainter painter;
   if (!painter.begin(&svg)) return QString("cannot draw the SVG of '%1'").arg(path);
   painter.setRenderHint(QPainter::LosslessImageRendering);  // images that remain stay lossless
-  paintTree(painter, widget, QPoint(0, 0));
+  paintFigure(painter, widget);
   painter.end();
   if (bytes.isEmpty()) return QString("the SVG of '%1' came out empty").arg(path);
   return writeBytes(path, bytes);
@@ -103,13 +122,18 @@ QString exportPdf(QWidget* widget, const QString& path, const FigureOptions& o) 
   // Fit the layout into the page, keeping the aspect ratio.
   const double s = std::min(pdf.width() / double(size.width()), pdf.height() / double(size.height()));
   painter.scale(s, s);
-  paintTree(painter, widget, QPoint(0, 0));
+  paintFigure(painter, widget);
   painter.end();
   if (bytes.isEmpty()) return QString("the PDF of '%1' came out empty").arg(path);
   return writeBytes(path, bytes);
 }
 
 }  // namespace
+
+QColor figureBackground() {
+  const ViewStyle& style = ViewStyle::instance();
+  return style.dark() ? style.background() : QColor(Qt::white);
+}
 
 QString writeFileBytes(const QString& path, std::string_view bytes) {
   try {
@@ -138,6 +162,44 @@ QSize FigureSize::layoutPixels() const {
   return QSize(static_cast<int>(std::lround(width / 2.54 * 96)), static_cast<int>(std::lround(height / 2.54 * 96)));
 }
 
+namespace {
+
+struct Preset {
+  const char* name;
+  const char* label;
+  double widthCm, heightCm;
+};
+constexpr Preset kPresets[] = {{"slide-16x9", "Slide 16:9", 25.4, 14.29},
+                               {"slide-4x3", "Slide 4:3", 25.4, 19.05},
+                               {"column", "Paper column", 8.5, 6.4},
+                               {"page", "Paper page width", 17.8, 11.0}};
+
+const Preset* findPreset(const QString& name) {
+  for (const Preset& p : kPresets)
+    if (name == QLatin1String(p.name)) return &p;
+  return nullptr;
+}
+
+}  // namespace
+
+QStringList figurePresetNames() {
+  QStringList names;
+  for (const Preset& p : kPresets) names << p.name;
+  return names;
+}
+
+std::optional<FigureSize> figurePreset(const QString& name, double dpi) {
+  const Preset* p = findPreset(name);
+  if (!p) return std::nullopt;
+  return FigureSize{p->widthCm, p->heightCm, FigureSize::Unit::Centimetres, dpi};
+}
+
+QString figurePresetLabel(const QString& name) {
+  const Preset* p = findPreset(name);
+  if (!p) return {};
+  return QString("%1 (%2 × %3 cm)").arg(p->label).arg(p->widthCm).arg(p->heightCm);
+}
+
 double FigureSize::pngScale() const { return unit == Unit::Pixels ? 1.0 : dpi / 96.0; }
 
 QSizeF FigureSize::physicalMm() const { return unit == Unit::Pixels ? QSizeF() : QSizeF(width * 10, height * 10); }
@@ -145,11 +207,11 @@ QSizeF FigureSize::physicalMm() const { return unit == Unit::Pixels ? QSizeF() :
 QImage renderWidgetImage(QWidget* widget, double scale) {
   QImage img(widget->size() * scale, QImage::Format_ARGB32_Premultiplied);
   img.setDevicePixelRatio(scale);
-  img.fill(Qt::white);
+  img.fill(figureBackground());
   {
     QCPPainter painter(&img);
     painter.setRenderHint(QPainter::Antialiasing);
-    paintTree(painter, widget, QPoint(0, 0));
+    paintFigure(painter, widget);
   }
   img.setDevicePixelRatio(1);
   return img;

@@ -2,10 +2,13 @@
 // One save helper for every view: PNG (raster, with a scale factor and a DPI), SVG and PDF (vector).
 // Plots are drawn through QCustomPlot::toPainter so their lines and text stay vectors; other widgets
 // draw themselves through QWidget::render onto the same painter. PDF embeds the (subset) fonts.
+#include <QColor>
 #include <QSizeF>
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 #include <initializer_list>
+#include <optional>
 #include <string_view>
 
 class QLayout;
@@ -46,11 +49,26 @@ struct FigureSize {
   QSizeF physicalMm() const;
 };
 
+/// Named sizes for slides and papers (`attnlab export --preset`, the export dialog), in centimetres:
+///   slide-16x9  25.4 × 14.29 cm  a 16:9 slide (PowerPoint, Keynote, Beamer's aspectratio=169 scaled up)
+///   slide-4x3   25.4 × 19.05 cm  a 4:3 slide
+///   column       8.5 × 6.4 cm    one column of a two-column paper; the height 3:4 of the width
+///   page        17.8 × 11 cm     a full page width; the height width / 1.618, leaving room for a caption
+QStringList figurePresetNames();
+/// The preset's size with PNGs at `dpi`; nullopt for an unknown name.
+std::optional<FigureSize> figurePreset(const QString& name, double dpi = 300);
+/// What the export dialog lists for a preset: "Slide 16:9 (25.4 × 14.29 cm)"; empty for an unknown name.
+QString figurePresetLabel(const QString& name);
+
 /// Renders `widget` (as laid out now) into `path`. Returns an empty string on success, else a
 /// message naming the file and the problem.
 QString exportWidget(QWidget* widget, const QString& path, const QString& format, const FigureOptions& options);
 QString exportWidget(QWidget* widget, const QString& path, const QString& format, double pngScale = 1.0,
                      const QString& title = {});
+
+/// The page colour of every exported figure: white, or the dark theme's background when that theme is chosen
+/// (never the platform's grey window colour).
+QColor figureBackground();
 
 /// The widget as a raster image at `scale` (clipboard, previews).
 QImage renderWidgetImage(QWidget* widget, double scale);

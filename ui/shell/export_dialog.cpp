@@ -65,6 +65,10 @@ ExportDialog::ExportDialog(const QString& viewName, const QSize& shownSize, cons
   unit_->addItem(tr("cm"), "cm");
   unit_->setToolTip(tr("Pixels, or centimetres on paper (laid out at 96 px per inch, so 9 pt text prints at 9 pt)."));
   unit_->setCurrentIndex(std::max(0, unit_->findData(settings.value("export/unit", "px"))));
+  preset_ = new QComboBox;
+  preset_->addItem(tr("custom size"), QString());
+  for (const QString& name : figurePresetNames()) preset_->addItem(figurePresetLabel(name), name);
+  preset_->setToolTip(tr("A size for slides or papers; the view is laid out again for it, not squashed."));
   dpi_ = number(30, 2400, settings.value("export/dpi", 300).toDouble(), 0, tr("PNG resolution in dots per inch."));
   scale_ = number(0.25, 16, settings.value("export/scale", 2).toDouble(), 2,
                   tr("PNG pixels per screen pixel (with sizes in pixels): 2 for sharp slides."));
@@ -93,6 +97,7 @@ ExportDialog::ExportDialog(const QString& viewName, const QSize& shownSize, cons
   auto* form = new QFormLayout;
   form->addRow(tr("&Format"), format_);
   form->addRow(tr("Size"), asShown_);
+  form->addRow(tr("&Preset"), preset_);
   form->addRow(QString(), sizeRow);
   form->addRow(tr("PNG &DPI"), dpi_);
   form->addRow(tr("PNG &scale"), scale_);
@@ -114,11 +119,41 @@ ExportDialog::ExportDialog(const QString& viewName, const QSize& shownSize, cons
   connect(format_, &QComboBox::currentIndexChanged, this, [this] { formatChanged(); });
   for (QComboBox* c : {unit_, matrix_}) connect(c, &QComboBox::currentIndexChanged, this, [this] { updateEnabled(); });
   connect(asShown_, &QCheckBox::toggled, this, [this] { updateEnabled(); });
+  connect(preset_, &QComboBox::currentIndexChanged, this, [this] { presetChosen(); });
+  for (QDoubleSpinBox* s : {width_, height_}) connect(s, &QDoubleSpinBox::valueChanged, this, [this] { sizeEdited(); });
+  connect(unit_, &QComboBox::currentIndexChanged, this, [this] { sizeEdited(); });
   for (QDoubleSpinBox* s : {width_, height_, dpi_, scale_})
     connect(s, &QDoubleSpinBox::valueChanged, this, [this] { updateEnabled(); });
   connect(path_, &QLineEdit::textEdited, this, [this] { pathEdited(); });
   setPath(QDir(lastFolder()).filePath(viewName + "." + format_->currentData().toString()));
+  sizeEdited();
   updateEnabled();
+}
+
+void ExportDialog::presetChosen() {
+  const std::optional<FigureSize> p = figurePreset(preset_->currentData().toString());
+  if (!p) return;
+  {
+    const QSignalBlocker b1(width_), b2(height_), b3(unit_);
+    unit_->setCurrentIndex(unit_->findData("cm"));
+    width_->setValue(p->width);
+    height_->setValue(p->height);
+  }
+  asShown_->setChecked(false);
+  updateEnabled();
+}
+
+void ExportDialog::sizeEdited() {
+  // The preset whose size the fields hold (the last export's, when reopened), else "custom size".
+  int index = 0;
+  for (int i = 1; i < preset_->count(); ++i) {
+    const std::optional<FigureSize> p = figurePreset(preset_->itemData(i).toString());
+    if (p && unit_->currentData() == "cm" && qFuzzyCompare(width_->value(), p->width) &&
+        qFuzzyCompare(height_->value(), p->height))
+      index = i;
+  }
+  const QSignalBlocker block(preset_);
+  preset_->setCurrentIndex(index);
 }
 
 void ExportDialog::setPath(const QString& path) {
@@ -183,6 +218,7 @@ void ExportDialog::updateEnabled() {
   const bool custom = figure && !asShown_->isChecked();
   asShown_->setEnabled(figure);
   for (QWidget* w : std::initializer_list<QWidget*>{width_, height_, unit_, fontScale_}) w->setEnabled(custom);
+  preset_->setEnabled(figure);
   dpi_->setEnabled(format == "png" && custom && cm);
   scale_->setEnabled(format == "png" && !(custom && cm));
   matrix_->setEnabled(format == "npy");

@@ -1,8 +1,8 @@
 #pragma once
 // File ▸ Export and a view's context menu "Export…": format (PNG, SVG, PDF, CSV, JSON, NPY), size as
-// shown or custom in pixels or centimetres, DPI or scale for PNG, font scale, the matrix for NPY,
-// and the file. Produces an ExportRequest; ViewActions carries it out. The format and the file name's
-// extension follow each other (typing "figure.png" selects PNG); a name without a folder goes to the
+// shown, a preset for slides and papers (figurePresetNames) or custom in pixels or centimetres, DPI or scale for PNG,
+// font scale, the matrix for NPY, and the file. Produces an ExportRequest; ViewActions carries it out. The format and
+// the file name's extension follow each other (typing "figure.png" selects PNG); a name without a folder goes to the
 // folder of the last export (QSettings export/lastFolder).
 #include <QDialog>
 
@@ -44,7 +44,11 @@ class ExportDialog : public QDialog {
 
   QString view_;
   QSize shown_;
-  QComboBox *format_, *unit_, *matrix_;
+  /// A preset size sets the size fields (centimetres); editing them by hand shows "custom size" again.
+  void presetChosen();
+  void sizeEdited();
+
+  QComboBox *format_, *unit_, *matrix_, *preset_;
   QCheckBox* asShown_;
   QDoubleSpinBox *width_, *height_, *dpi_, *scale_, *fontScale_;
   QLineEdit* path_;

@@ -139,6 +139,7 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
     });
     actions_->attach(v);
   }
+  actions_->attachTraining(training_);
   connect(navigator_, &ViewNavigator::currentChanged, this, &MainWindow::presentToVisibleViews);
 
   auto* central = new QWidget;
@@ -366,8 +367,10 @@ void MainWindow::buildMenus() {
   file->addSeparator();
   sessions_->addToMenu(file);
   file->addSeparator();
-  QAction* exportAct =
-      file->addAction(tr("&Export current view…"), this, [this] { actions_->exportWithDialog(currentView()); });
+  QAction* exportAct = file->addAction(tr("&Export current view…"), this, [this] {
+    if (TraceView* v = navigator_->pages()->currentView()) return actions_->exportWithDialog(v);
+    actions_->exportTrainingWithDialog(training_);  // the Training page is no TraceView
+  });
   exportAct->setShortcut(QKeySequence(tr("Ctrl+E")));
   // From anywhere in the program, the sentence editor included (it would take Ctrl+E as end of line).
   exportAct->setShortcutContext(Qt::ApplicationShortcut);
@@ -386,7 +389,10 @@ void MainWindow::buildMenus() {
   editMenu->addAction(redo);
   sentence_->installEventFilter(new EditorUndoToHistory(sentence_));
   editMenu->addSeparator();
-  QAction* copy = editMenu->addAction(tr("&Copy view as image"), this, [this] { actions_->copyImage(currentView()); });
+  QAction* copy = editMenu->addAction(tr("&Copy view as image"), this, [this] {
+    if (TraceView* v = navigator_->pages()->currentView()) return actions_->copyImage(v);
+    actions_->copyTrainingImage(training_);
+  });
   copy->setShortcut(QKeySequence(tr("Ctrl+Shift+C")));
   // Ctrl+G from anywhere, the sentence editor included: the Prediction view appends the model's next token.
   QAction* nextToken = editMenu->addAction(tr("Append the &next token"), this, [this] {

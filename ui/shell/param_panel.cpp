@@ -39,13 +39,15 @@ ParamPanel::ParamPanel(QWidget* parent) : QWidget(parent) {
   mode_ = combo({tr("1 · basic: softmax(X·Xᵀ)"), tr("2 · + queries, keys, values"), tr("3 · + scaling by √d"),
                  tr("4 · + multiple heads, Wo"), tr("5 · + causal mask"), tr("6 · full transformer block")},
                 tr("The rung of the teaching ladder: each adds one idea to the one before."));
-  dModel_ = spin(1, 1024, tr("Width of every token vector (d_model)."));
-  heads_ = spin(1, 64, tr("Number of attention heads; d_model is cut into heads of d_model/heads."));
+  dModel_ = spin(1, 1024, tr("Width of every token vector (d<sub>model</sub>)."));
+  heads_ =
+      spin(1, 64, tr("Number of attention heads; d<sub>model</sub> is cut into heads of d<sub>model</sub>/heads."));
   layers_ = spin(1, 64, tr("Number of stacked layers."));
   seed_ = spin(0, 999999, tr("Seed of the random weights and word embeddings: same seed, same model."));
   position_ = combo({tr("none"), tr("learned (random)"), tr("sinusoidal")},
                     tr("Position information added to the word vectors; without it attention cannot tell order."));
-  scale_ = check(tr("scale scores by 1/√d_head"), tr("Divide dot products by √d_head so softmax does not saturate."));
+  scale_ = check(tr("scale scores by 1/√(head size)"),
+                 tr("Divide dot products by √d<sub>head</sub> so softmax does not saturate."));
   causal_ = check(tr("causal mask"), tr("Each token attends only to itself and earlier tokens (for generation)."));
   skip_ = check(tr("residual (skip) connections"), tr("Add each sub-block's input to its output."));
   mlp_ = check(tr("MLP (4·d hidden)"), tr("The feed-forward sub-block after attention."));
@@ -71,7 +73,7 @@ ParamPanel::ParamPanel(QWidget* parent) : QWidget(parent) {
   checkpointNote_->setWordWrap(true);
   form->addRow(checkpointNote_);
   form->addRow(tr("Mode"), mode_);
-  form->addRow(tr("d_model"), dModel_);
+  form->addRow(tr("d<sub>model</sub>"), dModel_);
   form->addRow(tr("Heads"), heads_);
   form->addRow(tr("Layers"), layers_);
   form->addRow(tr("Seed"), seed_);

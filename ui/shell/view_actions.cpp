@@ -15,6 +15,8 @@
 #include <QStatusBar>
 
 #include "ui/shell/export_dialog.h"
+#include "ui/shell/training_export.h"
+#include "ui/views/training/training_view.h"
 
 namespace attnlab::ui {
 namespace {
@@ -118,5 +120,42 @@ QString ViewActions::run(TraceView* view, const ResultPtr& result, const ExportR
 }
 
 void ViewActions::copyImage(TraceView* view) { QApplication::clipboard()->setImage(renderWidgetImage(view, 2.0)); }
+
+void ViewActions::attachTraining(TrainingView* view) {
+  view->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(view, &QWidget::customContextMenuRequested, this, [this, view](const QPoint& pos) {
+    QMenu menu(view);
+    menu.addAction(tr("Export figure or numbers…"), this, [this, view] { exportTrainingWithDialog(view); });
+    menu.addAction(tr("Copy image"), this, [this, view] { copyTrainingImage(view); });
+    menu.exec(view->mapToGlobal(pos));
+  });
+}
+
+void ViewActions::exportTrainingWithDialog(TrainingView* view) {
+  const TrainingUpdatePtr run = view->run();
+  if (!run) {
+    QMessageBox::information(window_, tr("Export"), tr("The Training view has not drawn a run yet."));
+    return;
+  }
+  ExportDialog dialog(kTrainingExportName, view->size(), {"loss", "scores"}, window_);
+  if (dialog.exec() != QDialog::Accepted) return;
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  // Always an offscreen copy ("as shown" at the page's size): the figure leaves the controls out.
+  const QString error = exportTraining(run, dialog.request());
+  QApplication::restoreOverrideCursor();
+  if (!error.isEmpty()) {
+    QMessageBox::warning(window_, tr("Export failed"), error);
+    return;
+  }
+  const QString path = QDir::toNativeSeparators(QFileInfo(dialog.request().path).absoluteFilePath());
+  if (auto* main = qobject_cast<QMainWindow*>(window_))
+    main->statusBar()->showMessage(tr("Saved %1 to %2").arg(tr("Training"), path), 15000);
+  emit exported(path);
+}
+
+void ViewActions::copyTrainingImage(TrainingView* view) {
+  const QImage image = trainingImage(view->run(), view->size(), 2.0);
+  if (!image.isNull()) QApplication::clipboard()->setImage(image);
+}
 
 }  // namespace attnlab::ui

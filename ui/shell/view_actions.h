@@ -11,6 +11,8 @@
 
 namespace attnlab::ui {
 
+class TrainingView;
+
 class ViewActions : public QObject {
   Q_OBJECT
  public:
@@ -22,6 +24,12 @@ class ViewActions : public QObject {
   void exportWithDialog(TraceView* view);
   /// The view as a PNG (at twice the screen resolution) on the clipboard.
   void copyImage(TraceView* view);
+  /// The context menu (Export…, Copy image) of the Training page, which is no TraceView.
+  void attachTraining(TrainingView* view);
+  /// The same for the Training page (no TraceView): its run so far, drawn without its controls
+  /// (training_export.h), named "training".
+  void exportTrainingWithDialog(TrainingView* view);
+  void copyTrainingImage(TrainingView* view);
 
   /// Lets `action`'s shortcuts through while `editor` has focus: a QLineEdit claims Ctrl+E (emacs's
   /// end of line, in Qt's X11 key bindings) through ShortcutOverride, so the action never fired.

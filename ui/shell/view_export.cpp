@@ -73,14 +73,16 @@ QString writeViewNumbers(const TraceView* view, const ComputeResult& result, con
   }
 }
 
-QString writeViewFigure(TraceView* view, const ExportRequest& r) {
+QString writeViewFigure(TraceView* view, const ExportRequest& r) { return writeFigure(view, view->displayName(), r); }
+
+QString writeFigure(QWidget* widget, const QString& title, const ExportRequest& r) {
   FigureOptions o;
-  o.title = view->displayName();
+  o.title = title;
   const bool cm = r.size.unit == FigureSize::Unit::Centimetres;
   o.pngScale = cm ? r.size.pngScale() : r.pngScale;
   o.dpi = cm ? r.size.dpi : r.dpi;
   o.physicalMm = r.size.physicalMm();
-  return exportWidget(view, r.path, r.format, o);
+  return exportWidget(widget, r.path, r.format, o);
 }
 
 QString exportView(const ResultPtr& result, const ExportRequest& r) {

@@ -42,6 +42,8 @@ QString writeViewNumbers(const TraceView* view, const ComputeResult& result, con
 
 /// Writes the figure of an already laid-out view. Returns an error or "".
 QString writeViewFigure(TraceView* view, const ExportRequest& request);
+/// The same for any laid-out widget; `title` goes into the SVG/PDF metadata.
+QString writeFigure(QWidget* widget, const QString& title, const ExportRequest& request);
 
 /// The whole export: an offscreen view, then the figure or the numbers. Returns an error or "".
 QString exportView(const ResultPtr& result, const ExportRequest& request);

@@ -12,6 +12,7 @@ namespace attnlab::ui {
 namespace {
 
 constexpr int kMargin = 6;
+constexpr double kMaxCellStretch = 1.5;  ///< a thumbnail's sides differ at most 3 : 2
 
 /// One pixel per weight, coloured on [0, hi]: hi = 1 (the unit scale) makes heads comparable at a
 /// glance; the per-map and shared scales pass a map's or the grid's largest weight.
@@ -104,8 +105,14 @@ QRect ModelGridView::cellRect(int layer, int head) const {
   const double s = labelPointSize() / 8;
   const int labelW = static_cast<int>(34 * s), labelH = static_cast<int>(20 * s);
   const int w = width() - labelW - kMargin - barReserve(), h = height() - labelH - kMargin;
-  const int side = std::max(4, std::min(w / std::max(1, heads_), h / std::max(1, layers_)));
-  return QRect(labelW + head * side + 2, labelH + layer * side + 2, side - 4, side - 4);
+  const int cols = std::max(1, heads_), rows = std::max(1, layers_);
+  // Square cells when the figure has the grid's shape; in a figure of another shape (2 layers × 4 heads in
+  // 1200 × 900 left 40 % of it empty) cells stretch up to kMaxCellStretch : 1, and the grid is centred in the rest.
+  const double fitW = double(w) / cols, fitH = double(h) / rows;
+  const int cw = std::max(4, static_cast<int>(std::min(fitW, fitH * kMaxCellStretch)));
+  const int ch = std::max(4, static_cast<int>(std::min(fitH, fitW * kMaxCellStretch)));
+  const int x0 = labelW + std::max(0, (w - cw * cols) / 2), y0 = labelH + std::max(0, (h - ch * rows) / 2);
+  return QRect(x0 + head * cw + 2, y0 + layer * ch + 2, cw - 4, ch - 4);
 }
 
 bool ModelGridView::headAt(const QPoint& pos, int* layer, int* head) const {

@@ -1,5 +1,7 @@
 #include "ui/views/depth/collapse_plotting.h"
 
+#include <QFontMetrics>
+#include <QPointer>
 #include <algorithm>
 #include <cmath>
 
@@ -12,6 +14,28 @@ QVector<double> floored(const std::vector<double>& v) {
   for (double x : v) out << (std::isfinite(x) ? std::max(x, kLogFloor) : kLogFloor);
   return out;
 }
+
+/// A log ticker that thins its labels to the axis's length: the rank-collapse curves span 16 decades, and on the
+/// ~70 px axis of a 16:9 slide every second decade was labelled, nine labels over one another.
+class FittingLogTicker : public QCPAxisTickerLog {
+ public:
+  explicit FittingLogTicker(QCPAxis* axis) : axis_(axis) {}
+  void generate(const QCPRange& range, const QLocale& locale, QChar formatChar, int precision, QVector<double>& ticks,
+                QVector<double>* subTicks, QVector<QString>* tickLabels) override {
+    if (axis_ && axis_->axisRect()) {
+      const bool vertical = axis_->orientation() == Qt::Vertical;
+      const int length = vertical ? axis_->axisRect()->height() : axis_->axisRect()->width();
+      // A label "10⁻¹²" is one line tall and about four digits wide; keep a label's size free between two.
+      const QFontMetrics fm(axis_->tickLabelFont());
+      const int room = vertical ? 2 * fm.height() : 2 * fm.horizontalAdvance(QStringLiteral("10-12"));
+      setTickCount(std::clamp(length / std::max(1, room), 2, 8));
+    }
+    QCPAxisTickerLog::generate(range, locale, formatChar, precision, ticks, subTicks, tickLabels);
+  }
+
+ private:
+  QPointer<QCPAxis> axis_;
+};
 
 }  // namespace
 
@@ -37,7 +61,7 @@ QColor configColor(StackConfig c) {
 
 void makeLogAxis(QCPAxis* axis) {
   axis->setScaleType(QCPAxis::stLogarithmic);
-  QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
+  QSharedPointer<QCPAxisTickerLog> ticker(new FittingLogTicker(axis));
   ticker->setLogBase(10);
   ticker->setSubTickCount(0);
   axis->setTicker(ticker);

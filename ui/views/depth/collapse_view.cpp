@@ -12,8 +12,10 @@
 #include <qcustomplot.h>
 
 #include "core/session/params_json.h"
+#include "ui/plots/math_text.h"
 #include "ui/plots/matrix_plot.h"
 #include "ui/plots/panel_layout.h"
+#include "ui/plots/plot_titles.h"
 #include "ui/views/depth/collapse_controls.h"
 #include "ui/views/depth/collapse_plotting.h"
 
@@ -52,8 +54,16 @@ QCustomPlot* newPlot(const QString& title) {
   return plot;
 }
 
+/// Sets the title, broken at its " · " separators into lines that fit the plot's width beside its legend:
+/// QCPTextElement does not wrap, and at a slide's width (960 px) one long line widened the plot's first column
+/// until the legend was pushed out of the figure.
 void setPlotTitle(QCustomPlot* plot, const QString& title) {
-  if (auto* t = qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0))) t->setText(title);
+  auto* t = qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0));
+  if (!t) return;
+  const bool legendBeside = plot->legend && plot->legend->visible() && plot->legend->layout() == plot->plotLayout();
+  const int room =
+      std::max(120, plot->width() - (legendBeside ? plot->legend->minimumOuterSizeHint().width() : 0) - 16);
+  t->setText(wrapTitle(title, t->font(), room));
 }
 
 }  // namespace
@@ -66,7 +76,7 @@ CollapseView::CollapseView(QWidget* parent) : TraceView(parent), curvesJob_(this
   status_ = new QLabel;
   status_->setStyleSheet("color: #b2182b;");
 
-  curves_ = newPlot(tr("Relative residual ‖res(X_l)‖ / ‖X_l‖"));
+  curves_ = newPlot(tr("Relative residual ‖res(Xₗ)‖ / ‖Xₗ‖"));
   makeLogAxis(curves_->yAxis);
   curves_->xAxis->setLabel(tr("layer l"));
   curves_->yAxis->setLabel(tr("relative residual (log)"));
@@ -87,7 +97,7 @@ CollapseView::CollapseView(QWidget* parent) : TraceView(parent), curvesJob_(this
   cosine_ = new MatrixPlot;
   cosine_->setColorMap(ColorMap::Diverging);
   cosine_->setRangeMode(MatrixPlot::Range::Symmetric);
-  singular_ = newPlot(tr("Singular values σ_i/σ₁"));
+  singular_ = newPlot(tr("Singular values σᵢ/σ₁"));
   makeLogAxis(singular_->yAxis);
   singular_->xAxis->setLabel(tr("index i"));
   auto* attentionBox = new QWidget;
@@ -232,19 +242,24 @@ void CollapseView::drawCurves() {
   marker->setPen(QPen(QColor(0x33, 0x33, 0x33), 1.2, Qt::DotLine));
   curves_->xAxis->setRange(0, std::max(1, s.depth));
   curves_->yAxis->setRange(std::max(kLogFloor, lo / 10), hi * 3);
-  setPlotTitle(curves_,
-               tr("Relative residual ‖res(X_l)‖/‖X_l‖ against depth\n%1 norm · median and min–max over %2 %3 · "
-                  "%4 init%9 · n %5, d %6, %7 heads · %8 attention")
-                   .arg(toString(s.norm))
-                   .arg(s.seeds)
-                   .arg(s.input == CollapseInput::Random ? tr("seeds") : tr("weight seeds"))
-                   .arg(toString(s.init))
-                   .arg(collapse_->tokens.size())
-                   .arg(s.dModel)
-                   .arg(s.heads)
-                   .arg(QString::fromStdString(s.variant))
-                   .arg(s.mlpGain == 1.0 ? QString() : tr(", MLP gain %1").arg(s.mlpGain)));
+  setPlotTitle(curves_, tr("Relative residual ‖res(Xₗ)‖/‖Xₗ‖ against depth\n%1 norm · median and min–max over %2 %3 · "
+                           "%4 init%9 · n %5, d %6, %7 heads · %8 attention")
+                            .arg(toString(s.norm))
+                            .arg(s.seeds)
+                            .arg(s.input == CollapseInput::Random ? tr("seeds") : tr("weight seeds"))
+                            .arg(toString(s.init))
+                            .arg(collapse_->tokens.size())
+                            .arg(s.dModel)
+                            .arg(s.heads)
+                            .arg(QString::fromStdString(s.variant))
+                            .arg(s.mlpGain == 1.0 ? QString() : tr(", MLP gain %1").arg(s.mlpGain)));
   reading_->setText(QString::fromStdString(collapse_->reading));
+  // Room for the legend beside the curves and the title above them: at a 16:9 slide's size the splitter gave the
+  // plot ~190 px and clipped the legend's last entries and the title's lines.
+  const QCPLayoutElement* title = curves_->plotLayout()->element(0, 0);
+  const int titleHeight = title ? title->minimumOuterSizeHint().height() : 0;
+  curves_->setMinimumHeight(std::max({static_cast<int>(260 * std::max(1.0, 0.8 * fontScale_)),
+                                      titleHeight + curves_->legend->minimumOuterSizeHint().height() + 24}));
   curves_->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -252,7 +267,7 @@ void CollapseView::drawInspection() {
   if (!inspection_) return;
   const LayerInspection& in = *inspection_;
   const QStringList tokens = labels(in.tokens);
-  const QString where = tr("X_%1").arg(in.depth);
+  const QString where = "X" + subscript(QString::number(in.depth));  // X₃: the stream after layer 3
   inspectLabel_->setText(
       tr("%1 · l = %2 · residual %3").arg(inspectConfig_->currentText()).arg(in.depth).arg(in.residual, 0, 'g', 3));
   cosine_->setTitle(tr("Token cosine similarity of %1").arg(where));
@@ -272,7 +287,7 @@ void CollapseView::drawInspection() {
   singular_->xAxis->setRange(0.5, std::max(1.5, x.size() + 0.5));
   const double low = y.isEmpty() ? 1e-3 : *std::min_element(y.begin(), y.end());
   singular_->yAxis->setRange(std::max(kLogFloor, low / 10), 2);
-  setPlotTitle(singular_, tr("Singular values σ_i/σ₁ of %1").arg(where));
+  setPlotTitle(singular_, tr("Singular values σᵢ/σ₁ of %1").arg(where));
   singular_->replot(QCustomPlot::rpQueuedReplot);
   showAttention(in.attention, tokens, in.attentionLayer);
 }

@@ -49,7 +49,7 @@ PathsView::PathsView(QWidget* parent) : TraceView(parent), job_(this) {
   counts_ = newPlot(tr("Number of paths of length ℓ: C(L, ℓ)·H^ℓ"));
   counts_->yAxis->setLabel(tr("paths (log)"));
   residuals_ = newPlot(tr("Product of the attention matrices along random paths: distance to rank 1"));
-  residuals_->yAxis->setLabel(tr("‖P − P₁‖_F / ‖P‖_F (log)"));
+  residuals_->yAxis->setLabel(tr("‖P − P₁‖ / ‖P‖, Frobenius norms (log)"));
 
   auto* bar = new FlowLayout;
   bar->addLabelled(tr("paths per length"), samples_);

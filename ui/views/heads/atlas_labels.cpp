@@ -84,8 +84,12 @@ QImage probeThumbnail(const HeadAtlas& atlas, int layer, int head, int size) {
 
 QString probeCaption(const HeadAtlas& atlas) {
   const AtlasProbe& p = atlas.probe;
+  // A model without a vocabulary (the built-in one) has no ids: count the positions the probe has instead.
+  const std::size_t length = !p.ids.empty()      ? p.ids.size()
+                             : !p.tokens.empty() ? p.tokens.size()
+                                                 : static_cast<std::size_t>(p.scoredRows() + p.suffix);
   QString text = QObject::tr("probe: %1 tokens (%2 × %3 random tokens%4), seed %5")
-                     .arg(p.ids.size())
+                     .arg(length)
                      .arg(2)
                      .arg(p.repeat)
                      .arg(p.offset > 0 ? QObject::tr(" after BOS") : QString())

@@ -59,7 +59,7 @@ void AtlasView::updateStatus() {
   else if (scan)
     statusText_->setText(tr("Reading the corpus…"));
   else
-    statusText_->setText(atlas() ? probeCaption(*atlas()) : QString());
+    statusText_->setText(atlas() && probeCaptionInStatus_ ? probeCaption(*atlas()) : QString());
   if (!probe && !scan) bar_->setValue(0);
 }
 

@@ -35,6 +35,9 @@ class AtlasView : public TraceView {
   /// Crossed heads: params.prediction.ablate as layer-major indices; the selected head's index.
   std::vector<int> ablatedIndices() const;
   int selectedIndex() const;
+  /// A view whose own caption names the probe (the scatter) sets this false: the idle status line then stays
+  /// empty instead of saying it a second time.
+  void setProbeCaptionInStatus(bool on) { probeCaptionInStatus_ = on; }
 
  private:
   void updateStatus();
@@ -45,6 +48,7 @@ class AtlasView : public TraceView {
   QLabel* statusText_;
   QProgressBar* bar_;
   QPushButton* cancel_;
+  bool probeCaptionInStatus_ = true;
 };
 
 }  // namespace attnlab::ui

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "ui/plots/colormaps.h"
+#include "ui/plots/plot_titles.h"
 #include "ui/plots/view_style.h"
 
 namespace attnlab::ui {
@@ -52,14 +53,16 @@ HeadScatterPlot::HeadScatterPlot(QWidget* parent) : QCustomPlot(parent) {
   applyFonts();
 }
 
-void HeadScatterPlot::setPoints(std::vector<Point> points) {
+void HeadScatterPlot::setPoints(std::vector<Point> points, bool discrete) {
   points_ = std::move(points);
+  discrete_ = discrete;
   hovered_ = -1;
   rebuild();
 }
 
 void HeadScatterPlot::setTitles(const QString& title, const QString& x, const QString& y, const QString& colour) {
-  title_->setText(title);
+  titleText_ = title;
+  title_->setText(wrapTitle(titleText_, title_->font(), width() - 16));
   xAxis->setLabel(x);
   yAxis->setLabel(y);
   scale_->axis()->setLabel(colour);
@@ -81,17 +84,48 @@ void HeadScatterPlot::rebuild() {
   std::vector<double> xs, ys, cs;
   for (const Point& p : points_) xs.push_back(p.x), ys.push_back(p.y), cs.push_back(p.colour);
   const QCPRange cr = finiteRange(cs);
-  scale_->setDataRange(cr);
+  // Discrete: levels lo..hi, one per integer; the bar spans lo − ½ … hi + ½ so each step is centred on its tick.
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (double c : cs)
+    if (std::isfinite(c)) lo = std::min(lo, std::round(c)), hi = std::max(hi, std::round(c));
+  if (!std::isfinite(lo)) lo = hi = 0;
+  const int steps = discrete_ ? std::clamp(static_cast<int>(hi - lo) + 1, 1, kLevels) : kLevels;
+  if (discrete_) {
+    QCPColorGradient g = gradient(map);
+    if (steps == 1) {  // one layer: one colour (a gradient needs two levels)
+      g.clearColorStops();
+      g.setColorStopAt(0, QColor::fromRgb(colorAt(map, 0)));
+      g.setColorStopAt(1, QColor::fromRgb(colorAt(map, 0)));
+    }
+    g.setLevelCount(std::max(2, steps));
+    scale_->setGradient(g);
+    scale_->setDataRange({lo - 0.5, lo + steps - 0.5});
+    QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
+    ticker->setTickStep(1);
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);  // 1, 2, 5… apart when the layers are many
+    scale_->axis()->setTicker(ticker);
+    scale_->axis()->setSubTicks(false);
+  } else {
+    scale_->setDataRange(cr);
+    scale_->axis()->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    scale_->axis()->setSubTicks(true);
+  }
   std::vector<QCPGraph*> levels(kLevels, nullptr);
   const QColor outline = style.foreground();
   for (const Point& p : points_) {
     if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;
-    const double t = std::isfinite(p.colour) ? (p.colour - cr.lower) / cr.size() : 0.0;
-    const int level = std::clamp(static_cast<int>(std::lround(t * (kLevels - 1))), 0, kLevels - 1);
+    int level = 0;
+    if (discrete_)
+      level = std::isfinite(p.colour) ? std::clamp(static_cast<int>(std::lround(p.colour - lo)), 0, steps - 1) : 0;
+    else
+      level = std::clamp(static_cast<int>(std::lround(
+                             (std::isfinite(p.colour) ? (p.colour - cr.lower) / cr.size() : 0.0) * (kLevels - 1))),
+                         0, kLevels - 1);
     if (!levels[level]) {
       levels[level] = addGraph();
       levels[level]->setLineStyle(QCPGraph::lsNone);
-      const QColor fill = QColor::fromRgb(colorAt(map, static_cast<double>(level) / (kLevels - 1)));
+      const double t = steps > 1 ? static_cast<double>(level) / (steps - 1) : 0.0;
+      const QColor fill = QColor::fromRgb(colorAt(map, t));
       levels[level]->setScatterStyle(
           QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(outline, 0.6), QBrush(fill), 9 * fontScale_));
     }
@@ -154,6 +188,7 @@ void HeadScatterPlot::applyFonts() {
   QFont t = title_->font();
   t.setPointSizeF(11 * fontScale_);
   title_->setFont(t);
+  title_->setText(wrapTitle(titleText_, t, width() - 16));
 }
 
 void HeadScatterPlot::mousePressEvent(QMouseEvent* event) {
@@ -196,6 +231,11 @@ void HeadScatterPlot::mouseReleaseEvent(QMouseEvent* event) {
 void HeadScatterPlot::leaveEvent(QEvent* event) {
   QCustomPlot::leaveEvent(event);
   if (hovered_ != -1) emit pointHovered(hovered_ = -1);
+}
+
+void HeadScatterPlot::resizeEvent(QResizeEvent* event) {
+  title_->setText(wrapTitle(titleText_, title_->font(), width() - 16));
+  QCustomPlot::resizeEvent(event);
 }
 
 void HeadScatterPlot::paintEvent(QPaintEvent* event) {

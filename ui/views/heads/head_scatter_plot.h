@@ -20,8 +20,12 @@ class HeadScatterPlot : public QCustomPlot {
   };
   explicit HeadScatterPlot(QWidget* parent = nullptr);
 
-  /// Replaces the points; colour is mapped linearly from its range onto the sequential colour map.
-  void setPoints(std::vector<Point> points);
+  /// Replaces the points; colour is mapped linearly from its range onto the sequential colour map, or with
+  /// `discrete` (an index: layer, head) one colour per integer value, the colour bar in as many steps with
+  /// integer ticks.
+  void setPoints(std::vector<Point> points, bool discrete = false);
+  bool discreteColour() const { return discrete_; }
+  QCPColorScale* colourScale() const { return scale_; }
   const std::vector<Point>& points() const { return points_; }
   void setTitles(const QString& title, const QString& x, const QString& y, const QString& colour);
   /// Heads (indices into points()) drawn crossed out, ringed (the lasso's group), and framed (the selection, −1 none).
@@ -45,6 +49,7 @@ class HeadScatterPlot : public QCustomPlot {
   void mouseReleaseEvent(QMouseEvent* event) override;
   void leaveEvent(QEvent* event) override;
   void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;  ///< the title wrapped again to the new width
 
  private:
   void rebuild();
@@ -56,9 +61,11 @@ class HeadScatterPlot : public QCustomPlot {
   int hovered_ = -1;
   QCPColorScale* scale_;
   QCPTextElement* title_;
+  QString titleText_;  ///< the title as given; title_ shows it wrapped to the plot's width
   QPolygonF lasso_;
   bool dragging_ = false;
   double fontScale_ = 1.0;
+  bool discrete_ = false;
 };
 
 }  // namespace attnlab::ui

@@ -21,6 +21,7 @@ QComboBox* choiceBox(const QString& tip) {
 }  // namespace
 
 HeadScatterView::HeadScatterView(AtlasStore* store, QWidget* parent) : AtlasView(store, parent) {
+  setProbeCaptionInStatus(false);  // caption_ names the probe
   auto* layout = new QVBoxLayout(this);
   auto* controls = new QWidget;
   controls->setProperty(kScreenOnlyProperty, true);  // the figure's axis titles name the choices
@@ -122,11 +123,12 @@ void HeadScatterView::drawAtlas(const std::shared_ptr<const HeadAtlas>& atlas) {
       points.push_back(
           {l, h, choiceValue(*atlas, x, l, h), choiceValue(*atlas, y, l, h), choiceValue(*atlas, c, l, h)});
   title_ = tr("%1 heads: %2 against %3").arg(points.size()).arg(y, x);
-  plot_->setPoints(std::move(points));
+  plot_->setPoints(std::move(points), c == "layer" || c == "head");  // an index: one colour per value
   plot_->setTitles(title_, choiceTitle(x), choiceTitle(y), choiceTitle(c));
   plot_->setMarks(ablatedIndices(), {}, selectedIndex());
   ablate_->setVisible(false);  // shown with a lasso group (a disabled button would swallow right clicks)
   ablate_->setText(tr("Switch these heads off"));
+  // The probe caption once, here (the status line below leaves it to this caption: showsProbeCaption()).
   QString caption = probeCaption(*atlas);
   for (const std::string& note : atlas->notes) caption += "\n" + QString::fromStdString(note);
   caption_->setText(caption);

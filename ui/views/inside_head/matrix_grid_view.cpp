@@ -118,10 +118,12 @@ void QkvView::showResult(const ResultPtr& result) {
     kvWhere = tr("L%1 kv head %2 (shared by H%3–H%4)").arg(l).arg(g).arg(g * group).arg(g * group + group - 1);
     kvId = "_L" + std::to_string(l) + "_KV" + std::to_string(g);
   }
-  std::vector<Panel> panels = {
-      {tr("%1 queries Q  [n × d_head]").arg(where), head.q, tokens, dims, sym, div, "q" + id},
-      {tr("%1 keys K  [n × d_head]").arg(kvWhere), head.k(), tokens, dims, sym, div, "k" + kvId},
-      {tr("%1 values V  [n × d_head]").arg(kvWhere), head.v(), tokens, dims, sym, div, "v" + kvId}};
+  std::vector<Panel> panels = {{tr("%1 queries Q  [%2 × %3]").arg(where).arg(head.q.rows()).arg(head.q.cols()), head.q,
+                                tokens, dims, sym, div, "q" + id},
+                               {tr("%1 keys K  [%2 × %3]").arg(kvWhere).arg(head.k().rows()).arg(head.k().cols()),
+                                head.k(), tokens, dims, sym, div, "k" + kvId},
+                               {tr("%1 values V  [%2 × %3]").arg(kvWhere).arg(head.v().rows()).arg(head.v().cols()),
+                                head.v(), tokens, dims, sym, div, "v" + kvId}};
   // The n × n scores of a long text belong to the heatmap's pyramid, not to a cell-by-cell plot.
   if (tokens.size() <= kMaxScoresTokens)
     panels.push_back(

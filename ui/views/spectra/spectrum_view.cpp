@@ -145,20 +145,20 @@ void SpectrumView::showSingularValues(const HeadSpectrum& s) {
   const int l = result_->layer(), h = result_->head();
   svPlot_->clearAll();
   svPlot_->setTitle(
-      tr("Singular values · layer %1 · head %2 · n = %3, d_head = %4").arg(l).arg(h).arg(s.n).arg(s.dHead));
+      tr("Singular values · layer %1 · head %2 · n = %3, head size %4").arg(l).arg(h).arg(s.n).arg(s.dHead));
   svPlot_->addSpectrum(tr("scores QKᵀ·scale (rank %1)").arg(s.scores.numericalRank), s.scores.singularValues,
                        s.scores.threshold, seriesColor(5));
   svPlot_->addSpectrum(tr("exp(scores) (rank %1)").arg(s.expScores.numericalRank), s.expScores.singularValues,
                        s.expScores.threshold, seriesColor(2));
   svPlot_->addSpectrum(tr("attention (rank %1)").arg(s.attention.numericalRank), s.attention.singularValues,
                        s.attention.threshold, seriesColor(1));
-  svPlot_->addVerticalMarker(s.dHead + 0.5, tr("d_head = %1").arg(s.dHead), QColor(90, 90, 90));
+  svPlot_->addVerticalMarker(s.dHead + 0.5, tr("head size %1").arg(s.dHead), QColor(90, 90, 90));
   svPlot_->fitRanges();
   QStringList lines;
   lines << rankLine("attention", s.attention, s.n) << rankLine("scores QKᵀ·scale", s.scores, std::min(s.n, s.dHead))
         << rankLine("exp(scores)", s.expScores, s.n);
-  lines << tr("Dashed lines: rank thresholds σ_max·n·ε (numpy's matrix_rank). exp lifts the scores' rank above "
-              "d_head; softmax only rescales rows, so the attention has the rank of exp(scores)%1.")
+  lines << tr("Dashed lines: rank thresholds σₘₐₓ·n·ε (numpy's matrix_rank). exp lifts the scores' rank above "
+              "the head size; softmax only rescales rows, so the attention has the rank of exp(scores)%1.")
                .arg(result_->trace().causal ? tr(" before the causal mask") : QString());
   info_->setText(lines.join("<br>"));
 }

@@ -18,12 +18,14 @@
 #include <QTableWidget>
 #include <QThread>
 #include <QVBoxLayout>
+#include <cmath>
 
 #include <qcustomplot.h>
 
 #include "core/train/tiny_checkpoint.h"
 #include "core/train/train_json.h"
 #include "ui/plots/attention_grid.h"
+#include "ui/plots/figure_export.h"
 
 namespace attnlab::ui {
 
@@ -93,7 +95,7 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent), worker_(new Train
   form->addRow(tr("Task"), task_);
   form->addRow(tr("Layers"), layers_);
   form->addRow(tr("Heads"), heads_);
-  form->addRow(tr("d_model"), dModel_);
+  form->addRow(tr("d<sub>model</sub>"), dModel_);
   form->addRow(QString(), mlp_);
   form->addRow(tr("MLP activation"), activation_);
   form->addRow(QString(), layerNorm_);
@@ -116,6 +118,7 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent), worker_(new Train
   leftLayout->addWidget(status_);
   leftLayout->addStretch(1);
   left->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Preferred);  // as wide as its fields, at every font size
+  left->setProperty(kScreenOnlyProperty, true);                       // a figure of the run holds no controls
 
   headline_ = new QLabel;
   headline_->setWordWrap(true);
@@ -242,9 +245,11 @@ void TrainingView::showUpdate(const TrainingUpdatePtr& u) {
   }
   if (u->reset) {
     loss_->graph(0)->data()->clear();
+    history_.clear();
     refused_ = false;
   }
   last_ = u;
+  history_.insert(history_.end(), u->losses.begin(), u->losses.end());
   for (const auto& [step, loss] : u->losses) loss_->graph(0)->addData(step, std::max(loss, 1e-6));
   loss_->rescaleAxes();
   loss_->replot(QCustomPlot::rpQueuedReplot);
@@ -316,10 +321,84 @@ void TrainingView::showUpdate(const TrainingUpdatePtr& u) {
   updateButtons();
 }
 
+TrainingUpdatePtr TrainingView::run() const {
+  if (!last_) return nullptr;
+  auto r = std::make_shared<TrainingUpdate>(*last_);
+  r->losses = history_;
+  r->reset = true;
+  r->running = false;
+  r->error.clear();
+  return r;
+}
+
+void TrainingView::showRun(const TrainingUpdatePtr& run) {
+  if (!run) return;
+  auto r = std::make_shared<TrainingUpdate>(*run);
+  r->reset = true;  // replaces whatever was drawn
+  showUpdate(r);
+}
+
+TrainingUpdatePtr TrainingView::trainingRun(const TrainHistory& history, const TrainSettings& settings) {
+  auto r = std::make_shared<TrainingUpdate>();
+  r->settings = settings;
+  r->settings.task = history.task;
+  r->snapshot = history.final;
+  r->losses = history.losses;
+  r->reset = true;
+  return r;
+}
+
+ViewNumbers TrainingView::numbers() const {
+  ViewNumbers n;
+  n.view = "training";
+  n.title = "Training";
+  if (!last_) return n;
+  const TrainSettings& s = last_->settings;
+  n.params = {{"task", toString(s.task)},
+              {"model", toJson(s.model)},
+              {"lr", s.adam.lr},
+              {"batch", s.batch},
+              {"step", last_->snapshot.step}};
+  LabelledMatrix loss;
+  loss.name = "loss";
+  loss.title = "Training loss per step";
+  loss.values.resize(static_cast<Eigen::Index>(history_.size()), 1);
+  for (std::size_t i = 0; i < history_.size(); ++i) {
+    loss.values(static_cast<Eigen::Index>(i), 0) = history_[i].second;
+    loss.rowLabels.push_back(std::to_string(history_[i].first));
+  }
+  loss.colLabels = {"loss"};
+  n.matrices.push_back(std::move(loss));
+  const auto& scores = last_->snapshot.scores;
+  if (!scores.empty() && !scores[0].empty()) {
+    LabelledMatrix m;
+    m.name = "scores";
+    m.title = "Head scores on the probe at step " + std::to_string(last_->snapshot.step);
+    for (const auto& kv : scores[0][0]) m.colLabels.push_back(kv.first);
+    int rows = 0;
+    for (const auto& l : scores) rows += static_cast<int>(l.size());
+    m.values.resize(rows, static_cast<Eigen::Index>(m.colLabels.size()));
+    int r = 0;
+    for (std::size_t l = 0; l < scores.size(); ++l)
+      for (std::size_t h = 0; h < scores[l].size(); ++h, ++r) {
+        m.rowLabels.push_back("L" + std::to_string(l) + " H" + std::to_string(h));
+        for (std::size_t c = 0; c < m.colLabels.size(); ++c) {
+          const auto it = scores[l][h].find(m.colLabels[c]);
+          m.values(r, static_cast<Eigen::Index>(c)) = it == scores[l][h].end() ? std::nan("") : it->second;
+        }
+      }
+    n.matrices.push_back(std::move(m));
+  }
+  return n;
+}
+
 QString TrainingView::saveModel(const QString& dir) const {
   if (!last_ || !last_->params) return tr("there is no model yet");
   try {
     saveTinyModel(dir.toStdString(), last_->settings.model, *last_->params);
+    // The run beside the model: `attnlab export --view training --model DIR` draws it again.
+    const TrainingUpdatePtr whole = run();
+    saveTrainHistory(dir.toStdString(), TrainHistory{whole->settings.task, whole->losses, whole->snapshot});
   } catch (const std::exception& e) {
     return QString::fromStdString(e.what());
   }

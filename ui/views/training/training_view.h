@@ -6,6 +6,8 @@
 // (saved as a checkpoint folder and opened like one); "Save model…" writes it where the user chooses.
 #include <QWidget>
 
+#include "core/session/view_numbers.h"
+#include "core/train/train_history.h"
 #include "ui/views/training/training_worker.h"
 
 class QCheckBox;
@@ -33,6 +35,17 @@ class TrainingView : public QWidget {
   TrainingWorker* worker() const { return worker_; }
   /// The latest update drawn (nullptr before the first).
   const TrainingUpdatePtr& lastUpdate() const { return last_; }
+  /// The whole run drawn so far as one update: the latest snapshot with every loss since the reset (nullptr
+  /// before the first update). What the figure and numbers export of the page draw.
+  TrainingUpdatePtr run() const;
+  /// Draws `run` (one update holding a whole run: run(), or trainingRun of a history) in place of what is
+  /// drawn: the export's offscreen copy of the page.
+  void showRun(const TrainingUpdatePtr& run);
+  /// The numbers behind the figure: "loss" [steps, 1] (rows: the step) and "scores" [heads, scores]
+  /// (rows "L0 H1", columns the score names). Empty before the first update.
+  ViewNumbers numbers() const;
+  /// The run of a saved or bounded training as one update the view draws.
+  static TrainingUpdatePtr trainingRun(const TrainHistory& history, const TrainSettings& settings);
   int lossPoints() const;
   QPushButton* trainButton() const { return train_; }
   QPushButton* stepButton() const { return step_; }
@@ -83,6 +96,7 @@ class TrainingView : public QWidget {
   AttentionGrid* grid_;
   QTableWidget* table_;
   TrainingUpdatePtr last_;
+  std::vector<std::pair<int, double>> history_;  ///< every (step, loss) since the reset, as drawn
   bool training_ = false;
   bool refused_ = false;  ///< the controls' settings were refused: Train/Step would train the old model
 };

@@ -99,7 +99,7 @@ void ComplexityView::draw() {
   if (hi > 0) plot_->yAxis->setRange(lo / 2, hi * 2);
   plot_->xAxis->setRange(limits_.minN / 1.4, nMax * 1.4);
   plot_->replot(QCustomPlot::rpQueuedReplot);
-  status_->setText(tr("d_head = %1, m = %2. Dashed: the explicit n×n path (O(n²)); solid: the efficient path (O(n) "
+  status_->setText(tr("head size %1, m = %2. Dashed: the explicit n×n path (O(n²)); solid: the efficient path (O(n) "
                       "for the linear kinds and Performer, O(n²) time but O(n) memory for softmax). %3")
                        .arg(sweep_->dHead)
                        .arg(sweep_->features)

@@ -43,7 +43,7 @@ FeatureMapView::FeatureMapView(QWidget* parent) : TraceView(parent) {
   curves_->yAxis->setLabel("φ(x)");
   curves_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
   scatter_ = new TitledPlot;
-  scatter_->xAxis->setLabel(tr("exact e^{q·k/√d}"));
+  scatter_->xAxis->setLabel(tr("exact exp(q·k/√d)"));
   scatter_->yAxis->setLabel(tr("α·φ(q)·φ(k)  (α: least squares)"));
   for (QCPAxis* a : {scatter_->xAxis, scatter_->yAxis}) {
     a->setScaleType(QCPAxis::stLogarithmic);
@@ -54,8 +54,8 @@ FeatureMapView::FeatureMapView(QWidget* parent) : TraceView(parent) {
   info_->setWordWrap(true);
   features_ = new QSpinBox;
   features_->setRange(0, 4096);
-  features_->setSpecialValueText(tr("4·d_head"));
-  features_->setToolTip(tr("Performer's number of random features m (0: 4·d_head, the paper's choice)"));
+  features_->setSpecialValueText(tr("4 × head size"));
+  features_->setToolTip(tr("Performer's number of random features m (0: 4·d<sub>head</sub>, the paper's choice)"));
   seed_ = new QSpinBox;
   seed_->setRange(0, 1000000);
   seed_->setToolTip(tr("seed of Performer's random features"));
@@ -197,13 +197,14 @@ void FeatureMapView::showComparison(const FeatureMapComparison& c) {
                                    .arg(c.maps[m].attention.maxCoeff(), 0, 'f', 2));
     heatmaps_[m + 1]->setMatrix(c.maps[m].attention.cast<float>(), labels, labels);
   }
-  info_->setText(tr("softmax: rank %1 · eff. rank %2 · entropy %3 (nats; log n = %4). ")
-                     .arg(c.softmaxRank)
-                     .arg(c.softmaxEffectiveRank, 0, 'f', 1)
-                     .arg(c.softmaxEntropy, 0, 'f', 2)
-                     .arg(std::log(std::max(1, c.n)), 0, 'f', 2) +
-                 lines.join(" | ") +
-                 tr(". Exact kernel: e^{q·k/√d_head} of this head's Q and K; every φ sees q·d^(−1/4) and k·d^(−1/4)."));
+  info_->setText(
+      tr("softmax: rank %1 · eff. rank %2 · entropy %3 (nats; log n = %4). ")
+          .arg(c.softmaxRank)
+          .arg(c.softmaxEffectiveRank, 0, 'f', 1)
+          .arg(c.softmaxEntropy, 0, 'f', 2)
+          .arg(std::log(std::max(1, c.n)), 0, 'f', 2) +
+      lines.join(" | ") +
+      tr(". Exact kernel: exp(q·k/√d) of this head's Q and K (d: the head size); every φ sees q/∜d and k/∜d."));
 }
 
 void FeatureMapView::setFontScale(double scale) {

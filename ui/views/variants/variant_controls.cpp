@@ -84,7 +84,8 @@ void VariantControls::buildRows() {
                            tr("Random features of the 'performer' tile: positive "
                               "exp(ωx − ‖x‖²/2) or trigonometric sin/cos.")));
   orthogonal_ = new QCheckBox(tr("orthogonal"));
-  orthogonal_->setToolTip(tr("Orthogonal random features (blocks of orthonormal rows with χ_d norms) instead of iid."));
+  orthogonal_->setToolTip(
+      tr("Orthogonal random features (blocks of orthonormal rows with χ<sub>d</sub> norms) instead of iid."));
   grid->addWidget(orthogonal_);
   seed_ = new QSpinBox;
   seed_->setRange(0, 1000000);
@@ -127,9 +128,9 @@ void VariantControls::buildRows() {
   grid->addWidget(labelled(tr("T"), temperature_, tr("Softmax and Performer temperature: scores / T.")));
   dHead_ = new QSpinBox;
   dHead_->setRange(1, 256);
-  grid->addWidget(labelled(tr("d_head"), dHead_,
-                           tr("Head size of the built-in model (d_model = heads × d_head): "
-                              "linear attention's rank is at most d_head.")));
+  grid->addWidget(labelled(tr("d<sub>head</sub>"), dHead_,
+                           tr("Head size of the built-in model (d<sub>model</sub> = heads × d<sub>head</sub>): "
+                              "linear attention's rank is at most d<sub>head</sub>.")));
   topK_ = new QSpinBox;
   topK_->setRange(1, 64);
   grid->addWidget(labelled(tr("top-k"), topK_,

@@ -55,7 +55,7 @@ VariantsView::VariantsView(QWidget* parent) : TraceView(parent), comparisonJob_(
     a->setTicker(logTicker);
   }
   curvePlot_->xAxis->setLabel(tr("random features m"));
-  curvePlot_->yAxis->setLabel(tr("‖Â − A‖_F / ‖A‖_F"));
+  curvePlot_->yAxis->setLabel(tr("‖Â − A‖ / ‖A‖"));
   // Legend under the axes in two columns: inside, it would hide the curves.
   curvePlot_->legend->setVisible(true);
   curvePlot_->legend->setFont(QFont(font().family(), 8));
@@ -185,8 +185,8 @@ void VariantsView::drawComparison(const VariantComparison& c, const QStringList&
     // Performer's variance grows like e^{‖q'+k'‖²} with q' = q·d^{-1/4}: say how large that is here.
     const double norm = (head.q.rowwise().squaredNorm().mean() + head.k().rowwise().squaredNorm().mean()) /
                         std::sqrt(static_cast<double>(head.q.cols()));
-    where = tr("Layer %1 · head %2 · d_head %3 · mean ‖q‖²/√d + ‖k‖²/√d = %4 (Performer's variance grows like "
-               "e^{‖q+k‖²/√d}) · ")
+    where = tr("Layer %1 · head %2 · head size d = %3 · mean ‖q‖²/√d + ‖k‖²/√d = %4 (Performer's variance grows like "
+               "exp(‖q+k‖²/√d)) · ")
                 .arg(l)
                 .arg(h)
                 .arg(head.q.cols())
@@ -194,7 +194,7 @@ void VariantsView::drawComparison(const VariantComparison& c, const QStringList&
   }
   status_->setText(where +
                    tr("mask: %1. Top row: each variant's attention Â, one colour scale for all; bottom row: "
-                      "|Â − A| against softmax A (rel. error ‖Â − A‖_F/‖A‖_F), on its own scale%2.")
+                      "|Â − A| against softmax A (rel. error ‖Â − A‖/‖A‖, Frobenius norms), on its own scale%2.")
                        .arg(mask.isEmpty() ? tr("none") : mask)
                        .arg(clipped ? tr(" (scales clipped to [−1, 1]: some weights lie outside)") : QString()));
 }
