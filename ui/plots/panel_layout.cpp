@@ -60,9 +60,15 @@ void PanelLayout::setGeometry(const QRect& rect) {
   const QRect area = rect.marginsRemoved(contentsMargins());
   const int n = visibleCount();
   if (n == 0) return;
-  const int cols = columnsFor(area.width()), rows = (n + cols - 1) / cols;
+  // Columns for the width; when the rect is lower than those rows need (a figure of a fixed size, no page to scroll),
+  // more columns, down to one row, and never a panel outside the rect (they overlapped the view's next widget).
+  int cols = columnsFor(area.width());
+  const auto rowsFor = [n](int c) { return (n + c - 1) / c; };
+  const auto heightFor = [&](int c) { return rowsFor(c) * panelMinimum().height() + (rowsFor(c) - 1) * spacing(); };
+  while (cols < n && heightFor(cols) > area.height()) ++cols;
+  const int rows = rowsFor(cols);
   const int w = (area.width() - (cols - 1) * spacing()) / cols;
-  const int h = std::max(panelMinimum().height(), (area.height() - (rows - 1) * spacing()) / rows);
+  const int h = std::max(1, (area.height() - (rows - 1) * spacing()) / rows);
   int k = 0;
   for (QLayoutItem* item : items_) {
     if (item->isEmpty()) continue;

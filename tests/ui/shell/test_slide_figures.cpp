@@ -204,7 +204,7 @@ class TestSlideFigures : public QObject {
   // window's grey behind the view's panels is not drawn into it.
   void figuresAsShownInTheWindowAreWhite_data() {
     QTest::addColumn<QString>("view");
-    for (const QString& v : {"heatmap", "variants", "collapse", "heads"}) QTest::newRow(qPrintable(v)) << v;
+    for (const char* v : {"heatmap", "variants", "collapse", "heads"}) QTest::newRow(v) << QString(v);
   }
   void figuresAsShownInTheWindowAreWhite() {
     QFETCH(QString, view);
