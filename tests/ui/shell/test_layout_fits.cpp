@@ -1,8 +1,9 @@
 // Every view laid out as a class meets it: on a 1280 × 720 projector, a 1600 × 1000 laptop and a 3840 × 2160 screen
 // (three offscreen screens side by side, test_layout_fits.screens.json), in a window filling the screen and in F11,
-// with and without a lesson running. Fails on a window larger than its screen, a horizontal scroll bar, text widgets
-// that overlap or are cut, plot titles wider than their plot, axis tick labels that overlap or are smaller than
-// kMinimumLabelPixels, and legends lying on a curve. The counts per check are printed (the README quotes them).
+// with and without a lesson running, on a 12-word sentence with a pinned token. Fails on a window larger than its
+// screen, a horizontal scroll bar, text widgets that overlap or are cut, plot titles wider than their plot, axis tick
+// labels that overlap or are smaller than kMinimumLabelPixels, and legends lying on a curve. The counts per check are
+// printed (the README quotes them).
 #include <QAbstractButton>
 #include <QComboBox>
 #include <QDockWidget>
@@ -210,6 +211,13 @@ class TestLayoutFits : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     if (lesson) w.lessonPanel()->selectLesson(0);
     if (present) w.setPresentation(true);
+    // A sentence of 13 tokens with a pin (lesson 10's pinned "lazy" once grew the window to 1,833 px): every view
+    // shows more labels than the default's six, and the heatmap its table of pinned sums.
+    Params p = w.controller()->params();
+    p.sentence = "red fox jumps over lazy dogs and red fox jumps over lazy";
+    p.selection.pinned = {11};
+    w.applyParams(p);
+    QTRY_VERIFY(!w.controller()->busy());
     QTest::qWait(350);  // presentation mode's by-hand fill of the screen
     std::vector<Problem> problems;
     auto* pages = w.navigator()->pages();

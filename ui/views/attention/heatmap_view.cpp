@@ -17,12 +17,14 @@ namespace attnlab::ui {
 
 HeatmapView::HeatmapView(QWidget* parent) : TraceView(parent) {
   plot_ = new MatrixPlot(this);
+  plot_->setMinimumHeight(300);  // the map keeps its room above the pinned sums; the page scrolls instead
   plot_->setRangeMode(MatrixPlot::Range::UnitInterval);
   plot_->setAxisTitles(tr("query (attends from)"), tr("key (attends to)"));
   plot_->setTokenAxes(true, true);
   pinTable_ = new QLabel(this);
   pinTable_->setTextFormat(Qt::RichText);
   pinTable_->setAlignment(Qt::AlignCenter);
+  pinTable_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // its tables follow the view's width
   pinTable_->hide();
   hover_ = new QLabel(hoverHint(), this);
   hover_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -156,6 +158,12 @@ void HeatmapView::updatePinTable() {
         for (int j = 0; j < n; ++j) sums_.fromPinned[static_cast<std::size_t>(j)] += block(p - first, j);
     }
   }
+  renderPinTable();
+}
+
+void HeatmapView::renderPinTable() {
+  if (!result_ || sums_.pins.empty()) return;
+  const int n = static_cast<int>(sums_.fromPinned.size());
   // Long sentences: the 12 tokens with the most attention either way, in sentence order.
   std::vector<int> shown(static_cast<std::size_t>(n));
   std::iota(shown.begin(), shown.end(), 0);
@@ -173,18 +181,17 @@ void HeatmapView::updatePinTable() {
   QString html =
       tr("<b>Pinned %1</b>%2<table align=center cellspacing=0 cellpadding=3 border=1 style='border-collapse:collapse'>")
           .arg(pinNames.join(", "), n > 16 ? tr(" · the 12 tokens with the most attention") : QString());
-  html += "<tr><th></th>";
-  for (int t : shown) html += QStringLiteral("<th>%1</th>").arg(labels.value(t).toHtmlEscaped());
-  const auto row = [&](const QString& name, const std::vector<double>& v, double div) {
-    html += QStringLiteral("<tr><th align=left>%1</th>").arg(name);
-    for (int t : shown)
-      html += QStringLiteral("<td align=right>%1</td>").arg(v[static_cast<std::size_t>(t)] / div, 0, 'f', 3);
-    html += "</tr>";
-  };
-  row(tr("pinned → key Σ"), sums_.fromPinned, 1);
-  row(tr("pinned → key mean"), sums_.fromPinned, k);
-  row(tr("query → pinned Σ"), sums_.toPinned, 1);
-  row(tr("query → pinned mean"), sums_.toPinned, k);
+  // One row per token and one column per sum: the table grows down (the page scrolls), never sideways (a row per sum
+  // and a column per token set the window's minimum width: a pin in lesson 10 grew it to 1,833 px on a projector).
+  html +=
+      tr("<tr><th>token</th><th>pinned →<br>token Σ</th><th>mean</th><th>token →<br>pinned Σ</th><th>mean</th></tr>");
+  for (int t : shown) {
+    const auto at = [&](const std::vector<double>& v, double div) {
+      return QStringLiteral("<td align=right>%1</td>").arg(v[static_cast<std::size_t>(t)] / div, 0, 'f', 3);
+    };
+    html += QStringLiteral("<tr><th align=left>%1</th>").arg(labels.value(t).toHtmlEscaped()) +
+            at(sums_.fromPinned, 1) + at(sums_.fromPinned, k) + at(sums_.toPinned, 1) + at(sums_.toPinned, k) + "</tr>";
+  }
   const ViewStyle& style = ViewStyle::instance();  // the figure's colours, not the window's grey
   pinTable_->setStyleSheet(
       QStringLiteral("background: %1; color: %2;").arg(style.background().name(), style.foreground().name()));

@@ -52,7 +52,10 @@ class HeatmapView : public TraceView {
  private:
   QString hoverHint() const;
   void showCellHover(int row, int col, double value);
+  /// Sums the attention to and from the pinned tokens (sums_), then renders them.
   void updatePinTable();
+  /// The sums as a table, one row per token.
+  void renderPinTable();
   MatrixPlot* plot_;
   ZoomableHeatmap* long_;
   QWidget* longBox_;  ///< long_ and its pooling choice

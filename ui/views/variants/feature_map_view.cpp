@@ -71,7 +71,7 @@ FeatureMapView::FeatureMapView(QWidget* parent) : TraceView(parent) {
   auto* top = new PanelLayout(340, 240);
   top->addWidget(curves_);
   top->addWidget(scatter_);
-  auto* maps = new PanelLayout(150, 150);
+  auto* maps = new PanelLayout(200, 220);
   for (int i = 0; i <= static_cast<int>(featureMaps().size()); ++i) {
     auto* m = new MatrixPlot;
     m->setRangeMode(MatrixPlot::Range::UnitInterval);
