@@ -26,8 +26,7 @@ bool onSharedPage(const QString& name) { return name == "heatmap" || name == "mo
 
 ViewPages::ViewPages(QWidget* parent) : QStackedWidget(parent) {
   attentionSplit_ = new QSplitter(Qt::Horizontal);
-  // In a scroll area like every page: the heatmap's table of pinned sums once grew the window past the screen.
-  addWidget(scrollable(attentionSplit_));
+  addWidget(attentionSplit_);
   for (const QString& name : viewNames()) {
     TraceView* v = createView(name);
     views_.push_back(v);

@@ -5,6 +5,7 @@
 
 #include <QComboBox>
 #include <QHBoxLayout>
+#include <QScrollArea>
 #include <QStackedWidget>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -17,17 +18,24 @@ namespace attnlab::ui {
 
 HeatmapView::HeatmapView(QWidget* parent) : TraceView(parent) {
   plot_ = new MatrixPlot(this);
-  plot_->setMinimumHeight(300);  // the map keeps its room above the pinned sums; the page scrolls instead
+  plot_->setMinimumHeight(200);  // the map keeps its room above the pinned sums, which scroll
   plot_->setRangeMode(MatrixPlot::Range::UnitInterval);
   plot_->setAxisTitles(tr("query (attends from)"), tr("key (attends to)"));
   plot_->setTokenAxes(true, true);
-  pinTable_ = new QLabel(this);
+  pinTable_ = new QLabel;
   pinTable_->setTextFormat(Qt::RichText);
   pinTable_->setAlignment(Qt::AlignCenter);
-  pinTable_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // its tables follow the view's width
-  pinTable_->hide();
+  // The table scrolls inside the view: as a plain label its rows (one per token) grew the window past the screen.
+  pinScroll_ = new QScrollArea(this);
+  pinScroll_->setWidget(pinTable_);
+  pinScroll_->setWidgetResizable(true);
+  pinScroll_->setFrameShape(QFrame::NoFrame);
+  pinScroll_->hide();
   hover_ = new QLabel(hoverHint(), this);
   hover_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  // Wrapped, as the pooling caption below: one line of large text set the view's minimum width, and beside the model
+  // view on a projector the grid was left 25-pixel thumbnails although the lesson named it.
+  hover_->setWordWrap(true);
   hover_->setProperty(kScreenOnlyProperty, true);  // a hint for the mouse, not part of a figure
   long_ = new ZoomableHeatmap(this);
   long_->setAxisTitles(tr("query (attends from)"), tr("key (attends to)"));
@@ -40,7 +48,9 @@ HeatmapView::HeatmapView(QWidget* parent) : TraceView(parent) {
   poolingRow->setProperty(kScreenOnlyProperty, true);  // a control, not part of a figure
   auto* poolingLayout = new QHBoxLayout(poolingRow);
   poolingLayout->setContentsMargins(0, 0, 0, 0);
-  poolingLayout->addWidget(new QLabel(tr("Pooling of cells smaller than a pixel:"), poolingRow));
+  auto* poolingCaption = new QLabel(tr("Pooling of cells smaller than a pixel:"), poolingRow);
+  poolingCaption->setWordWrap(true);
+  poolingLayout->addWidget(poolingCaption);
   poolingLayout->addWidget(pooling);
   poolingLayout->addStretch(1);
   longBox_ = new QWidget(this);
@@ -54,7 +64,7 @@ HeatmapView::HeatmapView(QWidget* parent) : TraceView(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   layout->addWidget(stack_, 1);
-  layout->addWidget(pinTable_);
+  layout->addWidget(pinScroll_);
   layout->addWidget(hover_);
   // A token label pins (Ctrl/Shift: adds to the pins); so does a Ctrl/Shift-click on a cell, its query.
   const auto extend = [](Qt::KeyboardModifiers m) { return (m & (Qt::ControlModifier | Qt::ShiftModifier)) != 0; };
@@ -143,7 +153,7 @@ void HeatmapView::updatePinTable() {
   const HeadTrace& head = result_->trace().layers[result_->layer()].heads[result_->head()];
   const int n = result_->trace().tokenCount();
   sums_.pins = pinsWithin(result_->params.selection.pinned, n);
-  pinTable_->setVisible(!sums_.pins.empty());
+  pinScroll_->setVisible(!sums_.pins.empty());
   if (sums_.pins.empty()) return;
   sums_.fromPinned.assign(static_cast<std::size_t>(n), 0.0);
   sums_.toPinned.assign(static_cast<std::size_t>(n), 0.0);

@@ -6,6 +6,7 @@
 #include "ui/plots/zoomable_heatmap.h"
 #include "ui/views/common/trace_view.h"
 
+class QScrollArea;
 class QStackedWidget;
 
 namespace attnlab::ui {
@@ -63,6 +64,7 @@ class HeatmapView : public TraceView {
   bool longShown_ = false;
   QLabel* hover_;
   QLabel* pinTable_;
+  QScrollArea* pinScroll_;  ///< holds pinTable_
   ResultPtr result_;
   PinSums sums_;
   std::shared_ptr<MapPyramid> shownPyramid_, sparePyramid_;  ///< the one long_ draws, and the one before it
