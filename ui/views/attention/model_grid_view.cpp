@@ -137,15 +137,25 @@ void ModelGridView::paintEvent(QPaintEvent*) {
   f.setPointSizeF(labelPointSize());
   p.setFont(f);
   p.setPen(ViewStyle::instance().foreground());
-  for (int h = 0; h < heads_; ++h) {
+  // Every k-th head and layer labelled when the cells are narrower (lower) than their labels: "H0H1H2H3" ran together
+  // under thumbnails of 15 pixels beside the heatmap on a projector. Hovering a cell names its head.
+  const QFontMetrics fm(f);
+  const int cellW = std::max(1, cellRect(0, 1 % std::max(1, heads_)).left() - cellRect(0, 0).left());
+  const int cellH = std::max(1, cellRect(1 % std::max(1, layers_), 0).top() - cellRect(0, 0).top());
+  const int headStep =
+      heads_ > 1 ? std::max(1, (fm.horizontalAdvance(tr("H%1").arg(heads_ - 1)) + 4 + cellW - 1) / cellW) : 1;
+  const int layerStep = layers_ > 1 ? std::max(1, (fm.height() + cellH - 1) / cellH) : 1;
+  for (int h = 0; h < heads_; h += headStep) {
     const QRect r = cellRect(0, h);
-    p.drawText(QRect(r.left(), 0, r.width(), r.top() - 2), Qt::AlignHCenter | Qt::AlignBottom, tr("H%1").arg(h));
+    p.drawText(QRect(r.center().x() - cellW * headStep / 2, 0, cellW * headStep, r.top() - 2),
+               Qt::AlignHCenter | Qt::AlignBottom, tr("H%1").arg(h));
   }
   const int selL = result_->layer(), selH = result_->head();
   for (int l = 0; l < layers_; ++l) {
     const QRect first = cellRect(l, 0);
-    p.drawText(QRect(0, first.top(), first.left() - 4, first.height()), Qt::AlignRight | Qt::AlignVCenter,
-               tr("L%1").arg(l));
+    if (l % layerStep == 0)
+      p.drawText(QRect(0, first.center().y() - cellH * layerStep / 2, first.left() - 4, cellH * layerStep),
+                 Qt::AlignRight | Qt::AlignVCenter, tr("L%1").arg(l));
     for (int h = 0; h < heads_; ++h) {
       const QRect r = cellRect(l, h);
       const QImage& thumb = thumbs_[l * heads_ + h];
