@@ -4,6 +4,8 @@
 #include <QApplication>
 #include <algorithm>
 #include <cmath>
+#include <typeinfo>
+#include <vector>
 
 namespace attnlab::ui {
 namespace {
@@ -13,12 +15,40 @@ constexpr char kBaseText[] = "attnlabFitBaseText";  ///< the title as the view s
 constexpr char kFitText[] = "attnlabFitText";       ///< the title as fitting last set it
 constexpr char kBasePt[] = "attnlabFitBasePt";
 constexpr char kFitPt[] = "attnlabFitPt";
+constexpr char kOwnTicker[] = "attnlabOwnTicker";  ///< the ticker fitting gave the axis (its address)
+
+/// Gives `axis` a ticker of its own (a copy of a log or plain ticker, once): views share one ticker between axes and
+/// plots, and fitting a shared ticker to axes of different lengths flipped its count at every layout pass, replotting
+/// without end. False for tickers of other kinds, which are then left as they are.
+bool ownTicker(QCPAxis* axis) {
+  const QSharedPointer<QCPAxisTicker> ticker = axis->ticker();
+  if (!ticker) return false;
+  if (axis->property(kOwnTicker).value<quintptr>() == reinterpret_cast<quintptr>(ticker.data())) return true;
+  QSharedPointer<QCPAxisTicker> copy;
+  if (auto log = qSharedPointerDynamicCast<QCPAxisTickerLog>(ticker)) {
+    auto logCopy = QSharedPointer<QCPAxisTickerLog>::create();
+    logCopy->setLogBase(log->logBase());
+    logCopy->setSubTickCount(log->subTickCount());
+    copy = logCopy;
+  } else if (typeid(*ticker) == typeid(QCPAxisTicker)) {
+    copy = QSharedPointer<QCPAxisTicker>::create();
+    copy->setTickOrigin(ticker->tickOrigin());
+  } else {
+    return false;
+  }
+  copy->setTickCount(ticker->tickCount());
+  copy->setTickStepStrategy(ticker->tickStepStrategy());
+  axis->setTicker(copy);
+  axis->setProperty(kOwnTicker, reinterpret_cast<quintptr>(copy.data()));
+  return true;
+}
 
 /// Ticks that fit: one label per ~1.6 label widths (horizontal) or ~2.4 line heights (vertical), 1 to 6 (a colour
 /// bar a few lines high keeps its ends only).
 bool fitTicks(QCPAxis* axis) {
   if (!axis->visible() || !axis->tickLabels() || !axis->ticker()) return false;
   if (qSharedPointerDynamicCast<QCPAxisTickerText>(axis->ticker())) return false;  // token labels: their plot's job
+  if (!ownTicker(axis)) return false;
   const QFontMetrics fm(axis->tickLabelFont());
   const bool horizontal = axis->orientation() == Qt::Horizontal;
   const int length = horizontal ? axis->axisRect()->width() : axis->axisRect()->height();
