@@ -114,7 +114,15 @@ bool fitTitle(QCPTextElement* title, int width) {
     pt = std::max(basePt * 0.75, pt - 0.5);
     font.setPointSizeF(pt);
   }
-  const QString text = widest(base) > width ? wrapped(base, QFontMetrics(font), width) : base;
+  QString text = widest(base) > width ? wrapped(base, QFontMetrics(font), width) : base;
+  // Three lines at most (the last one ends in "…"): in a paper column's figure a long title wrapped word by word took
+  // the whole plot's height.
+  if (QStringList lines = text.split('\n'); lines.size() > 3) {
+    lines = lines.mid(0, 3);
+    lines[2] = QFontMetrics(font).elidedText(lines[2] + QStringLiteral(" …"), Qt::ElideRight, width);
+    if (!lines[2].endsWith(QChar(0x2026))) lines[2] += QChar(0x2026);
+    text = lines.join('\n');
+  }
   const bool changed = text != title->text() || std::abs(pt - title->font().pointSizeF()) > 1e-6;
   if (changed) {
     title->setFont(font);

@@ -116,7 +116,7 @@ CollapseView::CollapseView(QWidget* parent) : TraceView(parent), curvesJob_(this
   panels->addWidget(cosine_);
   panels->addWidget(singular_);
   panels->addWidget(attentionBox);
-  auto* inspector = new QWidget;
+  auto* inspector = inspector_ = new QWidget;
   auto* inspectorLayout = new QVBoxLayout(inspector);
   inspectorLayout->setContentsMargins(0, 0, 0, 0);
   inspectorLayout->addLayout(inspectBar);
@@ -318,6 +318,11 @@ void CollapseView::showAttention(const std::vector<MatD>& heads, const QStringLi
                                          : QString()));
     attention_[h]->setMatrix(heads[h].cast<float>(), tokens, tokens);
   }
+}
+
+void CollapseView::resizeEvent(QResizeEvent* event) {
+  TraceView::resizeEvent(event);
+  inspector_->setVisible(width() >= 480 && height() >= 400);
 }
 
 void CollapseView::setFontScale(double scale) {

@@ -38,7 +38,12 @@ class CollapseView : public TraceView {
   const std::shared_ptr<const LayerInspection>& inspection() const { return inspection_; }
   CollapseControls* controls() const { return controls_; }
 
+ protected:
+  /// Below 480 × 400 (a paper column's figure) the inspector under the curves is left out: the curves keep the room.
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
+  QWidget* inspector_ = nullptr;
   void requestSettings(const CollapseSettings& s);
   void drawCurves();
   void drawInspection();

@@ -69,7 +69,7 @@ VariantsView::VariantsView(QWidget* parent) : TraceView(parent), comparisonJob_(
   status_->setWordWrap(true);
 
   // The table and the error curve side by side when there is room, stacked when not; the page scrolls vertically.
-  auto* bottom = new QWidget;
+  auto* bottom = bottom_ = new QWidget;
   auto* bottomLayout = new PanelLayout(360, 220, bottom);
   bottomLayout->addWidget(table_);
   bottomLayout->addWidget(curvePlot_);
@@ -82,6 +82,11 @@ VariantsView::VariantsView(QWidget* parent) : TraceView(parent), comparisonJob_(
   layout->addWidget(tileArea_, 3);
   layout->addWidget(bottom, 2);
   layout->addWidget(status_);
+}
+
+void VariantsView::resizeEvent(QResizeEvent* event) {
+  TraceView::resizeEvent(event);
+  bottom_->setVisible(width() >= kFullWidth && height() >= kFullHeight);
 }
 
 void VariantsView::showResult(const ResultPtr& result) {

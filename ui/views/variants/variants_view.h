@@ -37,7 +37,14 @@ class VariantsView : public TraceView {
   /// Draws a comparison now, on the calling thread (benchmarks measure the drawing with it).
   void drawComparison(const VariantComparison& c, const QStringList& tokens);
 
+ protected:
+  /// Below kFullWidth × kFullHeight (a paper column's figure) the table and the error curve are left out: the maps,
+  /// the point of the view, keep the room.
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
+  static constexpr int kFullWidth = 480, kFullHeight = 360;
+  QWidget* bottom_ = nullptr;
   struct Input {
     MatD q, k, v;
     bool causal = false;
