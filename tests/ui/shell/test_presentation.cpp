@@ -1,5 +1,6 @@
 // Presentation mode (F11) as a teacher uses it: menus and the lesson heading grow with the rest,
 // and leaving it gives back the window the teacher had, not a full-screen one.
+#include <QDockWidget>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
@@ -66,6 +67,44 @@ class TestPresentation : public QObject {
     w.setPresentation(false);
     QVERIFY(!(w.windowState() & Qt::WindowFullScreen));
     QTRY_COMPARE(w.geometry(), before);
+  }
+
+  // A lesson gives the view the room (the parameter panel and the views list fold away) and closing it brings the docks
+  // back exactly; in F11 the parameter panel folds, and leaving restores it; both modes nest in either order.
+  void lessonsAndPresentationFoldTheDocksAndRestoreThem() {
+    MainWindow w(false);
+    w.resize(1280, 720);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* params = w.findChild<QDockWidget*>("parameters");
+    auto* views = w.findChild<QDockWidget*>("navigator");
+    auto* lesson = w.findChild<QDockWidget*>("lesson");
+    QVERIFY(params && views && lesson);
+    QVERIFY(params->isVisible() && views->isVisible() && !lesson->isVisible());
+    const int paramsWidth = params->width();
+
+    w.lessonPanel()->selectLesson(0);
+    QVERIFY(lesson->isVisible());
+    QVERIFY(!params->isVisible());
+    QVERIFY(!views->isVisible());
+    QVERIFY(lesson->width() <= w.width() / 3);
+    w.closeLesson();
+    QVERIFY(params->isVisible() && views->isVisible() && !lesson->isVisible());
+    QTRY_COMPARE(params->width(), paramsWidth);
+
+    w.setPresentation(true);  // F11, then a lesson, then leave F11 first
+    QVERIFY(!params->isVisible() && views->isVisible());
+    w.lessonPanel()->selectLesson(1);
+    QVERIFY(!params->isVisible() && !views->isVisible() && lesson->isVisible());
+    w.setPresentation(false);
+    QVERIFY(!params->isVisible() && !views->isVisible());  // the lesson still runs
+    w.closeLesson();
+    QVERIFY(params->isVisible() && views->isVisible() && !lesson->isVisible());
+
+    params->hide();  // the user's own choice survives both modes
+    w.setPresentation(true);
+    w.setPresentation(false);
+    QVERIFY(!params->isVisible() && views->isVisible());
   }
 
   void leavingKeepsAMaximisedWindowMaximised() {
