@@ -30,6 +30,8 @@ HeatmapView::HeatmapView(QWidget* parent) : TraceView(parent) {
   pinScroll_->setWidget(pinTable_);
   pinScroll_->setWidgetResizable(true);
   pinScroll_->setFrameShape(QFrame::NoFrame);
+  pinScroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // the table's cells wrap to the width instead
+  pinTable_->setWordWrap(true);
   pinScroll_->hide();
   hover_ = new QLabel(hoverHint(), this);
   hover_->setTextInteractionFlags(Qt::TextSelectableByMouse);
