@@ -69,14 +69,6 @@ QRect inkBox(const QImage& img) {
 /// ("X_l", "‖A‖_F", "σ_i"; identifiers such as "previous_token" are words, not an index).
 const QRegularExpression kRawTex(QStringLiteral("\\^\\{|_\\{|(?<![\\p{L}\\p{N}_])[\\p{L}‖)]_[\\p{L}\\p{N}]"));
 
-/// True inside the rank-collapse view's controls (ui/views/depth/collapse_controls.*, another engineer's file in
-/// this round): their "d_model" label and tooltips are left for that change.
-bool inCollapseControls(const QWidget* w) {
-  for (; w; w = w->parentWidget())
-    if (QByteArray(w->metaObject()->className()).endsWith("CollapseControls")) return true;
-  return false;
-}
-
 /// Every text a reader of the view sees: labels, buttons, tooltips, and inside plots the titles, axis labels,
 /// legend entries and text items.
 QStringList visibleTexts(QWidget* root) {
@@ -84,7 +76,6 @@ QStringList visibleTexts(QWidget* root) {
   QList<QWidget*> widgets = root->findChildren<QWidget*>();
   widgets << root;
   for (QWidget* w : widgets) {
-    if (inCollapseControls(w)) continue;
     if (!w->toolTip().isEmpty()) texts << w->toolTip();
     if (auto* l = qobject_cast<QLabel*>(w)) texts << l->text();
     if (auto* b = qobject_cast<QAbstractButton*>(w)) texts << b->text();

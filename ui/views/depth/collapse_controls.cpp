@@ -34,7 +34,7 @@ QComboBox* combo(const QStringList& items, const QString& tip) {
 
 CollapseControls::CollapseControls(QWidget* parent) : QWidget(parent) {
   depth_ = spin(1, 128, tr("Layers L of every stack (1–128)."));
-  heads_ = spin(1, 64, tr("Attention heads per layer; must divide d_model."));
+  heads_ = spin(1, 64, tr("Attention heads per layer; must divide d<sub>model</sub>."));
   dModel_ = spin(1, 1024, tr("Width d of the token vectors."));
   tokens_ = spin(1, 512, tr("Number of tokens n of the random inputs."));
   seeds_ = spin(1, 64, tr("Runs per configuration: the line is their median, the band their min–max."));
@@ -57,8 +57,8 @@ CollapseControls::CollapseControls(QWidget* parent) : QWidget(parent) {
   // Fields and stack toggles wrap onto more lines on a narrow view (a projector with the lesson open).
   auto* grid = new FlowLayout(nullptr, 12, 2);
   const std::vector<std::pair<QString, QWidget*>> fields{
-      {tr("depth"), depth_}, {tr("heads"), heads_},      {tr("d_model"), dModel_},   {tr("tokens"), tokens_},
-      {tr("seeds"), seeds_}, {tr("init"), init_},        {tr("MLP gain"), mlpGain_}, {tr("norm"), norm_},
+      {tr("depth"), depth_}, {tr("heads"), heads_},      {tr("d<sub>model</sub>"), dModel_}, {tr("tokens"), tokens_},
+      {tr("seeds"), seeds_}, {tr("init"), init_},        {tr("MLP gain"), mlpGain_},         {tr("norm"), norm_},
       {tr("input"), input_}, {tr("attention"), variant_}};
   for (const auto& [caption, field] : fields) grid->addLabelled(caption, field);
   auto* toggles = new FlowLayout(nullptr, 12, 2);
