@@ -16,6 +16,7 @@ constexpr char kFitText[] = "attnlabFitText";       ///< the title as fitting la
 constexpr char kBasePt[] = "attnlabFitBasePt";
 constexpr char kFitPt[] = "attnlabFitPt";
 constexpr char kOwnTicker[] = "attnlabOwnTicker";  ///< the ticker fitting gave the axis (its address)
+constexpr char kRounds[] = "attnlabFitRounds";     ///< replots fitting asked for in a row
 
 /// Gives `axis` a ticker of its own (a copy of a log or plain ticker, once): views share one ticker between axes and
 /// plots, and fitting a shared ticker to axes of different lengths flipped its count at every layout pass, replotting
@@ -287,8 +288,14 @@ class PolishWatcher : public QObject {
 void fitPlotToSize(QCustomPlot* plot) {
   if (plot->property(kInstalled).toBool()) return;
   plot->setProperty(kInstalled, true);
+  // At most kMaxRounds replots of its own in a row: a fitting that does not settle (it once flipped a shared ticker's
+  // count forever) costs a few passes, not a core.
+  constexpr int kMaxRounds = 4;
   QObject::connect(plot, &QCustomPlot::afterLayout, plot, [plot] {
-    if (fitOnce(plot)) plot->replot(QCustomPlot::rpQueuedReplot);
+    const int rounds = plot->property(kRounds).toInt();
+    const bool changed = fitOnce(plot);
+    plot->setProperty(kRounds, changed && rounds < kMaxRounds ? rounds + 1 : 0);
+    if (changed && rounds < kMaxRounds) plot->replot(QCustomPlot::rpQueuedReplot);
   });
 }
 
