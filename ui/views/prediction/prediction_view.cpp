@@ -11,6 +11,7 @@
 #include "ui/plots/panel_layout.h"
 #include "ui/views/prediction/prediction_controls.h"
 #include "ui/views/prediction/prediction_position.h"
+#include "ui/views/prediction/probability_text.h"
 #include "ui/views/prediction/token_generator.h"
 
 namespace attnlab::ui {
@@ -259,7 +260,7 @@ void PredictionView::generate(int steps) {
 void PredictionView::stopGenerating() { generator_->stop(); }
 
 void PredictionView::onTokenMade(int step, const QString& piece, double prob, const QString& appended) {
-  status_->setText(tr("Step %1: “%2” (p %3)").arg(step).arg(piece).arg(prob, 0, 'f', 3));
+  status_->setText(tr("Step %1: “%2” (p %3)").arg(step).arg(piece).arg(probabilityText(prob)));
   if (!latest_) return;
   Params p = latest_->params;  // the newest shown parameters: only the sentence is edited
   p.sentence = generationBase_ + appended.toStdString();
@@ -276,7 +277,7 @@ QString PredictionView::lensTooltip(int row, int col) const {
   QString text =
       tr("%1 at position %2 (%3):").arg(layerLabel(row)).arg(position).arg(shown_->tokenLabels().value(position));
   for (const TokenScore& s : topTokens(m, logits, 5, shown_->params.prediction.temperature))
-    text += QString("\n  %1  %2").arg(shown_->idLabel(s.id)).arg(s.prob, 0, 'f', 3);
+    text += QString("\n  %1  %2").arg(shown_->idLabel(s.id)).arg(probabilityText(s.prob));
   return text;
 }
 
@@ -290,7 +291,7 @@ void PredictionView::drawBars(const ResultPtr& r, const Outcome& o) {
     (kept ? keptValues : droppedValues) << o.top[i].prob;
     ticker->addTick(static_cast<double>(i), QString("%1  %2 (logit %3)")
                                                 .arg(r->idLabel(o.top[i].id))
-                                                .arg(o.top[i].prob, 0, 'f', 3)
+                                                .arg(probabilityText(o.top[i].prob))
                                                 .arg(o.top[i].logit, 0, 'f', 2));
   }
   barItem_->setData(keptKeys, keptValues);
@@ -313,8 +314,8 @@ QString PredictionView::ablationLine(const ResultPtr& r, const Outcome& o) const
       .arg(mean ? tr("output replaced by its mean over positions") : tr("output set to zero"))
       .arg((heads.size() == 1 ? tr("head ") : tr("heads ")) + heads.join(", "))
       .arg(token)
-      .arg(c.plainProb, 0, 'f', 3)
-      .arg(c.changedProb, 0, 'f', 3)
+      .arg(probabilityText(c.plainProb))
+      .arg(probabilityText(c.changedProb))
       .arg(c.kl, 0, 'f', 3)
       .arg(mean ? "zero" : "mean")
       .arg(mean ? tr("use zero") : tr("use the mean"));
@@ -344,7 +345,7 @@ void PredictionView::draw(const ResultPtr& r, const Outcome& o) {
       list += QString("%1: %2 <span style='color:gray'>%3</span><br>")
                   .arg(layerLabel(row.layer + 1))
                   .arg(r->idLabel(row.top.front().id).toHtmlEscaped())
-                  .arg(row.top.front().prob, 0, 'f', 3);
+                  .arg(probabilityText(row.top.front().prob));
   lensList_->setText(list);
 }
 
