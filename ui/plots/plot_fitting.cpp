@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <typeinfo>
 #include <vector>
 
@@ -95,15 +96,26 @@ QString wrapped(const QString& text, const QFontMetrics& fm, int width) {
   return lines.join('\n');
 }
 
-bool fitTitle(QCPTextElement* title, int width) {
-  // A text or font the view set since the last fitting is the new base.
-  if (title->text() != title->property(kFitText).toString()) title->setProperty(kBaseText, title->text());
-  if (title->font().pointSizeF() != title->property(kFitPt).toDouble())
-    title->setProperty(kBasePt, title->font().pointSizeF());
-  const QString base = title->property(kBaseText).toString();
-  const double basePt = title->property(kBasePt).toDouble();
-  if (base.isEmpty() || basePt <= 0 || width <= 0) return false;
-  QFont font = title->font();
+/// The text and font a fitted text element shows.
+struct FittedText {
+  QString text;
+  QFont font;
+};
+
+/// Fits the text a view set on `holder` (a title or an axis) into `width` pixels: the font shrinks to ¾ of the view's
+/// size at most, then the text wraps, onto `maxLines` lines at most (the last one ends in "…"; in a paper column's
+/// figure a long title wrapped word by word took the whole plot's height). `shown` / `shownFont` are what the element
+/// shows now; a text or size the view set since the last fitting becomes the new base. Empty when there is nothing to
+/// fit.
+std::optional<FittedText> fitText(QObject* holder, const QString& shown, const QFont& shownFont, int width,
+                                  int maxLines) {
+  if (shown != holder->property(kFitText).toString()) holder->setProperty(kBaseText, shown);
+  if (shownFont.pointSizeF() != holder->property(kFitPt).toDouble())
+    holder->setProperty(kBasePt, shownFont.pointSizeF());
+  const QString base = holder->property(kBaseText).toString();
+  const double basePt = holder->property(kBasePt).toDouble();
+  if (base.isEmpty() || basePt <= 0 || width <= 0) return std::nullopt;
+  QFont font = shownFont;
   double pt = basePt;
   const auto widest = [&](const QString& text) {
     int w = 0;
@@ -116,52 +128,44 @@ bool fitTitle(QCPTextElement* title, int width) {
     font.setPointSizeF(pt);
   }
   QString text = widest(base) > width ? wrapped(base, QFontMetrics(font), width) : base;
-  // Three lines at most (the last one ends in "…"): in a paper column's figure a long title wrapped word by word took
-  // the whole plot's height.
-  if (QStringList lines = text.split('\n'); lines.size() > 3) {
-    lines = lines.mid(0, 3);
-    lines[2] = QFontMetrics(font).elidedText(lines[2] + QStringLiteral(" …"), Qt::ElideRight, width);
-    if (!lines[2].endsWith(QChar(0x2026))) lines[2] += QChar(0x2026);
+  if (QStringList lines = text.split('\n'); lines.size() > maxLines) {
+    lines = lines.mid(0, maxLines);
+    QString& last = lines.back();
+    last = QFontMetrics(font).elidedText(last + QStringLiteral(" …"), Qt::ElideRight, width);
+    if (!last.endsWith(QChar(0x2026))) last += QChar(0x2026);
     text = lines.join('\n');
   }
-  const bool changed = text != title->text() || std::abs(pt - title->font().pointSizeF()) > 1e-6;
+  holder->setProperty(kFitText, text);
+  holder->setProperty(kFitPt, pt);
+  return FittedText{text, font};
+}
+
+bool fitTitle(QCPTextElement* title, int width) {
+  const auto fitted = fitText(title, title->text(), title->font(), width, 3);
+  if (!fitted) return false;
+  const bool changed =
+      fitted->text != title->text() || std::abs(fitted->font.pointSizeF() - title->font().pointSizeF()) > 1e-6;
   if (changed) {
-    title->setFont(font);
-    title->setText(text);
+    title->setFont(fitted->font);
+    title->setText(fitted->text);
   }
-  title->setProperty(kFitText, text);
-  title->setProperty(kFitPt, pt);
   return changed;
 }
 
-/// An axis title longer than its axis shrinks (to ¾ at most) and then wraps onto a second line at a space.
+/// An axis title longer than its axis shrinks (to ¾ at most) and then wraps, onto two lines at most.
 bool fitAxisLabel(QCPAxis* axis) {
   if (!axis->visible()) return false;
   if (qSharedPointerDynamicCast<QCPAxisTickerText>(axis->ticker())) return false;  // token axes: their plot's job
-  if (axis->label() != axis->property(kFitText).toString()) axis->setProperty(kBaseText, axis->label());
-  if (axis->labelFont().pointSizeF() != axis->property(kFitPt).toDouble())
-    axis->setProperty(kBasePt, axis->labelFont().pointSizeF());
-  const QString base = axis->property(kBaseText).toString();
-  const double basePt = axis->property(kBasePt).toDouble();
   const int length =
       (axis->orientation() == Qt::Horizontal ? axis->axisRect()->width() : axis->axisRect()->height()) - 4;
-  if (base.isEmpty() || basePt <= 0 || length <= 0) return false;
-  QFont font = axis->labelFont();
-  double pt = basePt;
-  font.setPointSizeF(pt);
-  while (QFontMetrics(font).horizontalAdvance(base) > length && pt > basePt * 0.75) {
-    pt = std::max(basePt * 0.75, pt - 0.5);
-    font.setPointSizeF(pt);
-  }
-  const QString text =
-      QFontMetrics(font).horizontalAdvance(base) > length ? wrapped(base, QFontMetrics(font), length) : base;
-  const bool changed = text != axis->label() || std::abs(pt - axis->labelFont().pointSizeF()) > 1e-6;
+  const auto fitted = fitText(axis, axis->label(), axis->labelFont(), length, 2);
+  if (!fitted) return false;
+  const bool changed =
+      fitted->text != axis->label() || std::abs(fitted->font.pointSizeF() - axis->labelFont().pointSizeF()) > 1e-6;
   if (changed) {
-    axis->setLabelFont(font);
-    axis->setLabel(text);
+    axis->setLabelFont(fitted->font);
+    axis->setLabel(fitted->text);
   }
-  axis->setProperty(kFitText, text);
-  axis->setProperty(kFitPt, pt);
   return changed;
 }
 
