@@ -1,13 +1,11 @@
 #include "ui/shell/training_export.h"
 
 #include <QApplication>
-#include <QElapsedTimer>
 #include <QHeaderView>
 #include <QImage>
 #include <QLayout>
 #include <QSplitter>
 #include <QTableWidget>
-#include <QThread>
 #include <algorithm>
 
 #include "core/base/errors.h"
@@ -56,25 +54,14 @@ void fitScoreTable(TrainingView* view) {
 std::unique_ptr<TrainingView> offscreenTrainingView(const TrainingUpdatePtr& run, const QSize& size, double fontScale,
                                                     QString* error) {
   auto view = std::make_unique<TrainingView>();
-  view->setAttribute(Qt::WA_DontShowOnScreen);
-  if (view->layout()) view->layout()->setSizeConstraint(QLayout::SetNoConstraint);
-  view->setMinimumSize(0, 0);
-  for (QWidget* child : view->findChildren<QWidget*>())
-    if (child->property(kScreenOnlyProperty).toBool()) child->hide();
-  view->resize(size);
+  prepareOffscreen(view.get(), size);
   view->setFontScale(fontScale);
   view->show();
   // The view's own worker publishes its untrained step 0 once, from its thread: wait for it, so that it cannot
   // arrive after the run and replace it.
-  QElapsedTimer clock;
-  clock.start();
-  while (!view->lastUpdate()) {
-    if (clock.elapsed() > 30000) {
-      *error = QString("the Training view did not start in time");
-      return nullptr;
-    }
-    QApplication::processEvents(QEventLoop::AllEvents, 20);
-    QThread::msleep(2);
+  if (!processEventsUntil([&view] { return view->lastUpdate() != nullptr; }, 30000)) {
+    *error = QString("the Training view did not start in time");
+    return nullptr;
   }
   view->showRun(run);
   fitScoreTable(view.get());

@@ -20,17 +20,32 @@ QString exportFormatFromPath(const QString& path) {
   return exportFormats().contains(ext) ? ext : QString();
 }
 
-bool waitUntilReady(TraceView* view, int timeoutMs) {
+bool processEventsUntil(const std::function<bool()>& done, int timeoutMs) {
   QElapsedTimer clock;
   clock.start();
   QApplication::processEvents();  // queued replots, results of finished jobs
-  while (!view->isReady()) {
+  while (!done()) {
     if (clock.elapsed() > timeoutMs) return false;
     QApplication::processEvents(QEventLoop::AllEvents, 20);
     QThread::msleep(2);
   }
   QApplication::processEvents();
   return true;
+}
+
+bool waitUntilReady(TraceView* view, int timeoutMs) {
+  return processEventsUntil([view] { return view->isReady(); }, timeoutMs);
+}
+
+void prepareOffscreen(QWidget* view, const QSize& size) {
+  view->setAttribute(Qt::WA_DontShowOnScreen);
+  // A figure has the size the author asked for, even below the size the view's controls would want
+  // on screen (the variants and collapse views lay out wider than 640 px).
+  if (view->layout()) view->layout()->setSizeConstraint(QLayout::SetNoConstraint);
+  view->setMinimumSize(0, 0);
+  for (QWidget* child : view->findChildren<QWidget*>())
+    if (child->property(kScreenOnlyProperty).toBool()) child->hide();
+  view->resize(size);
 }
 
 std::unique_ptr<TraceView> makeOffscreenView(const QString& name, const ResultPtr& result, const QSize& size,
@@ -40,14 +55,7 @@ std::unique_ptr<TraceView> makeOffscreenView(const QString& name, const ResultPt
     *error = QString("unknown view '%1' (known: %2)").arg(name, viewNames().join(", "));
     return nullptr;
   }
-  view->setAttribute(Qt::WA_DontShowOnScreen);
-  // A figure has the size the author asked for, even below the size the view's controls would want
-  // on screen (the variants and collapse views lay out wider than 640 px).
-  if (view->layout()) view->layout()->setSizeConstraint(QLayout::SetNoConstraint);
-  view->setMinimumSize(0, 0);
-  for (QWidget* child : view->findChildren<QWidget*>())
-    if (child->property(kScreenOnlyProperty).toBool()) child->hide();
-  view->resize(size);
+  prepareOffscreen(view.get(), size);
   view->setFontScale(fontScale);
   view->show();  // lays the view out; offscreen, nothing appears
   view->showResult(result);

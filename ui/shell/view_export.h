@@ -3,6 +3,7 @@
 // it (CSV/JSON/NPY). A fresh copy of the view is laid out offscreen at the requested size, so the
 // window's own views are never resized, and the command line and the GUI produce the same file.
 #include <QString>
+#include <functional>
 #include <memory>
 
 #include "ui/plots/figure_export.h"
@@ -35,6 +36,11 @@ std::unique_ptr<TraceView> makeOffscreenView(const QString& name, const ResultPt
 
 /// Waits (processing events, at most `timeoutMs`) until the view's background analysis is done.
 bool waitUntilReady(TraceView* view, int timeoutMs = 120000);
+/// Processes events until `done()` holds; false when `timeoutMs` passed first.
+bool processEventsUntil(const std::function<bool()>& done, int timeoutMs);
+/// Sets `view` up to be laid out offscreen at exactly `size` (below its on-screen minimum too), its screen-only
+/// widgets hidden; the caller sets its font scale and shows it.
+void prepareOffscreen(QWidget* view, const QSize& size);
 
 /// Writes `view`'s numbers for `result` in `format` (csv, json, npy). Returns an error or "".
 QString writeViewNumbers(const TraceView* view, const ComputeResult& result, const QString& path, const QString& format,
