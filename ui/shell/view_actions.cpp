@@ -104,13 +104,17 @@ void ViewActions::exportWithDialog(TraceView* view) {
   QApplication::setOverrideCursor(Qt::WaitCursor);
   const QString error = run(view, result, dialog.request(), dialog.asShown());
   QApplication::restoreOverrideCursor();
+  report(error, dialog.request().path, view->displayName());
+}
+
+void ViewActions::report(const QString& error, const QString& written, const QString& what) {
   if (!error.isEmpty()) {
     QMessageBox::warning(window_, tr("Export failed"), error);
     return;
   }
-  const QString path = QDir::toNativeSeparators(QFileInfo(dialog.request().path).absoluteFilePath());
+  const QString path = QDir::toNativeSeparators(QFileInfo(written).absoluteFilePath());
   if (auto* main = qobject_cast<QMainWindow*>(window_))
-    main->statusBar()->showMessage(tr("Saved %1 to %2").arg(view->displayName(), path), 15000);
+    main->statusBar()->showMessage(tr("Saved %1 to %2").arg(what, path), 15000);
   emit exported(path);
 }
 
@@ -143,14 +147,7 @@ void ViewActions::exportTrainingWithDialog(TrainingView* view) {
   // Always an offscreen copy ("as shown" at the page's size): the figure leaves the controls out.
   const QString error = exportTraining(run, dialog.request());
   QApplication::restoreOverrideCursor();
-  if (!error.isEmpty()) {
-    QMessageBox::warning(window_, tr("Export failed"), error);
-    return;
-  }
-  const QString path = QDir::toNativeSeparators(QFileInfo(dialog.request().path).absoluteFilePath());
-  if (auto* main = qobject_cast<QMainWindow*>(window_))
-    main->statusBar()->showMessage(tr("Saved %1 to %2").arg(tr("Training"), path), 15000);
-  emit exported(path);
+  report(error, dialog.request().path, tr("Training"));
 }
 
 void ViewActions::copyTrainingImage(TrainingView* view) {

@@ -53,6 +53,8 @@ class ViewActions : public QObject {
  private:
   /// The attached view `w` is in (or is), else nullptr.
   TraceView* attachedViewOf(QWidget* w) const;
+  /// Tells how an export of `what` went: the error in a dialog, or the written file in the status bar and exported().
+  void report(const QString& error, const QString& written, const QString& what);
 
   QWidget* window_;
   std::vector<QPointer<TraceView>> attached_;
