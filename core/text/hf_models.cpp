@@ -1,6 +1,7 @@
 #include "core/text/hf_models.h"
 
 #include <cstdio>
+#include <limits>
 #include <queue>
 
 #include "core/base/errors.h"
@@ -224,6 +225,149 @@ class WordPieceModel : public HfTokenModel {
   int maxChars_ = 100, unkId_ = -1;
 };
 
+/// Hugging Face's Unigram (its optimized Viterbi, Unigram::encode_optimized): the best-scoring cut of the
+/// piece's UTF-8 bytes into vocabulary pieces, found over a trie of every piece (special ones included).
+/// A character where no piece of exactly that one character starts also gets an unknown node scored
+/// min score − 10; at equal scores the first candidate (shorter pieces come first) is kept. Consecutive
+/// unknown pieces are fused (fuse_unk, always on for Unigram); an unknown piece becomes the <0xNN> tokens
+/// of its bytes when byte_fallback is on and every one exists, each spanning the whole piece.
+class UnigramModel : public HfTokenModel {
+ public:
+  UnigramModel(const nlohmann::json& m, const std::string& file) {
+    const nlohmann::json& v = m.at("vocab");
+    if (!v.is_array() || v.empty()) throw InputError(file + ": model Unigram needs a non-empty vocab list");
+    scores_.reserve(v.size());
+    vocab.tokens.reserve(v.size());
+    double minScore = std::numeric_limits<double>::infinity();
+    for (std::size_t id = 0; id < v.size(); ++id) {
+      const nlohmann::json& e = v[id];
+      if (!e.is_array() || e.size() != 2 || !e[0].is_string() || !e[1].is_number())
+        throw InputError(file + ": Unigram vocab entry " + std::to_string(id) + " is not [\"piece\", score]");
+      const std::string piece = e[0].get<std::string>();
+      vocab.ids[piece] = static_cast<int>(id);  // a repeated piece: the last id wins, as in Hugging Face
+      vocab.tokens.push_back(piece);
+      scores_.push_back(e[1].get<double>());
+      minScore = std::min(minScore, scores_.back());
+      insert(piece);
+    }
+    unkScore_ = minScore - 10.0;
+    const nlohmann::json unk = m.value("unk_id", nlohmann::json());
+    // Hugging Face loads a file without one but fails on the first character outside the vocabulary.
+    if (unk.is_null()) throw InputError(file + ": model Unigram without unk_id is not supported");
+    if (!validId(unk) || unk.get<std::size_t>() >= v.size())
+      throw InputError(file + ": model unk_id " + unk.dump() + " is not an id of the vocabulary");
+    unkId_ = unk.get<int>();
+    byteFallback_ = m.value("byte_fallback", false);
+    for (int b = 0; b < 256; ++b) {
+      char name[8];
+      std::snprintf(name, sizeof name, "<0x%02X>", b);
+      byteIds_[b] = vocab.lookup(name);
+    }
+  }
+
+  void tokenize(const std::u32string& piece, std::vector<ModelToken>& out) const override;
+
+ private:
+  /// A byte trie of the pieces: children as (byte, node) pairs, `id` ≥ 0 where a piece ends.
+  struct Node {
+    std::vector<std::pair<unsigned char, int>> next;
+    int id = -1;
+  };
+  int child(int node, unsigned char b) const {
+    for (const auto& [c, n] : trie_[static_cast<std::size_t>(node)].next)
+      if (c == b) return n;
+    return -1;
+  }
+  void insert(const std::string& piece) {
+    int node = 0;
+    for (unsigned char b : piece) {
+      int n = child(node, b);
+      if (n < 0) {
+        n = static_cast<int>(trie_.size());
+        trie_[static_cast<std::size_t>(node)].next.emplace_back(b, n);
+        trie_.emplace_back();
+      }
+      node = n;
+    }
+    trie_[static_cast<std::size_t>(node)].id = vocab.lookup(piece);
+  }
+
+  std::vector<Node> trie_{Node()};
+  std::vector<double> scores_;
+  double unkScore_ = 0;
+  int unkId_ = -1;
+  bool byteFallback_ = false;
+  int byteIds_[256];
+};
+
+void UnigramModel::tokenize(const std::u32string& piece, std::vector<ModelToken>& out) const {
+  if (piece.empty()) return;
+  std::string s;
+  std::vector<std::size_t> charAt;  // byte offset → character index (at character starts and the end)
+  for (std::size_t k = 0; k < piece.size(); ++k) {
+    charAt.resize(s.size() + 1, k);
+    utf8::append(s, piece[k]);
+  }
+  charAt.resize(s.size() + 1, piece.size());
+  charAt[s.size()] = piece.size();
+  struct Best {
+    int id = -1;
+    double score = 0;
+    std::size_t start = 0;
+    bool set = false;
+  };
+  std::vector<Best> best(s.size() + 1);
+  auto offer = [&](std::size_t end, std::size_t start, int id, double score) {
+    Best& b = best[end];
+    if (!b.set || score > b.score) b = {id, score, start, true};
+  };
+  for (std::size_t start = 0; start < s.size();) {
+    const std::size_t charLen = utf8::decode(s, start).size;
+    const double here = best[start].score;
+    bool singleChar = false;
+    int node = 0;
+    for (std::size_t pos = start; pos < s.size();) {
+      node = child(node, static_cast<unsigned char>(s[pos++]));
+      if (node < 0) break;
+      const int id = trie_[static_cast<std::size_t>(node)].id;
+      if (id < 0) continue;
+      offer(pos, start, id, here + scores_[static_cast<std::size_t>(id)]);
+      singleChar = singleChar || pos - start == charLen;
+    }
+    if (!singleChar) offer(start + charLen, start, unkId_, here + unkScore_);
+    start += charLen;
+  }
+  // Back from the end: the best path's pieces, unknown ones fused with their unknown neighbours.
+  std::vector<std::pair<std::size_t, std::size_t>> cuts;  // byte ranges, last first
+  bool lastUnk = false;
+  for (std::size_t end = s.size(); end > 0;) {
+    const Best& b = best[end];
+    const bool unk = b.id == unkId_;
+    if (unk && lastUnk)
+      cuts.back().first = b.start;
+    else
+      cuts.emplace_back(b.start, end);
+    lastUnk = unk;
+    end = b.start;
+  }
+  for (auto it = cuts.rbegin(); it != cuts.rend(); ++it) {
+    const auto [b, e] = *it;
+    const std::size_t cb = charAt[b], ce = charAt[e];
+    const int id = vocab.lookup(s.substr(b, e - b));
+    if (id >= 0) {
+      out.push_back({id, cb, ce});
+      continue;
+    }
+    bool bytes = byteFallback_;
+    for (std::size_t k = b; bytes && k < e; ++k) bytes = byteIds_[static_cast<unsigned char>(s[k])] >= 0;
+    if (bytes) {
+      for (std::size_t k = b; k < e; ++k) out.push_back({byteIds_[static_cast<unsigned char>(s[k])], cb, ce});
+      continue;
+    }
+    out.push_back({unkId_, cb, ce});
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<HfTokenModel> makeTokenModel(const nlohmann::json& model, const std::string& file) {
@@ -232,6 +376,7 @@ std::unique_ptr<HfTokenModel> makeTokenModel(const nlohmann::json& model, const 
   if (type.empty() && model.contains("merges")) type = "BPE";  // old files omit the type
   if (type == "BPE") return std::make_unique<BpeModel>(model, file);
   if (type == "WordPiece") return std::make_unique<WordPieceModel>(model, file);
+  if (type == "Unigram") return std::make_unique<UnigramModel>(model, file);
   throw InputError(file + ": model type \"" + type + "\" is not supported");
 }
 

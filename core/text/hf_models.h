@@ -1,7 +1,7 @@
 #pragma once
 // The "model" section of tokenizer.json: BPE (with byte fallback, unknown-token fusing, ignore_merges,
-// subword prefix/suffix) and WordPiece, cutting one pre-tokenized piece into vocabulary ids. Unigram and
-// WordLevel are refused by name.
+// subword prefix/suffix), WordPiece and Unigram (T5, ALBERT, XLNet… : Viterbi over scored pieces, byte
+// fallback), cutting one pre-tokenized piece into vocabulary ids. WordLevel is refused by name.
 #include <cstdint>
 #include <memory>
 #include <string>

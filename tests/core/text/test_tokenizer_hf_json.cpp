@@ -263,8 +263,8 @@ class TestTokenizerHfJson : public QObject {
     row("bad behavior", smallFile("null", splitPre("String", "a", "Sideways")), "split behavior \"Sideways\"");
     row("merge with a missing token", smallFile("null", "null", ", \"merges\": [\"a b\", \"ab zz\"]"),
         "merge 1: merge \"ab zz\" uses a token that is not in the vocabulary");
-    row("unigram", "{\"model\": {\"type\": \"Unigram\", \"vocab\": [[\"a\", 0.0]]}}",
-        "model type \"Unigram\" is not supported");
+    row("word level", "{\"model\": {\"type\": \"WordLevel\", \"vocab\": {\"a\": 0}}}",
+        "model type \"WordLevel\" is not supported");
     row("dropout", smallFile("null", "null", ", \"dropout\": 0.1"), "dropout");
     nlohmann::json pp = nlohmann::json::parse(smallFile("null", "null"));
     pp["post_processor"] = {{"type", "Mystery"}};
