@@ -1,8 +1,11 @@
 // The normalizers of tokenizer.json; the pre-tokenizers are in hf_pretokenizers.cpp.
 #include "core/text/hf_normalizers.h"
 #include "core/base/errors.h"
+#include "core/text/hf_precompiled.h"
 #include "core/text/unicode_norm.h"
 #include "core/text/unicode_props.h"
+
+#include <memory>
 
 namespace attnlab {
 namespace {
@@ -106,6 +109,12 @@ HfNormalizer makeNormalizer(const nlohmann::json& j, const std::string& file) {
     const HfPattern pattern = HfPattern::fromJson(j.value("pattern", nlohmann::json()), where);
     const std::u32string content = toU32(stringField(j, "content", where));
     return [pattern, content](NormalizedText& t) { replaceText(t, pattern, content); };
+  }
+  if (type == "Precompiled") {
+    const nlohmann::json map = j.value("precompiled_charsmap", nlohmann::json());
+    if (!map.is_string()) throw InputError(where + " needs a base64 string \"precompiled_charsmap\"");
+    const auto charsmap = std::make_shared<const PrecompiledCharsmap>(PrecompiledCharsmap::fromBase64(map, where));
+    return [charsmap](NormalizedText& t) { charsmap->normalize(t); };
   }
   if (type == "Sequence") {
     const nlohmann::json list = j.value("normalizers", nlohmann::json());

@@ -1,7 +1,7 @@
 #pragma once
 // tokenizer.json "normalizer" and "pre_tokenizer" sections as functions over NormalizedText, each
 // computing what Hugging Face's tokenizers computes (alignments included). Unsupported components are
-// refused by name: InputError("<file>: normalizer type \"Precompiled\" is not supported").
+// refused by name: InputError("<file>: normalizer type \"X\" is not supported").
 #include <functional>
 #include <string>
 #include <vector>

@@ -249,8 +249,9 @@ class TestTokenizerHfJson : public QObject {
     };
     row("unknown pre-tokenizer", smallFile("null", typeOnly("UnicodeScripts")),
         "tokenizer.json: pre_tokenizer type \"UnicodeScripts\" is not supported");
-    row("unknown normalizer", smallFile(typeOnly("Precompiled"), "null"),
-        "normalizer type \"Precompiled\" is not supported");
+    row("unknown normalizer", smallFile(typeOnly("Mystery"), "null"), "normalizer type \"Mystery\" is not supported");
+    row("precompiled without charsmap", smallFile(typeOnly("Precompiled"), "null"),
+        "normalizer Precompiled needs a base64 string \"precompiled_charsmap\"");
     row("malformed regex", smallFile("null", splitPre("Regex", "(ab|c")), "regex \"(ab|c\": missing ')'");
     row("script property", smallFile("null", splitPre("Regex", "\\p{Han}+")), "unsupported property \\p{Han}");
     row("look-behind", smallFile("null", splitPre("Regex", "(?<=a)b")), "regex \"(?<=a)b\"");
