@@ -39,7 +39,9 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # attnlab_VERSION_amd64.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # the libraries the program links, from dpkg-shlibdeps
 # What dpkg-shlibdeps cannot see: the fonts the figures draw CJK text and emoji with (ui/plots/fonts.h).
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "fonts-dejavu-core, fontconfig, fonts-noto-cjk, fonts-symbola, fonts-noto-color-emoji")
+# libsentencepiece0 (T5's and Marian's SentencePiece models) is named too, though dpkg-shlibdeps finds it.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS
+    "fonts-dejavu-core, fontconfig, fonts-noto-cjk, fonts-symbola, fonts-noto-color-emoji, libsentencepiece0")
 # LAPACK through OpenBLAS's threaded build: the spectra of large maps 10× faster than the reference LAPACK.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libopenblas0-pthread")
 set(CPACK_STRIP_FILES ON)

@@ -4,6 +4,7 @@
 #include "core/base/json_file.h"
 #include "core/text/bpe_tokenizer.h"
 #include "core/text/hf_tokenizer.h"
+#include "core/text/sentencepiece_tokenizer.h"
 #include "core/text/wordpiece_tokenizer.h"
 
 namespace attnlab {
@@ -101,6 +102,20 @@ std::unique_ptr<TextTokenizer> loadTokenizerJsonEngine(const std::string& dir) {
   const nlohmann::json cfg = fileExists(config) ? readJsonFile(config) : nlohmann::json::object();
   if (!cfg.is_object()) throw InputError(config + ": not a JSON object");
   return HfTokenizer::fromJson(readJsonFile(json), cfg, json);
+}
+
+std::unique_ptr<TextTokenizer> loadTokenizerForFolder(const std::string& dir) {
+  if (fileExists(dir + "/tokenizer.json")) return loadTokenizerJsonEngine(dir);
+  try {
+    for (const char* f : {"source.spm", "target.spm"})
+      if (fileExists(dir + "/" + f)) return loadMarianTokenizer(dir);
+    if (fileExists(dir + "/spiece.model")) return loadT5SentencePiece(dir);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(dir + ": unexpected content in the tokenizer files (" + e.what() + ")");
+  }
+  throw InputError(dir +
+                   ": no tokenizer files (expected tokenizer.json, Marian's source.spm, target.spm and "
+                   "vocab.json, or spiece.model)");
 }
 
 }  // namespace attnlab

@@ -17,7 +17,8 @@ Writes tests/reference/tokenizers/spm/:
                       converter writes ("</s>": 0, "<unk>": 1, the pieces of both models, "<pad>" last)
   reference.json      {"texts": [...], "hf": {name: [{ids, tokens, offsets}]}, "spm": {name: [{ids, pieces,
                       spans}]}, "marian": [{ids}]}; hf offsets in code points of the text (the binding's),
-                      spm spans [begin, end) in bytes of the text from the immutable proto.
+                      spm spans [begin, end) from the immutable proto, which the Python binding gives in
+                      code points of the text too (the library reports bytes).
 Deterministic: a fixed random seed and a single training thread, so re-running gives the same files.
 """
 import base64
