@@ -16,9 +16,11 @@ using namespace attnlab;
 int main() {
   const std::string dir = std::string(ATTNLAB_SOURCE_DIR) + "/tests/reference/tokenizers/spm/";
   const std::string paragraph =
-      "The attention head looks back at earlier tokens and weighs them. Café naïve résumé, crème brûlée; "
-      "ＡＢＣ ｆｕｌｌ ｗｉｄｔｈ １２３ — 東京の注意力机制 模型 日本語テキスト 한국어 😀 👍🏽 🇫🇷 ½ "
-      "™.\n";
+      "The attention head looks back at earlier tokens and weighs them. "
+      "Café naïve résumé, crème brûlée; "
+      "ＡＢＣ ｆｕｌｌ ｗｉｄｔｈ １２３ — "
+      "東京の注意力机制 模型 日本語テキスト 한국어 "
+      "😀 👍🏽 🇫🇷 ½ ™.\n";
   std::string text;
   while (text.size() < 100000) text += paragraph;
   const auto hf = HfTokenizer::fromJson(readJsonFile(dir + "t5like.json"), nlohmann::json::object(), "t5like.json");
