@@ -105,8 +105,7 @@ int SentencePieceTokenizer::idOf(const std::string& piece) const {
 }
 
 void SentencePieceTokenizer::encodePlain(std::string_view text, std::size_t begin, std::size_t end,
-                                         TokenizedText& out) const {
-  const Utf16Offsets offsets(text);
+                                         const Utf16Offsets& offsets, TokenizedText& out) const {
   // Marian: the language codes are cut out; `kept` maps the remaining text's bytes back to the original.
   std::string rest;
   std::vector<std::size_t> kept;
@@ -158,7 +157,7 @@ TokenizedText SentencePieceTokenizer::encode(std::string_view text, bool addSpec
       out.tokens.push_back(offsets.token(std::string(text.substr(seg.begin, seg.end - seg.begin)), seg.begin, seg.end));
       out.ids.push_back(seg.addedId);
     } else {
-      encodePlain(text, seg.begin, seg.end, out);
+      encodePlain(text, seg.begin, seg.end, offsets, out);
     }
   }
   const int eos = impl_->options.eosId;

@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/text/text_offsets.h"
 #include "core/text/tokenizer.h"
 
 namespace attnlab {
@@ -46,7 +47,8 @@ class SentencePieceTokenizer : public TextTokenizer {
  private:
   struct Impl;
   explicit SentencePieceTokenizer(std::unique_ptr<Impl> impl);
-  void encodePlain(std::string_view text, std::size_t begin, std::size_t end, TokenizedText& out) const;
+  void encodePlain(std::string_view text, std::size_t begin, std::size_t end, const Utf16Offsets& offsets,
+                   TokenizedText& out) const;
   std::unique_ptr<Impl> impl_;
 };
 
