@@ -207,14 +207,10 @@ void checkPieces(const SentencePieceTokenizer& model, const std::string& modelPa
 
 }  // namespace
 
-std::unique_ptr<SentencePieceTokenizer> loadMarianTokenizer(const std::string& dir) {
-  std::string missing;
-  for (const char* f : {"source.spm", "target.spm", "vocab.json"})
-    if (!fileExists(dir + "/" + f)) missing += std::string(missing.empty() ? "" : ", ") + f;
-  if (!missing.empty())
-    throw InputError(dir + ": a Marian tokenizer needs source.spm, target.spm and vocab.json; missing: " + missing);
-  const nlohmann::json cfg = readConfig(dir);
-  const std::string vocabPath = dir + "/vocab.json";
+namespace {
+
+/// Marian's options for one side: its vocabulary, the special tokens' ids in it, language codes, </s>.
+SentencePieceTokenizer::Options marianOptions(const nlohmann::json& cfg, const std::string& vocabPath) {
   SentencePieceTokenizer::Options o;
   o.vocab = readVocabJson(vocabPath);
   for (const char* key : {"unk_token", "eos_token", "pad_token"}) {
@@ -229,17 +225,32 @@ std::unique_ptr<SentencePieceTokenizer> loadMarianTokenizer(const std::string& d
     if (std::string(key) == "eos_token") o.eosId = it->second;
   }
   o.languageCodes = true;
-  auto source = SentencePieceTokenizer::fromFile(dir + "/source.spm", o);
-  checkPieces(*source, dir + "/source.spm", o.vocab, vocabPath);
-  // The target model encodes the decoder's text; with separate vocabularies it has its own file.
+  return o;
+}
+
+}  // namespace
+
+std::unique_ptr<SentencePieceTokenizer> loadMarianTokenizer(const std::string& dir, MarianSide side) {
+  std::string missing;
+  for (const char* f : {"source.spm", "target.spm", "vocab.json"})
+    if (!fileExists(dir + "/" + f)) missing += std::string(missing.empty() ? "" : ", ") + f;
+  if (!missing.empty())
+    throw InputError(dir + ": a Marian tokenizer needs source.spm, target.spm and vocab.json; missing: " + missing);
+  const nlohmann::json cfg = readConfig(dir);
+  const std::string vocabPath = dir + "/vocab.json";
+  // With separate vocabularies (separate_vocabs) the target side maps through target_vocab.json.
   const std::string targetVocabPath = cfg.value("separate_vocabs", false) && fileExists(dir + "/target_vocab.json")
                                           ? dir + "/target_vocab.json"
                                           : vocabPath;
-  SentencePieceTokenizer::Options t;
-  t.vocab = targetVocabPath == vocabPath ? o.vocab : readVocabJson(targetVocabPath);
-  const auto target = SentencePieceTokenizer::fromFile(dir + "/target.spm", t);
-  checkPieces(*target, dir + "/target.spm", t.vocab, targetVocabPath);
-  return source;
+  // Both models are read and checked whichever side is asked for: a folder whose vocabularies disagree is
+  // refused as a whole.
+  const SentencePieceTokenizer::Options so = marianOptions(cfg, vocabPath);
+  auto source = SentencePieceTokenizer::fromFile(dir + "/source.spm", so);
+  checkPieces(*source, dir + "/source.spm", so.vocab, vocabPath);
+  const SentencePieceTokenizer::Options to = marianOptions(cfg, targetVocabPath);
+  auto target = SentencePieceTokenizer::fromFile(dir + "/target.spm", to);
+  checkPieces(*target, dir + "/target.spm", to.vocab, targetVocabPath);
+  return side == MarianSide::Source ? std::move(source) : std::move(target);
 }
 
 std::unique_ptr<SentencePieceTokenizer> loadT5SentencePiece(const std::string& dir) {

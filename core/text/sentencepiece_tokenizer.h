@@ -52,9 +52,14 @@ class SentencePieceTokenizer : public TextTokenizer {
   std::unique_ptr<Impl> impl_;
 };
 
-/// Marian's folder: source.spm, target.spm and vocab.json (tokenizer_config.json optional). Throws
-/// InputError for a missing file, a corrupt model, or a source/target piece missing from vocab.json.
-std::unique_ptr<SentencePieceTokenizer> loadMarianTokenizer(const std::string& dir);
+enum class MarianSide { Source, Target };
+
+/// Marian's folder: source.spm, target.spm and vocab.json (tokenizer_config.json optional); the source
+/// side encodes the encoder's text, the target side (target.spm) the decoder's (transformers'
+/// text_target). Throws InputError for a missing file, a corrupt model, or a source/target piece missing
+/// from vocab.json.
+std::unique_ptr<SentencePieceTokenizer> loadMarianTokenizer(const std::string& dir,
+                                                            MarianSide side = MarianSide::Source);
 /// T5's folder without tokenizer.json: spiece.model (tokenizer_config.json optional).
 std::unique_ptr<SentencePieceTokenizer> loadT5SentencePiece(const std::string& dir);
 

@@ -140,6 +140,25 @@ class TestTokenizerSpm : public QObject {
     QCOMPARE(tok->idOf("<pad>"), tok->vocabSize() - 1);
   }
 
+  /// The target side: target.spm's pieces (python sentencepiece) mapped through vocab.json, </s> appended.
+  void marianTarget() {
+    const auto tok = loadMarianTokenizer(spmDir() + "marian", MarianSide::Target);
+    const nlohmann::json vocab = readJsonFile(spmDir() + "marian/vocab.json");
+    const auto texts = reference()["texts"];
+    int compared = 0;
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      const std::string text = texts[i];
+      if (text.find('<') != std::string::npos || text.find('>') != std::string::npos) continue;
+      QList<int> want;
+      for (const auto& piece : reference()["spm"]["marian_target"][i]["pieces"])
+        want << (vocab.contains(piece) ? vocab[piece].get<int>() : vocab["<unk>"].get<int>());
+      want << vocab["</s>"].get<int>();
+      QCOMPARE(idsOf(tok->encode(text, true)), want);
+      ++compared;
+    }
+    QCOMPARE(compared, 16);
+  }
+
   void badFolders() {
     QTemporaryDir dir;
     {
