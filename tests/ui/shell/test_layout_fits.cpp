@@ -248,6 +248,56 @@ class TestLayoutFits : public QObject {
     for (const auto& [kind, n] : counts) qInfo().noquote() << kind << n;
     QVERIFY2(problems.empty(), qPrintable(QString("%1 layout problems").arg(problems.size())));
   }
+
+  // With a checkpoint open the parameter panel shows the checkpoint's card (issue 31): on the projector it fits the
+  // dock (no horizontal scroll bar, no text cut or overlapping) and leaves the heatmap more of the window than the
+  // built-in model's settings do.
+  void theCheckpointCardFitsTheProjector() {
+    QScreen* sc = nullptr;
+    for (QScreen* s : QGuiApplication::screens())
+      if (s->size() == QSize(1280, 720)) sc = s;
+    QVERIFY(sc);
+    MainWindow w(false);
+    w.setScreen(sc);
+    w.setGeometry(sc->availableGeometry());
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTRY_VERIFY(w.controller()->lastResult() && w.controller()->lastResult()->ok());
+    auto* dock = w.findChild<QDockWidget*>("parameters");
+    QTest::qWait(100);
+    const int builtinWidth = dock->width();
+    shoot(w, "card_builtin");
+    Params p = w.controller()->params();
+    p.modelDir = std::string(ATTNLAB_TEST_DATA) + "/reference/decoders/gemma3-pattern";
+    w.applyParams(p);
+    QTRY_VERIFY(w.controller()->lastResult() && w.controller()->lastResult()->ok() &&
+                w.controller()->lastResult()->params.modelDir == p.modelDir);
+    for (int round = 0; round < 8; ++round) QApplication::processEvents();
+    QTest::qWait(100);
+    shoot(w, "card_checkpoint");
+    std::vector<Problem> problems;
+    checkWidgets(dock, "parameters", problems);
+    for (const Problem& q : problems) qInfo().noquote() << "  " << q.kind << "—" << q.where;
+    QVERIFY2(problems.empty(), qPrintable(QString("%1 layout problems").arg(problems.size())));
+    const int cardWidth = dock->width();
+    qInfo("window %d x %d; parameters dock: %d px with the built-in model, %d px with the checkpoint", w.width(),
+          w.height(), builtinWidth, cardWidth);
+    QVERIFY(cardWidth < builtinWidth);
+    // The built-in model brings its settings back, and the width they need.
+    p.modelDir.clear();
+    w.applyParams(p);
+    QTRY_VERIFY(w.controller()->lastResult()->params.modelDir.empty());
+    QTRY_COMPARE(dock->width(), builtinWidth);
+    shoot(w, "card_builtin_again");
+    checkWidgets(dock, "parameters, built-in again", problems);
+    QVERIFY2(problems.empty(), qPrintable(QString("%1 layout problems").arg(problems.size())));
+  }
+
+ private:
+  static void shoot(QWidget& w, const QString& name) {
+    if (const QString shots = qEnvironmentVariable("ATTNLAB_LAYOUT_SHOTS"); !shots.isEmpty())
+      w.grab().save(QString("%1/%2.png").arg(shots, name));
+  }
 };
 
 ATTNLAB_TEST_MAIN(TestLayoutFits)
