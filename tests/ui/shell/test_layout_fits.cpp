@@ -18,6 +18,7 @@
 #include "ui/shell/main_window.h"
 #include "ui/shell/view_navigator.h"
 #include "ui/shell/view_pages.h"
+#include "ui/views/attention/compare_view.h"
 
 using namespace attnlab;
 using namespace attnlab::ui;
@@ -290,6 +291,60 @@ class TestLayoutFits : public QObject {
     QTRY_COMPARE(dock->width(), builtinWidth);
     shoot(w, "card_builtin_again");
     checkWidgets(dock, "parameters, built-in again", problems);
+    QVERIFY2(problems.empty(), qPrintable(QString("%1 layout problems").arg(problems.size())));
+  }
+
+  // Side by side with both runs and their difference on the projector, in F11 and beside a lesson: the three panes,
+  // their titles and the caption fit (issue 31). The everyView test sees the view before a second text is typed.
+  void sideBySideFitsTheProjector_data() {
+    QTest::addColumn<bool>("present");
+    QTest::addColumn<bool>("lesson");
+    QTest::addColumn<bool>("ablation");
+    QTest::newRow("texts") << false << false << false;
+    QTest::newRow("ablation") << false << false << true;
+    QTest::newRow("texts F11") << true << false << false;
+    QTest::newRow("texts lesson") << false << true << false;
+  }
+  void sideBySideFitsTheProjector() {
+    QFETCH(bool, present);
+    QFETCH(bool, lesson);
+    QFETCH(bool, ablation);
+    QScreen* sc = nullptr;
+    for (QScreen* s : QGuiApplication::screens())
+      if (s->size() == QSize(1280, 720)) sc = s;
+    QVERIFY(sc);
+    MainWindow w(false);
+    w.setScreen(sc);
+    w.setGeometry(sc->availableGeometry());
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    if (lesson) w.lessonPanel()->selectLesson(0);
+    if (present) w.setPresentation(true);
+    Params p = w.controller()->params();
+    p.modelDir = "builtin:induction";
+    p.sentence = "the cat sat on the mat . the cat sat on the mat";
+    p.selection.layer = 1;
+    p.selection.head = 2;
+    if (ablation) p.prediction.ablate = {{0, 1}};
+    w.applyParams(p);
+    w.showView("compare");
+    auto* view = static_cast<CompareView*>(w.view("compare"));
+    if (ablation)
+      view->setMode(CompareView::Mode::Ablation);
+    else
+      view->setSecondText("the dog sat on the mat . the dog sat");
+    QTRY_VERIFY(!w.controller()->busy() && w.controller()->lastResult()->params.modelDir == p.modelDir);
+    QTRY_VERIFY(view->differencePlot()->isVisible());
+    QTest::qWait(350);  // presentation mode's by-hand fill of the screen
+    for (int round = 0; round < 8; ++round) QApplication::processEvents();
+    std::vector<Problem> problems;
+    QWidget* page = w.navigator()->pages()->currentWidget();
+    checkWidgets(page, "compare", problems);
+    for (QCustomPlot* plot : page->findChildren<QCustomPlot*>()) checkPlot(plot, "compare", problems);
+    if (w.frameGeometry().width() > sc->geometry().width() || w.frameGeometry().height() > sc->geometry().height())
+      problems.push_back({"window larger than the screen", "compare"});
+    shoot(w, QString("compare_%1").arg(QTest::currentDataTag()).replace(' ', '_'));
+    for (const Problem& q : problems) qInfo().noquote() << "  " << q.kind << "—" << q.where;
     QVERIFY2(problems.empty(), qPrintable(QString("%1 layout problems").arg(problems.size())));
   }
 
