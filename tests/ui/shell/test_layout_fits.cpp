@@ -3,7 +3,8 @@
 // with and without a lesson running, on a 12-word sentence with a pinned token. Fails on a window larger than its
 // screen, a horizontal scroll bar, text widgets that overlap or are cut, plot titles wider than their plot, axis tick
 // labels that overlap or are smaller than kMinimumLabelPixels, and legends lying on a curve. The counts per check are
-// printed (the README quotes them).
+// printed (the README quotes them). Two states the default window does not reach are checked on the projector too: the
+// parameter panel showing a checkpoint's card, and Side by side with both runs and their difference.
 #include <QAbstractButton>
 #include <QComboBox>
 #include <QDockWidget>
