@@ -42,6 +42,8 @@ class HfModel : public Model {
 
   const HfConfig& config() const { return config_; }
   const TextTokenizer& tokenizer() const { return *tokenizer_; }
+  /// The weight files the model was read from (headers and paths: the model's card).
+  const SafetensorsSet* weightFiles() const { return file_.get(); }
   /// The checkpoint's name (its folder), as messages give it; info().name adds the architecture.
   const std::string& name() const { return name_; }
   /// The ids both the tokenizer and the embedding table know.

@@ -33,6 +33,8 @@ class SafetensorsSet {
   const std::string& shardPath(const TensorInfo& t) const;
 
   std::size_t shardCount() const { return shards_.size(); }
+  /// Shard i (0 ≤ i < shardCount()): its path and header, for the model's card (core/run/model_card.h).
+  const SafetensorsFile& shard(std::size_t i) const { return *shards_.at(i); }
   /// Sum of every tensor's bytes as stored.
   std::uint64_t storedBytes() const;
 

@@ -161,8 +161,8 @@ void MatrixPlot::setMatrix(const Mat& m, const QStringList& rowLabels, const QSt
               r == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, std::max(0, r - 1)));
   for (int i = 0; i < dataRows && r > 0; ++i)
     for (int j = 0; j < dataCols && c > 0; ++j) d->setCell(j, i, m(std::min(i, r - 1), std::min(j, c - 1)));
-  xAxis->setRange(-0.5, c - 0.5);
-  yAxis->setRange(-0.5, r - 0.5);
+  xAxis->setRange(-0.5, std::max(c, extentCols_) - 0.5);
+  yAxis->setRange(-0.5, std::max(r, extentRows_) - 0.5);
   reticks_ = 0;
   updateTicks();
   updateColorRange();
@@ -240,14 +240,15 @@ void MatrixPlot::updateTicks() {
   tickedSize_ = axisRect()->size();
   // Every token labelled when it fits: the labels shrink (to 70 % of their size, 7 pt at least) before they are
   // thinned, and a thinned axis says so in its title, so that no token is skipped silently.
-  const auto fit = [this](QCPAxis* axis, const QStringList& labels, int pixels, const QString& title) {
+  const auto fit = [this](QCPAxis* axis, const QStringList& labels, int pixels, const QString& title, int extent) {
     QFont f = axis->labelFont();  // the size updateFonts chose, one point above the tick labels
     const double base = f.pointSizeF() - 1, floor = std::max(kMinimumLabelPoints, 0.7 * base);
     f.setPointSizeF(base);
-    int step = labelStep(static_cast<int>(labels.size()), pixels, f);
+    const int cells = std::max(static_cast<int>(labels.size()), extent);  // the axis's cells, empty ones included
+    int step = labelStep(cells, pixels, f);
     while (step > 1 && f.pointSizeF() > floor) {
       f.setPointSizeF(std::max(floor, f.pointSizeF() - 0.5));
-      step = labelStep(static_cast<int>(labels.size()), pixels, f);
+      step = labelStep(cells, pixels, f);
     }
     axis->setTickLabelFont(f);
     axis->setTicker(labelTicker(labels, step));
@@ -269,8 +270,8 @@ void MatrixPlot::updateTicks() {
       }
     axis->setLabel(label);
   };
-  fit(xAxis, colLabels_, axisRect()->width(), colTitle_);
-  fit(yAxis, rowLabels_, axisRect()->height(), rowTitle_);
+  fit(xAxis, colLabels_, axisRect()->width(), colTitle_, extentCols_);
+  fit(yAxis, rowLabels_, axisRect()->height(), rowTitle_, extentRows_);
 }
 
 QCPRange MatrixPlot::colorRange() const { return map_->dataRange(); }

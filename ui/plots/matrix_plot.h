@@ -24,6 +24,10 @@ class MatrixPlot : public QCustomPlot {
   explicit MatrixPlot(QWidget* parent = nullptr);
 
   void setMatrix(const Mat& m, const QStringList& rowLabels, const QStringList& colLabels);
+  /// Lays the axes out for at least rows × cols cells, leaving those beyond the matrix empty: maps of different lengths
+  /// side by side then put each position at the same place (the comparison view). 0, 0: the matrix's own size.
+  /// Takes effect at the next setMatrix.
+  void setExtent(int rows, int cols) { extentRows_ = rows, extentCols_ = cols; }
   void setTitle(const QString& title);
   void setAxisTitles(const QString& rows, const QString& cols);
   void setColorMap(ColorMap map);
@@ -103,6 +107,7 @@ class MatrixPlot : public QCustomPlot {
   int reticks_ = 0;              ///< labels thinned again after a layout pass since the last resize or matrix
   Mat data_;
   QStringList rowLabels_, colLabels_;
+  int extentRows_ = 0, extentCols_ = 0;  ///< setExtent
   Range rangeMode_ = Range::Data;
   double fixedLo_ = 0, fixedHi_ = 1;
   double groupMax_ = 0;

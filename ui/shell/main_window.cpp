@@ -548,6 +548,7 @@ void MainWindow::onResult(const ResultPtr& result) {
   shape.heads = run.trace.headCount();
   panel_->setModelShape(shape);
   panel_->setModelCausal(run.trace.causal);
+  panel_->showModel(run.model, result->params.modelDir);
   editorLink_->setResult(result);
   stale_ = views_;
   presentToVisibleViews();

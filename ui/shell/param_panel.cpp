@@ -2,12 +2,18 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QFormLayout>
 #include <QGroupBox>
-#include <QLabel>
+#include <QMainWindow>
+#include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QTimer>
 #include <QVBoxLayout>
+
+#include "core/run/model_card.h"
+#include "ui/shell/checkpoint_card.h"
 
 namespace attnlab::ui {
 namespace {
@@ -66,12 +72,9 @@ ParamPanel::ParamPanel(QWidget* parent) : QWidget(parent) {
   for (const auto& [w, name] : names) w->setObjectName(name);
 
   auto* model = new QGroupBox(tr("Model"));
+  model->setObjectName("builtinSettings");
+  modelBox_ = model;
   auto* form = new QFormLayout(model);
-  modelForm_ = form;
-  checkpointNote_ = new QLabel;
-  checkpointNote_->setObjectName("checkpointNote");
-  checkpointNote_->setWordWrap(true);
-  form->addRow(checkpointNote_);
   form->addRow(tr("Mode"), mode_);
   form->addRow(tr("d<sub>model</sub>"), dModel_);
   form->addRow(tr("Heads"), heads_);
@@ -86,11 +89,15 @@ ParamPanel::ParamPanel(QWidget* parent) : QWidget(parent) {
   form->addRow(tr("Activation"), activation_);
   form->addRow(lowercase_);
   auto* selection = new QGroupBox(tr("Selection"));
+  selection->setObjectName("selectionBox");
   auto* sel = new QFormLayout(selection);
   sel->addRow(tr("Layer"), layer_);
   sel->addRow(tr("Head"), head_);
+  card_ = new CheckpointCard;
+  card_->hide();
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(model);
+  layout->addWidget(card_);
   layout->addWidget(selection);
   layout->addStretch(1);
 
@@ -140,7 +147,11 @@ void ParamPanel::setParams(const Params& p) {
   head_->setMaximum(std::max(m.heads - 1, p.selection.head));
   layer_->setValue(p.selection.layer);
   head_->setValue(p.selection.head);
-  if (!builtin_) showCheckpointSizes();
+  if (!builtin_ && p.modelDir != cardDir_) {  // another checkpoint: its card comes with its first result
+    cardModel_.reset();
+    cardDir_.clear();
+    card_->showLoading();
+  }
   updateEnabled();
 }
 
@@ -148,22 +159,20 @@ void ParamPanel::setModelShape(const ModelInfo& info) {
   const QSignalBlocker b1(layer_), b2(head_);
   layer_->setMaximum(std::max(0, info.layers - 1));
   head_->setMaximum(std::max(0, info.heads - 1));
-  if (builtin_) return;
-  checkpoint_ = info;
-  showCheckpointSizes();
-  updateEnabled();
 }
 
-void ParamPanel::showCheckpointSizes() {
-  if (checkpoint_.layers <= 0) return;  // none loaded yet: its first result brings them
-  const QSignalBlocker b1(dModel_), b2(heads_), b3(layers_);
-  // A checkpoint may be wider or deeper than the built-in model's ranges (GPT-2 XL: d 1600, 48 layers).
-  dModel_->setMaximum(std::max(1024, checkpoint_.dModel));
-  heads_->setMaximum(std::max(64, checkpoint_.heads));
-  layers_->setMaximum(std::max(64, checkpoint_.layers));
-  dModel_->setValue(checkpoint_.dModel);
-  heads_->setValue(checkpoint_.heads);
-  layers_->setValue(checkpoint_.layers);
+void ParamPanel::showModel(const std::shared_ptr<const Model>& model, const std::string& modelDir) {
+  if (!model || modelDir.empty() || builtin_) return;
+  if (model != cardModel_.lock() || modelDir != cardDir_) {
+    // Read once per opened model (a stat of each file, the safetensors headers already parsed).
+    const ModelCard card = modelCard(*model, modelDir);
+    card_->showCard(card, QString::fromStdString(card.name));
+    cardModel_ = model;
+    cardDir_ = modelDir;
+    fitDock();  // the card's rows are filled now: the width they want is known
+  } else {
+    card_->refreshMemory();
+  }
 }
 
 Params ParamPanel::applyTo(Params p) const {
@@ -219,18 +228,11 @@ void ParamPanel::changed() {
 void ParamPanel::updateEnabled() {
   const Mode m = static_cast<Mode>(mode_->currentIndex());
   const bool builtin = builtin_;
-  // The built-in model's rows stay in place, greyed out, under a note that says they do not apply:
-  // hiding them (setRowVisible, or widget by widget) was followed by heap corruption at exit in 3 runs
-  // of 6 of a window that opened a checkpoint, which AddressSanitizer did not reproduce.
-  checkpointNote_->setVisible(!builtin);
-  if (!builtin) {
-    const QString kind = QString::fromStdString(checkpoint_.kind);
-    checkpointNote_->setText(checkpoint_.layers > 0
-                                 ? tr("%1 (%2 checkpoint): its own architecture and weights. The greyed settings are "
-                                      "the built-in model's and do not apply; only the selection below does.")
-                                       .arg(QString::fromStdString(checkpoint_.name), kind)
-                                 : tr("A checkpoint is loading: only the selection below applies."));
-  }
+  // A checkpoint has its own architecture and weights: the built-in model's settings go (the whole group box; hiding
+  // its rows one by one was once followed by heap corruption at exit) and the checkpoint's card takes their place.
+  modelBox_->setVisible(builtin);
+  card_->setVisible(!builtin);
+  if (builtin != fittedBuiltin_) fitDock();
   for (QWidget* w : std::initializer_list<QWidget*>{mode_, dModel_, layers_, seed_, position_, lowercase_})
     w->setEnabled(builtin);
   heads_->setEnabled(builtin && m >= Mode::Multihead);
@@ -239,6 +241,23 @@ void ParamPanel::updateEnabled() {
   showLadderState();
   for (QWidget* w : std::initializer_list<QWidget*>{skip_, mlp_, norm_, activation_})
     w->setEnabled(builtin && m == Mode::Block);
+}
+
+void ParamPanel::fitDock() {
+  fittedBuiltin_ = builtin_;
+  // After the layout has taken the new contents in; the scroll area's margin (24) is the window's own.
+  QTimer::singleShot(0, this, [this] {
+    auto* scroll = qobject_cast<QScrollArea*>(parentWidget() ? parentWidget()->parentWidget() : nullptr);
+    auto* dock = scroll ? qobject_cast<QDockWidget*>(scroll->parentWidget()) : nullptr;
+    auto* window = dock ? qobject_cast<QMainWindow*>(dock->parentWidget()) : nullptr;
+    if (!window) return;
+    const QMargins m = layout()->contentsMargins();
+    const int wanted = builtin_ ? sizeHint().width()
+                                : std::max(card_->preferredWidth() + m.left() + m.right(),
+                                           findChild<QGroupBox*>("selectionBox")->sizeHint().width());
+    scroll->setMinimumWidth(wanted + 24);
+    if (!dock->isFloating() && dock->isVisible()) window->resizeDocks({dock}, {wanted + 24}, Qt::Horizontal);
+  });
 }
 
 }  // namespace attnlab::ui

@@ -2,6 +2,7 @@
 // wait is a QTRY on the visible outcome, never a fixed sleep.
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -276,42 +277,59 @@ class TestMainWindow : public QObject {
     QCOMPARE(w.controller()->params().collapse.depth, 7);
   }
 
-  void aCheckpointShowsItsOwnSizes() {
+  void aCheckpointShowsItsCardInsteadOfTheSettings() {
     MainWindow w(false);
     w.show();
     QTRY_VERIFY(w.controller()->lastResult() && w.controller()->lastResult()->ok());
     w.applyParams(Params{});  // the built-in model: d 64, 4 heads, 2 layers
     const ModelConfig builtin = w.controller()->params().model;
-    const QString gpt2 = QString(ATTNLAB_TEST_DATA) + "/fixtures/lm-buddy/tiny_gpt2";  // 1 head, 1 layer, width 2
-    w.modelOpener()->open(gpt2);
-    QTRY_COMPARE(QString::fromStdString(w.controller()->lastResult()->run->info.kind), QString("gpt2"));
-    QTRY_COMPARE(spin(w, "dModel")->value(), 2);
-    QCOMPARE(spin(w, "heads")->value(), 1);
-    QCOMPARE(spin(w, "layers")->value(), 1);
-    QVERIFY(!spin(w, "dModel")->isEnabled());
-    // The built-in model's other settings do not apply to a checkpoint: greyed, under a note that says
-    // so (a greyed "causal mask" unticked beside GPT-2's causal map misled).
     auto* panel = w.paramPanel();
-    auto* note = panel->findChild<QLabel*>("checkpointNote");
-    QTRY_VERIFY(note->isVisibleTo(panel));
-    QVERIFY(note->text().contains("gpt2"));
-    for (const char* name : {"seed", "causal", "mode", "position"})
-      QVERIFY2(!panel->findChild<QWidget*>(name)->isEnabled(), name);
-    // The shown sizes are the checkpoint's, not settings: an edit of the selection keeps the built-in
-    // model's own, which come back when it is chosen again.
-    spin(w, "head")->setValue(0);
-    spin(w, "layer")->setValue(0);
-    w.paramPanel()->findChild<QCheckBox*>("causal")->setChecked(!builtin.causal);  // disabled: ignored
+    auto* settings = panel->findChild<QWidget*>("builtinSettings");
+    auto* card = panel->findChild<QWidget*>("checkpointCard");
+    QVERIFY(settings->isVisibleTo(panel));
+    QVERIFY(!card->isVisibleTo(panel));
+    // A tiny mistral of tests/reference/decoders: 2 layers, 4 query heads over 2 kv heads, d 32, a sliding window of 4
+    // on both layers, 32,768 positions (config.json), F32 weights of 45,600 parameters (test_model_card counts them).
+    const QString dir = QString(ATTNLAB_TEST_DATA) + "/reference/decoders/mistral-window";
+    w.modelOpener()->open(dir);
+    QTRY_COMPARE(QString::fromStdString(w.controller()->lastResult()->run->info.kind), QString("mistral"));
+    const auto value = [&](const char* name) { return panel->findChild<QLabel*>(name)->text(); };
+    QTRY_COMPARE(value("cardLayers"), QString("2"));
+    QCOMPARE(value("cardName"), QString("mistral-window"));
+    QCOMPARE(value("cardFamily"), QString("mistral · decoder, causal"));
+    QCOMPARE(value("cardHeads"), QString("4 query, 2 kv (groups of 2)"));
+    QCOMPARE(value("cardWidths"), QString("d<sub>model</sub> 32 · d<sub>head</sub> 8 · MLP 64"));
+    QCOMPARE(value("cardVocabulary"), QString("422"));
+    QCOMPARE(value("cardParameters"), QString("45,600"));
+    QCOMPARE(value("cardWindows"), QString("4 on every layer"));
+    QCOMPARE(value("cardPositions"), QString("32,768 · RoPE θ 10000"));
+    QCOMPARE(value("cardDtype"), QString("F32"));
+    // The weights' file: 184,544 bytes on disk = 180.2 KB; the tensors in it 45,600 × 4 bytes = 178.1 KB.
+    QCOMPARE(QFileInfo(dir + "/model.safetensors").size(), 184544);
+    QVERIFY2(value("cardFiles").split('\n').contains("model.safetensors · 180 KB"), qPrintable(value("cardFiles")));
+    QVERIFY(value("cardFiles").startsWith("config.json · "));
+    QCOMPARE(value("cardWeights"), QString("178 KB as stored"));
+    QVERIFY2(value("cardResident").endsWith("MB (whole program)"), qPrintable(value("cardResident")));
+    QVERIFY(!settings->isVisibleTo(panel));
+    QVERIFY(card->isVisibleTo(panel));
+    // The selection still applies, and an edit of it keeps the built-in model's own settings, which come back with
+    // the built-in model.
+    spin(w, "head")->setValue(3);
+    QTRY_COMPARE(w.controller()->lastResult()->params.selection.head, 3);
     QCOMPARE(toJson(w.controller()->params().model).dump(), toJson(builtin).dump());
     Params back = w.controller()->params();
     back.modelDir.clear();
     w.applyParams(back);
+    QVERIFY(settings->isVisibleTo(panel));
+    QVERIFY(!card->isVisibleTo(panel));
     QCOMPARE(spin(w, "dModel")->value(), builtin.dModel);
     QCOMPARE(spin(w, "heads")->value(), builtin.heads);
     QCOMPARE(spin(w, "layers")->value(), builtin.layers);
     QVERIFY(spin(w, "dModel")->isEnabled());
-    QVERIFY(!note->isVisibleTo(panel));
     QVERIFY(panel->findChild<QWidget*>("seed")->isEnabled());
+    // Opening it again shows its card again (the panel forgot nothing it should re-read).
+    w.modelOpener()->open(dir);
+    QTRY_VERIFY(card->isVisibleTo(panel) && value("cardParameters") == "45,600");
   }
 };
 
