@@ -9,14 +9,17 @@
 #include <Eigen/Core>
 #include <algorithm>
 
+#include "core/base/contention.h"
+
 namespace attnlab {
 
-/// y = x·w  [rows(x), cols(w)], on all OpenMP threads when the product has ≥ 8·10⁶ multiply-adds.
+/// y = x·w  [rows(x), cols(w)], on all OpenMP threads (one while the cores are busy: contention.h) when the product has
+/// ≥ 8·10⁶ multiply-adds.
 template <typename M>
 void parallelProduct(const M& x, const M& w, M& y) {
   y.resize(x.rows(), w.cols());
   const double madds = static_cast<double>(x.rows()) * x.cols() * w.cols();
-  const int threads = madds >= 8.0e6 ? std::min<int>(omp_get_max_threads(), static_cast<int>(w.cols() / 64)) : 1;
+  const int threads = madds >= 8.0e6 ? std::min<int>(availableThreads(), static_cast<int>(w.cols() / 64)) : 1;
   if (threads <= 1) {
     y.noalias() = x * w;
     return;

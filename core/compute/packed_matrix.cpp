@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/base/contention.h"
 #include "core/compute/packed_gemm.h"
 
 namespace attnlab {
@@ -95,7 +96,7 @@ Mat PackedMatrix::affine(const Mat& x, const Eigen::Ref<const Vec>& b) const {
   const double madds = static_cast<double>(x.rows()) * static_cast<double>(in_) * static_cast<double>(out_);
   // Many multiply-adds, or a big W to stream from memory even for one token (GPT-2's c_attn is 7 MB).
   const bool big = madds >= kParallelPackedMadds || static_cast<double>(in_) * out_ >= kParallelPackedWeights;
-  const int threads = big ? static_cast<int>(std::min<Eigen::Index>(omp_get_max_threads(), panels)) : 1;
+  const int threads = big ? static_cast<int>(std::min<Eigen::Index>(availableThreads(), panels)) : 1;
   if (threads <= 1) {
     packedGemm(p, 0, panels);
     return y;

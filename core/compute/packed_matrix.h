@@ -69,7 +69,7 @@ class PackedMatrix {
   bool empty() const { return panels_.empty(); }
 
   /// y = x·W + b for x [n, in]; b holds `outputs()` entries or none. Big products (see
-  /// kParallelPackedMadds) split their column panels over omp_get_max_threads() threads.
+  /// kParallelPackedMadds) split their column panels over availableThreads() (core/base/contention.h).
   Mat affine(const Mat& x, const Eigen::Ref<const Vec>& b) const;
 
   /// W back as a dense [in, out] matrix (for the tests).

@@ -1,10 +1,9 @@
 #include "core/model/attention_head.h"
 
-#include <omp.h>
-
 #include <cmath>
 #include <limits>
 
+#include "core/base/contention.h"
 #include "core/base/parallel_jobs.h"
 #include "core/model/blocks.h"
 #include "core/model/head_maps.h"
@@ -133,7 +132,7 @@ std::vector<HeadTrace> attendGroupedHeads(const Eigen::Ref<const Mat>& q, const 
                                        ? &known->heads[static_cast<std::size_t>(h)].summary
                                        : nullptr);
   };
-  maybeParallelJobs(madds >= kParallelHeadMadds && omp_get_max_threads() > 1, heads, {}, head);
+  maybeParallelJobs(madds >= kParallelHeadMadds && availableThreads() > 1, heads, {}, head);
   return out;
 }
 

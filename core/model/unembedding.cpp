@@ -8,6 +8,7 @@
 #define ATTNLAB_X86_TILES 1
 #endif
 
+#include "core/base/contention.h"
 #include "core/compute/cpu_features.h"
 #include "core/model/blocks.h"
 
@@ -126,7 +127,8 @@ Mat Unembedding::logits(const Mat& x) const {
   const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> xr = tiles ? normed : Mat();
   constexpr Eigen::Index kBlock = 4096;
   const auto blocks = static_cast<int>((vocab + kBlock - 1) / kBlock);
-#pragma omp parallel for schedule(static)
+  const int threads = availableThreads();  // one while the cores are busy (contention.h)
+#pragma omp parallel for schedule(static) num_threads(threads)
   for (int b = 0; b < blocks; ++b) {
     const Eigen::Index v0 = b * kBlock, len = std::min(kBlock, vocab - v0);
     if (tiles) {
