@@ -1,0 +1,324 @@
+#include "core/checkpoint/encdec_model.h"
+
+#include <cmath>
+
+#include "core/base/errors.h"
+#include "core/checkpoint/checkpoint.h"
+#include "core/model/attention_head.h"
+#include "core/model/blocks.h"
+
+namespace attnlab {
+namespace {
+
+void activate(Mat& x, EncDecActivation a) {
+  switch (a) {
+    case EncDecActivation::Swish:
+      siluInPlace(x);
+      break;
+    case EncDecActivation::GeluErf:
+      geluErfInPlace(x);
+      break;
+    case EncDecActivation::GeluTanh:
+      geluTanhInPlace(x);
+      break;
+    case EncDecActivation::Relu:
+      reluInPlace(x);
+      break;
+  }
+}
+
+/// Marian's sinusoid of position `pos` [d]: angle pos / 10000^(2⌊j/2⌋/d); sines of the even j in the first half,
+/// cosines of the odd j in the second (MarianSinusoidalPositionalEmbedding, not interleaved). Computed in double.
+Vec sinusoid(int pos, int d) {
+  Vec row(d);
+  const int half = d / 2;
+  for (int i = 0; i < half; ++i) {
+    const double angle = pos / std::pow(10000.0, 2.0 * i / d);
+    row(i) = static_cast<float>(std::sin(angle));
+    row(half + i) = static_cast<float>(std::cos(angle));
+  }
+  return row;
+}
+
+/// Every head of q [n, H·dh] against k, v [m, H·dh]: maps kept (the texts of a translation are short).
+std::vector<HeadTrace> attendAll(const Mat& q, const Mat& k, const Mat& v, int heads, int dh, bool causal,
+                                 Mat& concat) {
+  HeadOptions o;
+  o.scale = 1.0f / std::sqrt(static_cast<float>(dh));
+  o.causal = causal;
+  concat.resize(q.rows(), static_cast<Eigen::Index>(heads) * dh);
+  std::vector<HeadTrace> out;
+  for (int h = 0; h < heads; ++h) {
+    const Eigen::Index c = static_cast<Eigen::Index>(h) * dh;
+    out.push_back(attendHead(q.middleCols(c, dh), shareMat(k.middleCols(c, dh)), shareMat(v.middleCols(c, dh)), o,
+                             concat.middleCols(c, dh)));
+  }
+  return out;
+}
+
+/// One query row [1, H·dh] against cached keys and values [m, H·dh] → the heads' outputs [1, H·dh].
+Mat attendRow(const Mat& q, const Mat& k, const Mat& v, int heads, int dh) {
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
+  Mat out(1, static_cast<Eigen::Index>(heads) * dh);
+  for (int h = 0; h < heads; ++h) {
+    const Eigen::Index c = static_cast<Eigen::Index>(h) * dh;
+    Mat s = (q.middleCols(c, dh) * k.middleCols(c, dh).transpose()) * scale;  // [1, m]
+    softmaxRowsInPlace(s);
+    out.middleCols(c, dh) = s * v.middleCols(c, dh);
+  }
+  return out;
+}
+
+}  // namespace
+
+EncDecModel::EncDecModel(EncDecConfig config, std::shared_ptr<SafetensorsSet> files)
+    : config_(std::move(config)), files_(std::move(files)) {
+  const EncDecConfig& c = config_;
+  const Eigen::Index d = c.dModel;
+  const std::string family = toString(c.family);
+  const std::string probe = c.sharedEmbeddings ? "shared.weight" : "encoder.embed_tokens.weight";
+  WeightSource w(files_, {"model.", ""}, probe, family);
+  // Tied tables are stored once (save_pretrained drops the duplicates): a stack's own name first, then shared.
+  auto table = [&](const std::string& own, Eigen::Index vocab) {
+    return w.has(own) || !c.sharedEmbeddings ? w.matrix(own, vocab, d) : w.matrix("shared.weight", vocab, d);
+  };
+  encEmbed_ = table("encoder.embed_tokens.weight", c.vocabSize);
+  decEmbed_ = table("decoder.embed_tokens.weight", c.decoderVocabSize);
+  if (c.family == EncDecFamily::Bart) {
+    encPos_ = w.matrix("encoder.embed_positions.weight", c.maxPositions + 2, d);
+    decPos_ = w.matrix("decoder.embed_positions.weight", c.maxPositions + 2, d);
+    encEmbNormW_ = w.vector("encoder.layernorm_embedding.weight", d);
+    encEmbNormB_ = w.vector("encoder.layernorm_embedding.bias", d);
+    decEmbNormW_ = w.vector("decoder.layernorm_embedding.weight", d);
+    decEmbNormB_ = w.vector("decoder.layernorm_embedding.bias", d);
+  }
+  for (int l = 0; l < c.encoderLayers; ++l) encoder_.push_back(loadLayer(w, "encoder", l));
+  for (int l = 0; l < c.decoderLayers; ++l) decoder_.push_back(loadLayer(w, "decoder", l));
+  w.finish();
+  // lm_head and final_logits_bias live outside "model.".
+  WeightSource top(files_, {""}, "final_logits_bias", family);
+  finalBias_ = Vec(top.matrix("final_logits_bias", 1, c.decoderVocabSize).matrix().transpose());
+  if (top.has("lm_head.weight"))
+    lmHead_ = top.matrix("lm_head.weight", c.decoderVocabSize, d);
+  else if (c.tiedLmHead)
+    lmHead_ = decEmbed_;
+  else
+    throw InputError(files_->path() + ": \"lm_head.weight\" is missing and tie_word_embeddings is false");
+  top.finish();
+}
+
+std::unique_ptr<EncDecModel> EncDecModel::open(const std::string& dir) {
+  EncDecConfig c = readEncDecConfig(dir + "/config.json");
+  return std::make_unique<EncDecModel>(std::move(c), openCheckpointWeights(dir));
+}
+
+EncDecAttentionWeights EncDecModel::loadAttention(WeightSource& w, const std::string& a, bool cross) {
+  const Eigen::Index d = config_.dModel;
+  EncDecAttentionWeights r;
+  if (cross) {
+    r.qkvW = w.packedStack({{a + "q_proj.weight", d}}, d);
+    r.qkvB = w.vectorStack({{a + "q_proj.bias", d}});
+    r.kvW = w.packedStack({{a + "k_proj.weight", d}, {a + "v_proj.weight", d}}, d);
+    r.kvB = w.vectorStack({{a + "k_proj.bias", d}, {a + "v_proj.bias", d}});
+  } else {
+    r.qkvW = w.packedStack({{a + "q_proj.weight", d}, {a + "k_proj.weight", d}, {a + "v_proj.weight", d}}, d);
+    r.qkvB = w.vectorStack({{a + "q_proj.bias", d}, {a + "k_proj.bias", d}, {a + "v_proj.bias", d}});
+  }
+  r.oW = w.packedStack({{a + "out_proj.weight", d}}, d);
+  r.oB = w.vectorStack({{a + "out_proj.bias", d}});
+  return r;
+}
+
+EncDecLayerWeights EncDecModel::loadLayer(WeightSource& w, const std::string& stack, int l) {
+  const Eigen::Index d = config_.dModel;
+  const Eigen::Index ffn = stack == "encoder" ? config_.encoderFfn : config_.decoderFfn;
+  const std::string p = stack + ".layers." + std::to_string(l) + ".";
+  EncDecLayerWeights r;
+  r.self = loadAttention(w, p + "self_attn.", false);
+  r.self.normW = w.vector(p + "self_attn_layer_norm.weight", d);
+  r.self.normB = w.vector(p + "self_attn_layer_norm.bias", d);
+  if (stack == "decoder") {
+    r.cross = loadAttention(w, p + "encoder_attn.", true);
+    r.cross.normW = w.vector(p + "encoder_attn_layer_norm.weight", d);
+    r.cross.normB = w.vector(p + "encoder_attn_layer_norm.bias", d);
+  }
+  r.fc1W = w.packedStack({{p + "fc1.weight", ffn}}, d);
+  r.fc1B = w.vectorStack({{p + "fc1.bias", ffn}});
+  r.fc2W = w.packedStack({{p + "fc2.weight", d}}, ffn);
+  r.fc2B = w.vectorStack({{p + "fc2.bias", d}});
+  r.normW = w.vector(p + "final_layer_norm.weight", d);
+  r.normB = w.vector(p + "final_layer_norm.bias", d);
+  return r;
+}
+
+void EncDecModel::checkIds(const std::vector<int>& ids, int vocab, const char* what) const {
+  if (ids.empty()) throw InputError(std::string("the ") + what + " text is empty");
+  if (static_cast<long long>(ids.size()) > config_.maxPositions)
+    throw InputError(std::string("the ") + what + " text has " + std::to_string(ids.size()) +
+                     " tokens; this model reads at most " + std::to_string(config_.maxPositions) +
+                     " (max_position_embeddings)");
+  for (int id : ids)
+    if (id < 0 || id >= vocab)
+      throw InputError(std::string("the ") + what + " token id " + std::to_string(id) + " is outside the vocabulary (" +
+                       std::to_string(vocab) + " tokens)");
+}
+
+Mat EncDecModel::layerNorm(const Mat& x, const WeightView& w, const WeightView& b) const {
+  return attnlab::layerNorm(x, Vec(w.vector()), Vec(b.vector()), config_.layerNormEps);
+}
+
+Mat EncDecModel::embed(const WeightView& table, const std::string& stack, const std::vector<int>& ids, int first,
+                       int vocab) const {
+  (void)vocab;
+  const int n = static_cast<int>(ids.size()), d = config_.dModel;
+  const float scale = config_.scaleEmbedding ? std::sqrt(static_cast<float>(d)) : 1.0f;
+  const bool enc = stack == "encoder";
+  Mat x(n, d);
+  for (int i = 0; i < n; ++i) {
+    x.row(i) = table.matrix().row(ids[static_cast<std::size_t>(i)]) * scale;
+    if (config_.sinusoidalPositions)
+      x.row(i) += sinusoid(first + i, d).transpose();
+    else
+      x.row(i) += (enc ? encPos_ : decPos_).matrix().row(first + i + 2);  // BART's offset 2
+  }
+  if (config_.embeddingNorm)
+    x = enc ? layerNorm(x, encEmbNormW_, encEmbNormB_) : layerNorm(x, decEmbNormW_, decEmbNormB_);
+  return x;
+}
+
+Mat EncDecModel::feedForward(const Mat& x, const EncDecLayerWeights& w) const {
+  return inRowBlocks(x, kMlpRowBlock, [&](const Mat& rows) {
+    Mat hidden = w.fc1W.affine(rows, w.fc1B);  // [rows, ffn]
+    activate(hidden, config_.activation);
+    return w.fc2W.affine(hidden, w.fc2B);
+  });
+}
+
+LayerTrace EncDecModel::encoderLayer(int layer, const Mat& x) const {
+  const EncDecLayerWeights& w = encoder_[static_cast<std::size_t>(layer)];
+  const int heads = config_.encoderHeads, dh = config_.encoderHeadWidth();
+  const Eigen::Index d = config_.dModel;
+  LayerTrace t;
+  const Mat qkv = w.self.qkvW.affine(x, w.self.qkvB);  // [n, 3d]
+  t.heads = attendAll(qkv.leftCols(d), qkv.middleCols(d, d), qkv.rightCols(d), heads, dh, false, t.concat);
+  t.attentionOut = w.self.oW.affine(t.concat, w.self.oB);
+  const Mat h = layerNorm(x + t.attentionOut, w.self.normW, w.self.normB);
+  t.mlpOut = feedForward(h, w);
+  t.residualOut = layerNorm(h + t.mlpOut, w.normW, w.normB);
+  return t;
+}
+
+LayerTrace EncDecModel::decoderLayer(int layer, const Mat& y, const Mat& encOut, CrossLayerTrace& cross) const {
+  const EncDecLayerWeights& w = decoder_[static_cast<std::size_t>(layer)];
+  const int heads = config_.decoderHeads, dh = config_.decoderHeadWidth();
+  const Eigen::Index d = config_.dModel;
+  LayerTrace t;
+  const Mat qkv = w.self.qkvW.affine(y, w.self.qkvB);  // [n_tgt, 3d]
+  t.heads = attendAll(qkv.leftCols(d), qkv.middleCols(d, d), qkv.rightCols(d), heads, dh, true, t.concat);
+  t.attentionOut = w.self.oW.affine(t.concat, w.self.oB);
+  const Mat h = layerNorm(y + t.attentionOut, w.self.normW, w.self.normB);
+  const Mat q = w.cross.qkvW.affine(h, w.cross.qkvB);      // [n_tgt, d]
+  const Mat kv = w.cross.kvW.affine(encOut, w.cross.kvB);  // [n_src, 2d]
+  cross.heads = attendAll(q, kv.leftCols(d), kv.rightCols(d), heads, dh, false, cross.concat);
+  cross.attentionOut = w.cross.oW.affine(cross.concat, w.cross.oB);
+  cross.residualOut = layerNorm(h + cross.attentionOut, w.cross.normW, w.cross.normB);
+  t.mlpOut = feedForward(cross.residualOut, w);
+  t.residualOut = layerNorm(cross.residualOut + t.mlpOut, w.normW, w.normB);
+  return t;
+}
+
+Mat EncDecModel::encode(const std::vector<int>& source) const {
+  checkIds(source, config_.vocabSize, "source");
+  Mat x = embed(encEmbed_, "encoder", source, 0, config_.vocabSize);
+  for (int l = 0; l < config_.encoderLayers; ++l) x = encoderLayer(l, x).residualOut;
+  return x;
+}
+
+Mat EncDecModel::logits(const Mat& decoderOut) const {
+  Mat out = decoderOut * lmHead_.matrix().transpose();  // [n, vocab]
+  out.rowwise() += finalBias_.transpose();
+  return out;
+}
+
+EncDecTrace EncDecModel::forward(const std::vector<int>& source, const std::vector<int>& target) const {
+  checkIds(source, config_.vocabSize, "source");
+  checkIds(target, config_.decoderVocabSize, "target");
+  EncDecTrace t;
+  Trace& e = t.encoder;
+  e.causal = false;
+  e.tokenIds = source;
+  for (int id : source) e.tokens.push_back(std::to_string(id));
+  e.embeddings = embed(encEmbed_, "encoder", source, 0, config_.vocabSize);
+  for (int l = 0; l < config_.encoderLayers; ++l) e.layers.push_back(encoderLayer(l, e.layerInput(l)));
+  Trace& dt = t.decoder;
+  dt.causal = true;
+  dt.tokenIds = target;
+  for (int id : target) dt.tokens.push_back(std::to_string(id));
+  dt.embeddings = embed(decEmbed_, "decoder", target, 0, config_.decoderVocabSize);
+  t.cross.resize(static_cast<std::size_t>(config_.decoderLayers));
+  for (int l = 0; l < config_.decoderLayers; ++l)
+    dt.layers.push_back(decoderLayer(l, dt.layerInput(l), t.encoderOutput(), t.cross[static_cast<std::size_t>(l)]));
+  t.logits = logits(dt.layers.back().residualOut);
+  return t;
+}
+
+std::unique_ptr<EncDecDecodeSession> EncDecModel::startDecoding(const std::vector<int>& source) const {
+  return std::make_unique<EncDecDecodeSession>(*this, source);
+}
+
+std::vector<int> EncDecModel::generateGreedy(const std::vector<int>& source, int maxNewTokens) const {
+  std::unique_ptr<EncDecDecodeSession> s = startDecoding(source);
+  std::vector<int> out;
+  int next = config_.decoderStartId;
+  for (int i = 0; i < maxNewTokens && s->position() < config_.maxPositions; ++i) {
+    const Vec logits = s->step(next);
+    logits.maxCoeff(&next);  // the first maximum, as torch.argmax
+    out.push_back(next);
+    if (next == config_.eosId) break;
+  }
+  return out;
+}
+
+EncDecDecodeSession::EncDecDecodeSession(const EncDecModel& model, const std::vector<int>& source)
+    : m_(model), encOut_(model.encode(source)) {
+  const Eigen::Index d = m_.config_.dModel;
+  for (const EncDecLayerWeights& w : m_.decoder_) {
+    const Mat kv = w.cross.kvW.affine(encOut_, w.cross.kvB);  // [n_src, 2d], once per text
+    crossK_.push_back(kv.leftCols(d));
+    crossV_.push_back(kv.rightCols(d));
+    selfK_.emplace_back(0, d);
+    selfV_.emplace_back(0, d);
+  }
+}
+
+Vec EncDecDecodeSession::step(int id) {
+  const EncDecConfig& c = m_.config_;
+  if (position_ >= c.maxPositions)
+    throw InputError("the target text reached max_position_embeddings (" + std::to_string(c.maxPositions) + ")");
+  if (id < 0 || id >= c.decoderVocabSize)
+    throw InputError("the target token id " + std::to_string(id) + " is outside the vocabulary (" +
+                     std::to_string(c.decoderVocabSize) + " tokens)");
+  const Eigen::Index d = c.dModel;
+  const int heads = c.decoderHeads, dh = c.decoderHeadWidth();
+  Mat y = m_.embed(m_.decEmbed_, "decoder", {id}, position_, c.decoderVocabSize);  // [1, d]
+  for (std::size_t l = 0; l < m_.decoder_.size(); ++l) {
+    const EncDecLayerWeights& w = m_.decoder_[l];
+    const Mat qkv = w.self.qkvW.affine(y, w.self.qkvB);  // [1, 3d]
+    Mat& k = selfK_[l];
+    Mat& v = selfV_[l];
+    k.conservativeResize(k.rows() + 1, Eigen::NoChange);
+    v.conservativeResize(v.rows() + 1, Eigen::NoChange);
+    k.bottomRows(1) = qkv.middleCols(d, d);
+    v.bottomRows(1) = qkv.rightCols(d);
+    const Mat self = w.self.oW.affine(attendRow(qkv.leftCols(d), k, v, heads, dh), w.self.oB);
+    const Mat h = m_.layerNorm(y + self, w.self.normW, w.self.normB);
+    const Mat q = w.cross.qkvW.affine(h, w.cross.qkvB);
+    const Mat cross = w.cross.oW.affine(attendRow(q, crossK_[l], crossV_[l], heads, dh), w.cross.oB);
+    const Mat h2 = m_.layerNorm(h + cross, w.cross.normW, w.cross.normB);
+    y = m_.layerNorm(h2 + m_.feedForward(h2, w), w.normW, w.normB);
+  }
+  ++position_;
+  return m_.logits(y).row(0).transpose();
+}
+
+}  // namespace attnlab
