@@ -1,6 +1,6 @@
 #pragma once
-// Marian and BART encoder–decoders (issue 33) from a Hugging Face checkpoint folder. Post-LN blocks, rows are
-// tokens:
+// Marian, BART and T5 encoder–decoders (issue 33) from a Hugging Face checkpoint folder. Marian/BART: post-LN
+// blocks, rows are tokens:
 //   encoder layer:  x ← LN(x + SelfAttn(x));  x ← LN(x + fc2(act(fc1(x))))            bidirectional
 //   decoder layer:  y ← LN(y + SelfAttn(y));  y ← LN(y + CrossAttn(y, enc));  y ← LN(y + fc2(act(fc1(y))))  causal
 //   attention: q = y·W_qᵀ + b, k, v likewise (cross: from the encoder's output), head h:
@@ -8,6 +8,10 @@
 //   embeddings: table[id]·(√d if scale_embedding) + position (Marian: sinusoids computed; BART: learned row p + 2,
 //              then layernorm_embedding)
 //   logits = y·lm_headᵀ + final_logits_bias
+// T5: pre-LN with RMSNorm (x ← x + f(RMSNorm(x)), a final RMSNorm per stack), no biases, scores q·kᵀ + b_h(j − i)
+// with b from the first block's relative_attention_bias (bucketed; bidirectional in the encoder, causal in the
+// decoder; none in cross-attention), FF wo(relu(wi·x)) or wo(gelu_new(wi_0·x) ⊙ wi_1·x), logits = y·d^-0.5·sharedᵀ
+// (tied) or y·lm_headᵀ.
 // Products packed at load (q|k|v of self-attention and k|v of cross-attention stacked into one product each).
 #include <memory>
 #include <string>
@@ -20,18 +24,18 @@
 namespace attnlab {
 
 struct EncDecAttentionWeights {
-  PackedMatrix qkvW;  ///< self: [d, 3d] (q | k | v); cross: [d, d] q only
-  Vec qkvB;
-  PackedMatrix kvW;  ///< cross only: [d, 2d] (k | v), applied to the encoder's output
+  PackedMatrix qkvW;  ///< self: [d, 3a] (q | k | v), a = heads·d_head; cross: [d, a] q only
+  Vec qkvB;           ///< biases (empty for T5)
+  PackedMatrix kvW;   ///< cross only: [d, 2a] (k | v), applied to the encoder's output
   Vec kvB;
-  PackedMatrix oW;  ///< [d, d]
+  PackedMatrix oW;  ///< [a, d]
   Vec oB;
-  WeightView normW, normB;  ///< the LayerNorm after the residual add  [d]
+  WeightView normW, normB;  ///< the LayerNorm after the residual add (T5: the RMSNorm before; no bias)  [d]
 };
 
 struct EncDecLayerWeights {
   EncDecAttentionWeights self, cross;  ///< cross only in the decoder
-  PackedMatrix fc1W, fc2W;             ///< [d, ffn], [ffn, d]
+  PackedMatrix fc1W, fc2W;             ///< [d, ffn] (T5 gated: [d, 2·ffn], wi_0 | wi_1), [ffn, d]
   Vec fc1B, fc2B;
   WeightView normW, normB;  ///< final_layer_norm  [d]
 };
@@ -70,11 +74,20 @@ class EncDecModel {
   EncDecLayerWeights loadLayer(WeightSource& w, const std::string& stack, int layer);
   /// Embedded rows [n, d] of `ids` at positions first … first + n − 1.
   Mat embed(const WeightView& table, const std::string& stack, const std::vector<int>& ids, int first, int vocab) const;
+  EncDecAttentionWeights loadT5Attention(WeightSource& w, const std::string& p, bool cross, int heads, int dh);
+  EncDecLayerWeights loadT5Layer(WeightSource& w, const std::string& stack, int layer);
+  /// LayerNorm (Marian/BART) or T5's RMSNorm.
   Mat layerNorm(const Mat& x, const WeightView& w, const WeightView& b) const;
+  /// T5's position bias of each head [n_q, n_k] for queries at first … first + n_q − 1 over keys 0 … n_k − 1;
+  /// empty for the other families.
+  std::vector<Mat> positionBias(bool decoder, int first, int queries, int keys) const;
   Mat feedForward(const Mat& x, const EncDecLayerWeights& w) const;
   void checkIds(const std::vector<int>& ids, int vocab, const char* what) const;
-  LayerTrace encoderLayer(int layer, const Mat& x) const;
-  LayerTrace decoderLayer(int layer, const Mat& y, const Mat& encOut, CrossLayerTrace& cross) const;
+  LayerTrace encoderLayer(int layer, const Mat& x, const std::vector<Mat>& bias) const;
+  LayerTrace decoderLayer(int layer, const Mat& y, const Mat& encOut, const std::vector<Mat>& bias,
+                          CrossLayerTrace& cross) const;
+  /// T5's final norm of a stack's last residual (the stream itself for the post-LN families).
+  Mat stackOutput(bool decoder, const Mat& x) const;
 
   EncDecConfig config_;
   std::shared_ptr<SafetensorsSet> files_;
@@ -82,6 +95,8 @@ class EncDecModel {
   Vec finalBias_;                            ///< final_logits_bias  [target vocab]
   WeightView encPos_, decPos_;               ///< BART's learned positions [max + 2, d]
   WeightView encEmbNormW_, encEmbNormB_, decEmbNormW_, decEmbNormB_;  ///< BART's layernorm_embedding
+  WeightView encRelBias_, decRelBias_;      ///< T5's relative_attention_bias  [buckets, heads]
+  WeightView encFinalNorm_, decFinalNorm_;  ///< T5's final_layer_norm  [d]
   std::vector<EncDecLayerWeights> encoder_, decoder_;
 };
 

@@ -19,16 +19,20 @@ struct CrossLayerTrace {
   Mat residualOut;   ///< the stream after it (post-LN models: after encoder_attn_layer_norm)  [n_tgt, d]
 };
 
+/// Every head keeps its maps (translations are short). T5's self-attention scores include its relative position
+/// bias, which HeadOptions cannot describe: head_maps.h would recompute such a map without it, so it is never dropped.
 struct EncDecTrace {
   /// The source side: causal false; layers[l].mlpOut, attentionOut and residualOut as in any Trace.
   Trace encoder;
   /// The target side: causal true; layers[l].attentionOut is the self-attention's, residualOut the layer's output.
   Trace decoder;
   std::vector<CrossLayerTrace> cross;  ///< one per decoder layer
-  Mat logits;                          ///< [n_tgt, target vocabulary]
+  /// The stacks' outputs [n, d]: the last layer's residualOut, after T5's final norm. encoderOut is what every
+  /// cross-attention's K and V are made from; decoderOut what the logits are read from.
+  Mat encoderOut, decoderOut;
+  Mat logits;  ///< [n_tgt, target vocabulary]
 
-  /// The encoder's output [n_src, d]: what every cross-attention's K and V are made from.
-  const Mat& encoderOutput() const { return encoder.layers.back().residualOut; }
+  const Mat& encoderOutput() const { return encoderOut; }
 };
 
 }  // namespace attnlab

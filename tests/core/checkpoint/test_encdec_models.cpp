@@ -1,9 +1,11 @@
-// Marian and BART encoder–decoders (issue 33) against the independent float64 pass of
+// Marian, BART and T5 encoder–decoders (issue 33) against the independent float64 pass of
 // tests/reference/make_encdec_reference.py, on tiny checkpoints in Hugging Face's layout (Marian tied with one shared
 // table, Marian with separate source/target vocabularies and an untied lm_head, BART with learned positions and
-// layernorm_embedding): every encoder, decoder and cross-attention q, k, v, score and attention map, every block
-// output and the logits match to ≤ 1e-4 (relative above 1, absolute below); the cached decoding step equals the full
-// recomputation; greedy generation equals the reference's loop token for token; bad folders get clear messages.
+// layernorm_embedding, T5 v1.0 (ReLU, tied, d_kv·heads ≠ d) and v1.1 (gated GELU, untied, 3 decoder layers over 2),
+// texts long enough for T5's logarithmic position buckets): every encoder, decoder and cross-attention q, k, v, score
+// and attention map, every block output and the logits match to ≤ 1e-4 (relative above 1, absolute below); the cached
+// decoding step equals the full recomputation; greedy generation equals the reference's loop token for token; bad
+// folders get clear messages.
 #include <QtTest>
 
 #include <QDir>
@@ -131,6 +133,8 @@ class TestEncDecModels : public QObject {
     QTest::newRow("marian-tied") << "marian-tied";
     QTest::newRow("marian-separate") << "marian-separate";
     QTest::newRow("bart") << "bart";
+    QTest::newRow("t5-v1_0") << "t5-v1_0";
+    QTest::newRow("t5-v1_1") << "t5-v1_1";
   }
 
   /// Every map, block output and logit of both stacks and of the cross-attention.
@@ -150,6 +154,10 @@ class TestEncDecModels : public QObject {
       QCOMPARE(c.heads[0].attention.rows(), static_cast<Eigen::Index>(ref["target_ids"].size()));
       QCOMPARE(c.heads[0].attention.cols(), static_cast<Eigen::Index>(ref["source_ids"].size()));
       QCOMPARE(c.heads[0].options.causal, false);
+    }
+    if (ref["encoder"].contains("output")) {  // T5's final norms
+      bad += !close(t.encoderOut, ref["encoder"]["output"], "encoder output");
+      bad += !close(t.decoderOut, ref["decoder"]["output"], "decoder output");
     }
     bad += !close(t.logits, ref["logits"], "logits");
     QCOMPARE(bad, 0);
@@ -186,6 +194,23 @@ class TestEncDecModels : public QObject {
     QCOMPARE(got, ids(ref["greedy"]["tokens"]));
   }
 
+  /// T5's buckets against T5Attention._relative_position_bucket worked by hand for t5-small's 32 buckets and
+  /// max distance 128: bidirectional 16 halves of 8 exact and 8 logarithmic; causal 32 of 16 exact and 16 logarithmic.
+  void t5Buckets() {
+    QCOMPARE(t5RelativeBucket(0, true, 32, 128), 0);
+    QCOMPARE(t5RelativeBucket(3, true, 32, 128), 16 + 3);  // key after the query: the upper half
+    QCOMPARE(t5RelativeBucket(-3, true, 32, 128), 3);
+    // |rel| = 12: 8 + ⌊ln(12/8)/ln(128/8)·8⌋ = 8 + ⌊1.169⌋ = 9
+    QCOMPARE(t5RelativeBucket(-12, true, 32, 128), 9);
+    QCOMPARE(t5RelativeBucket(12, true, 32, 128), 16 + 9);
+    QCOMPARE(t5RelativeBucket(-1000, true, 32, 128), 15);  // clamped to the last bucket
+    QCOMPARE(t5RelativeBucket(5, false, 32, 128), 0);      // causal: a later key counts as distance 0
+    QCOMPARE(t5RelativeBucket(-15, false, 32, 128), 15);
+    // rel −64: 16 + ⌊ln(64/16)/ln(128/16)·16⌋ = 16 + ⌊10.667⌋ = 26
+    QCOMPARE(t5RelativeBucket(-64, false, 32, 128), 26);
+    QCOMPARE(t5RelativeBucket(-127, false, 32, 128), 31);
+  }
+
   /// Ids outside either vocabulary, empty and too-long texts, a step past the positions: InputError, no crash.
   void badInputs() {
     const std::unique_ptr<EncDecModel> m = EncDecModel::open(refDir("marian-separate"));  // 96 source, 80 target
@@ -219,7 +244,7 @@ class TestEncDecModels : public QObject {
     QCOMPARE(errorOf(pegasus.toStdString()),
              pegasus.toStdString() +
                  "/config.json: the encoder–decoder model_type \"pegasus\" is not supported (supported "
-                 "encoder–decoders: marian, bart)");
+                 "encoder–decoders: marian, bart, t5)");
     const QString gpt2 = dir("gpt2");
     copyWithConfig("bart", gpt2, [](nlohmann::json& c) { c["model_type"] = "gpt2"; });
     QVERIFY(errorOf(gpt2.toStdString()).find("\"gpt2\" is not an encoder–decoder") != std::string::npos);
@@ -247,6 +272,16 @@ class TestEncDecModels : public QObject {
              shape.toStdString() +
                  "/model.safetensors: tensor \"model.encoder.layers.0.fc1.weight\" has shape [32, 16], but "
                  "config.json implies [48, 16]");
+    const QString gated = dir("gated");  // v1.1 weights read as v1.0: wi missing, named
+    copyWithConfig("t5-v1_1", gated, [](nlohmann::json& c) { c["feed_forward_proj"] = "relu"; });
+    QVERIFY(errorOf(gated.toStdString()).find("\"encoder.block.0.layer.1.DenseReluDense.wi.weight\"") !=
+            std::string::npos);
+    const QString ff = dir("ff");
+    copyWithConfig("t5-v1_1", ff, [](nlohmann::json& c) { c["feed_forward_proj"] = "gated-silu"; });
+    QVERIFY(errorOf(ff.toStdString()).find("feed_forward_proj \"gated-silu\" is not supported") != std::string::npos);
+    const QString mt5 = dir("mt5");
+    copyWithConfig("t5-v1_1", mt5, [](nlohmann::json& c) { c["model_type"] = "mt5"; });
+    QVERIFY(errorOf(mt5.toStdString()).find("model_type \"mt5\" is not supported") != std::string::npos);
     const QString separate = dir("separate");  // separate vocabularies claimed, one shared table stored
     copyWithConfig("marian-tied", separate, [](nlohmann::json& c) { c["share_encoder_decoder_embeddings"] = false; });
     QVERIFY(errorOf(separate.toStdString()).find("this is not a marian checkpoint") != std::string::npos);
