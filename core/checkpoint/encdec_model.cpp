@@ -130,9 +130,14 @@ EncDecModel::EncDecModel(EncDecConfig config, std::shared_ptr<SafetensorsSet> fi
   for (int l = 0; l < c.encoderLayers; ++l) encoder_.push_back(loadLayer(w, "encoder", l));
   for (int l = 0; l < c.decoderLayers; ++l) decoder_.push_back(loadLayer(w, "decoder", l));
   w.finish();
-  // lm_head and final_logits_bias live outside "model.".
-  WeightSource top(files_, {""}, "final_logits_bias", family);
-  finalBias_ = Vec(top.matrix("final_logits_bias", 1, c.decoderVocabSize).matrix().transpose());
+  // lm_head and final_logits_bias live outside "model.". A checkpoint saved from the bare model (BartModel,
+  // MarianModel: facebook/bart-base's architectures) has no final_logits_bias: transformers' *ForConditionalGeneration
+  // then starts it at zeros, and so does this.
+  WeightSource top(files_, {""}, w.prefix() + probe, family);
+  if (top.has("final_logits_bias"))
+    finalBias_ = Vec(top.matrix("final_logits_bias", 1, c.decoderVocabSize).matrix().transpose());
+  else
+    finalBias_ = Vec::Zero(c.decoderVocabSize);
   if (top.has("lm_head.weight"))
     lmHead_ = top.matrix("lm_head.weight", c.decoderVocabSize, d);
   else if (c.tiedLmHead)

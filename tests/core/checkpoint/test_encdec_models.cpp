@@ -17,6 +17,7 @@
 #include "core/base/errors.h"
 #include "core/base/json_file.h"
 #include "core/checkpoint/encdec_model.h"
+#include "core/checkpoint/safetensors.h"
 #include "tests/fuzzy_compare.h"
 #include "tests/harness/test_registry.h"
 
@@ -192,6 +193,26 @@ class TestEncDecModels : public QObject {
     const std::unique_ptr<EncDecModel> m = EncDecModel::open(refDir(name));
     const std::vector<int> got = m->generateGreedy(ids(ref["source_ids"]), ref["greedy"]["max_new_tokens"]);
     QCOMPARE(got, ids(ref["greedy"]["tokens"]));
+  }
+
+  /// Without final_logits_bias (a checkpoint saved from BartModel, like facebook/bart-base) the bias is zero: the
+  /// logits are the reference's minus the stored bias, read from the file itself.
+  void missingFinalLogitsBiasIsZero() {
+    QTemporaryDir tmp;
+    const QString dir = tmp.path() + "/nobias";
+    QDir(tmp.path()).mkdir("nobias");
+    copyWithConfig("bart", dir, [](nlohmann::json&) {});
+    renameTensor(dir.toStdString(), "final_logits_bias", "final_logits_bias_unused");
+    const nlohmann::json ref = readJsonFile(refDir("bart") + "/reference.json");
+    const Mat logits =
+        EncDecModel::open(dir.toStdString())->forward(ids(ref["source_ids"]), ids(ref["target_ids"])).logits;
+    SafetensorsFile f(refDir("bart") + "/model.safetensors");
+    const float* bias = f.floats(*f.find("final_logits_bias"));
+    Mat expected = toMat(ref["logits"]);
+    for (Eigen::Index j = 0; j < expected.cols(); ++j) expected.col(j).array() -= bias[j];
+    std::string why;
+    QVERIFY2(test::matricesClose(logits, expected, kTolerance, &why), why.c_str());
+    QVERIFY(std::abs(bias[0]) > 1e-3);  // the reference's bias is not zero: the comparison bites
   }
 
   /// T5's buckets against T5Attention._relative_position_bucket worked by hand for t5-small's 32 buckets and
