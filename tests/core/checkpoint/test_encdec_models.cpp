@@ -17,6 +17,7 @@
 #include "core/base/errors.h"
 #include "core/base/json_file.h"
 #include "core/checkpoint/encdec_model.h"
+#include "core/checkpoint/hf_config.h"
 #include "core/checkpoint/safetensors.h"
 #include "tests/fuzzy_compare.h"
 #include "tests/harness/test_registry.h"
@@ -303,6 +304,14 @@ class TestEncDecModels : public QObject {
     const QString mt5 = dir("mt5");
     copyWithConfig("t5-v1_1", mt5, [](nlohmann::json& c) { c["model_type"] = "mt5"; });
     QVERIFY(errorOf(mt5.toStdString()).find("model_type \"mt5\" is not supported") != std::string::npos);
+    // The program's checkpoint opener (readHfConfig) names encoder–decoders instead of listing decoder families.
+    try {
+      readHfConfig(refDir("marian-tied") + "/config.json");
+      QFAIL("readHfConfig accepted a marian config");
+    } catch (const InputError& e) {
+      QVERIFY2(std::string(e.what()).find("model_type \"marian\" is an encoder–decoder") != std::string::npos,
+               e.what());
+    }
     const QString separate = dir("separate");  // separate vocabularies claimed, one shared table stored
     copyWithConfig("marian-tied", separate, [](nlohmann::json& c) { c["share_encoder_decoder_embeddings"] = false; });
     QVERIFY(errorOf(separate.toStdString()).find("this is not a marian checkpoint") != std::string::npos);
