@@ -391,6 +391,12 @@ EncDecTrace EncDecModel::forward(const std::vector<int>& source, const std::vect
   for (int id : source) e.tokens.push_back(std::to_string(id));
   e.embeddings = embed(encEmbed_, "encoder", source, 0, config_.vocabSize);
   const int ns = static_cast<int>(source.size()), nt = static_cast<int>(target.size());
+  // Every map is kept: a clear message instead of an allocation failure for texts far past translation length
+  // (T5's relative positions set no length limit). Cross maps [n_tgt, n_src] count as the geometric mean's square.
+  checkTraceMemory(ns, config_.encoderLayers, config_.encoderHeads);
+  checkTraceMemory(nt, config_.decoderLayers, config_.decoderHeads);
+  checkTraceMemory(static_cast<long long>(std::ceil(std::sqrt(double(ns) * nt))), config_.decoderLayers,
+                   config_.decoderHeads);
   const std::vector<Mat> encBias = positionBias(false, 0, ns, ns);
   for (int l = 0; l < config_.encoderLayers; ++l) e.layers.push_back(encoderLayer(l, e.layerInput(l), encBias));
   t.encoderOut = stackOutput(false, e.layers.back().residualOut);

@@ -249,6 +249,16 @@ class TestEncDecModels : public QObject {
     QVERIFY(msg({1, 96}, {79}).find("source token id 96") != std::string::npos);
     QVERIFY(msg({}, {79}).find("source text is empty") != std::string::npos);
     QVERIFY(msg(std::vector<int>(513, 3), {79}).find("at most 512") != std::string::npos);
+    // T5 has no length limit: 30,000 tokens would keep 2·2·2·30,000² floats of maps (29 GB) — refused with a message.
+    const std::unique_ptr<EncDecModel> t5 = EncDecModel::open(refDir("t5-v1_0"));
+    try {
+      t5->forward(std::vector<int>(30000, 3), {0});
+      QFAIL("a 30,000-token source was accepted");
+    } catch (const InputError& e) {
+      QVERIFY2(std::string(e.what()).find("30000") != std::string::npos ||
+                   std::string(e.what()).find("30,000") != std::string::npos,
+               e.what());
+    }
     auto s = m->startDecoding({1, 2, 3});
     QVERIFY_THROWS_EXCEPTION(InputError, s->step(80));
   }
