@@ -429,6 +429,11 @@ def main():
     make('marian-separate', marian_config(16, 2, 4, 24, 96, 80, False, False), 'marian', 2,
          [9, 90, 31, 4, 55, 0], [14, 3, 61, 22, 70])
     make('bart', bart_config(16, 2, 2, 32, 96, 64), 'bart', 3, [0, 31, 8, 57, 93, 12, 2], [0, 44, 19, 80])
+    # The vocabulary of tests/reference/tokenizers/spm/marian (396 pieces, eos 0, pad 395): the test puts that
+    # folder's tokenizer files beside this checkpoint; the source ids are python sentencepiece's for its first text.
+    spm = json.load(open(os.path.join(HERE, 'tokenizers', 'spm', 'reference.json'), encoding='utf-8'))
+    make('marian-spm', dict(marian_config(16, 2, 2, 32, 396, 396, True, True), bad_words_ids=[[395]], eos_token_id=0),
+         'marian', 6, spm['marian'][0]['ids'], [8, 14, 16])
     # Texts longer than max_exact so the logarithmic buckets are used (8 buckets, max distance 20).
     make_t5('t5-v1_0', t5_config(16, 6, 32, 2, 2, 2, 96, False, True), 4,
             [5, 17, 42, 8, 77, 3, 60, 21, 33, 12, 9, 1], [12, 40, 7, 66, 30, 2, 81, 15, 44])

@@ -16,6 +16,7 @@
 
 #include "core/base/errors.h"
 #include "core/base/json_file.h"
+#include "core/checkpoint/encdec_folder.h"
 #include "core/checkpoint/encdec_model.h"
 #include "core/checkpoint/hf_config.h"
 #include "core/checkpoint/safetensors.h"
@@ -137,6 +138,7 @@ class TestEncDecModels : public QObject {
     QTest::newRow("bart") << "bart";
     QTest::newRow("t5-v1_0") << "t5-v1_0";
     QTest::newRow("t5-v1_1") << "t5-v1_1";
+    QTest::newRow("marian-spm") << "marian-spm";
   }
 
   /// Every map, block output and logit of both stacks and of the cross-attention.
@@ -214,6 +216,51 @@ class TestEncDecModels : public QObject {
     std::string why;
     QVERIFY2(test::matricesClose(logits, expected, kTolerance, &why), why.c_str());
     QVERIFY(std::abs(bias[0]) > 1e-3);  // the reference's bias is not zero: the comparison bites
+  }
+
+  /// The folder with its tokenizers: tests/reference/tokenizers/spm/marian's files beside marian-spm's weights (396
+  /// pieces). The source text's ids are python sentencepiece's (eos appended), the model runs on them as the reference
+  /// did, and greedy generation decodes to the reference's tokens; a tokenizer larger than the model is refused.
+  void folderWithTokenizers() {
+    QTemporaryDir tmp;
+    const QString dir = tmp.path() + "/marian";
+    QDir(tmp.path()).mkdir("marian");
+    copyWithConfig("marian-spm", dir, [](nlohmann::json&) {});
+    const QString spm = QString(ATTNLAB_TEST_DATA) + "/reference/tokenizers/spm/marian";
+    for (const QString& f : QDir(spm).entryList(QDir::Files)) QFile::copy(spm + "/" + f, dir + "/" + f);
+    const nlohmann::json tok =
+        readJsonFile(std::string(ATTNLAB_TEST_DATA) + "/reference/tokenizers/spm/reference.json");
+    const nlohmann::json ref = readJsonFile(refDir("marian-spm") + "/reference.json");
+    const EncDecFolder f = openEncDecFolder(dir.toStdString());
+    const TokenizedText src = f.source->encode(tok["texts"][0].get<std::string>(), true);
+    QCOMPARE(src.ids, ids(ref["source_ids"]));
+    QCOMPARE(src.ids, ids(tok["marian"][0]["ids"]));
+    const std::vector<int> got = f.model->generateGreedy(src.ids, ref["greedy"]["max_new_tokens"]);
+    QCOMPARE(got, ids(ref["greedy"]["tokens"]));
+    QVERIFY(!f.target->pieceOf(got[0]).empty());
+    // The same tokenizer beside a 96-token model.
+    const QString small = tmp.path() + "/small";
+    QDir(tmp.path()).mkdir("small");
+    copyWithConfig("marian-tied", small, [](nlohmann::json&) {});
+    for (const QString& file : QDir(spm).entryList(QDir::Files)) QFile::copy(spm + "/" + file, small + "/" + file);
+    try {
+      openEncDecFolder(small.toStdString());
+      QFAIL("a 396-token tokenizer was accepted for a 96-token model");
+    } catch (const InputError& e) {
+      QVERIFY2(std::string(e.what()).find("the source tokenizer has 396 tokens, but config.json's vocab_size is 96") !=
+                   std::string::npos,
+               e.what());
+    }
+    // No tokenizer files at all: the loader's message.
+    const QString none = tmp.path() + "/none";
+    QDir(tmp.path()).mkdir("none");
+    copyWithConfig("marian-tied", none, [](nlohmann::json&) {});
+    try {
+      openEncDecFolder(none.toStdString());
+      QFAIL("a folder without tokenizer files was accepted");
+    } catch (const InputError& e) {
+      QVERIFY2(std::string(e.what()).find("tokenizer") != std::string::npos, e.what());
+    }
   }
 
   /// T5's buckets against T5Attention._relative_position_bucket worked by hand for t5-small's 32 buckets and
