@@ -3,6 +3,7 @@
 #include "core/base/errors.h"
 #include "core/base/json_file.h"
 #include "core/checkpoint/config_fields.h"
+#include "core/checkpoint/encdec_config.h"
 
 namespace attnlab {
 namespace {
@@ -92,6 +93,9 @@ HfConfig parseHfConfig(const nlohmann::json& j, const std::string& name) {
       readDistilBert(j, name, c);
     else if (isDecoderModelType(c.modelType))
       readDecoderConfig(j, name, c);
+    else if (isEncoderDecoderType(c.modelType))  // read by encdec_model.h; the program does not open them yet
+      throw InputError(name + ": model_type \"" + c.modelType +
+                       "\" is an encoder–decoder (a source and a target text): the program does not open these yet");
     else
       throw InputError(name + ": model_type \"" + c.modelType +
                        "\" is not supported (supported: gpt2, bert, distilbert, llama, mistral, qwen2, qwen3, gemma, "
