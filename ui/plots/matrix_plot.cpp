@@ -159,8 +159,7 @@ void MatrixPlot::setMatrix(const Mat& m, const QStringList& rowLabels, const QSt
   d->setSize(dataCols, dataRows);
   d->setRange(c == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, std::max(0, c - 1)),
               r == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, std::max(0, r - 1)));
-  for (int i = 0; i < dataRows && r > 0; ++i)
-    for (int j = 0; j < dataCols && c > 0; ++j) d->setCell(j, i, m(std::min(i, r - 1), std::min(j, c - 1)));
+  fillCells();
   xAxis->setRange(-0.5, c - 0.5);
   yAxis->setRange(-0.5, r - 0.5);
   reticks_ = 0;
@@ -168,6 +167,41 @@ void MatrixPlot::setMatrix(const Mat& m, const QStringList& rowLabels, const QSt
   updateColorRange();
   updateMarks();
   refreshHover();
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
+AttentionScale MatrixPlot::cellScale() const {
+  return rangeMode_ == Range::UnitInterval ? ViewStyle::instance().attentionScale() : AttentionScale::Unit;
+}
+
+void MatrixPlot::fillCells() {
+  const int r = static_cast<int>(data_.rows()), c = static_cast<int>(data_.cols());
+  auto* d = map_->data();
+  filledScale_ = cellScale();
+  const Mat shown = filledScale_ == AttentionScale::Row ? rowNormalised(data_, rowSkipsDiagonal_) : Mat();
+  const Mat& m = filledScale_ == AttentionScale::Row ? shown : data_;
+  const double floor = logFloor(c);
+  // setMatrix sized the data: a single column (row) is two half cells holding the same value.
+  for (int i = 0; i < d->valueSize() && r > 0; ++i)
+    for (int j = 0; j < d->keySize() && c > 0; ++j) {
+      const double v = m(std::min(i, r - 1), std::min(j, c - 1));
+      d->setCell(j, i, filledScale_ == AttentionScale::Log ? logPosition(v, floor) : v);
+    }
+}
+
+QColor MatrixPlot::cellColor(int row, int col) const {
+  if (row < 0 || col < 0 || row >= rows() || col >= cols()) return {};
+  auto* d = map_->data();  // QCPColorMapData::cell is not const
+  const int i = std::min(row, d->valueSize() - 1), j = std::min(col, d->keySize() - 1);
+  return QColor::fromRgb(map_->gradient().color(d->cell(j, i), map_->dataRange()));
+}
+
+QString MatrixPlot::colorBarLabel() const { return bar_->axis(QCPAxis::atRight)->label(); }
+
+void MatrixPlot::setRowMaxSkipsDiagonal(bool skip) {
+  rowSkipsDiagonal_ = skip;
+  fillCells();
+  updateColorRange();
   replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -277,6 +311,7 @@ QCPRange MatrixPlot::colorRange() const { return map_->dataRange(); }
 
 QColor MatrixPlot::colorOf(double value) const {
   QCPColorGradient g = map_->gradient();
+  if (cellScale() == AttentionScale::Log) value = logPosition(value, logFloor(cols()));
   return QColor::fromRgb(g.color(value, map_->dataRange()));
 }
 
@@ -289,9 +324,10 @@ void MatrixPlot::updateColorRange() {
     hi = fixedHi_;
   } else if (rangeMode_ == Range::UnitInterval) {
     // Weights are in [0, 1]; per-map and shared stretch the colours over a smaller maximum.
+    // Row and log: the cells hold positions in [0, 1] (fillCells).
     const AttentionScale scale = ViewStyle::instance().attentionScale();
     lo = 0;
-    if (scale == AttentionScale::Unit)
+    if (scale == AttentionScale::Unit || scale == AttentionScale::Row || scale == AttentionScale::Log)
       hi = 1;
     else if (scale == AttentionScale::Shared && groupMax_ > 0)
       hi = groupMax_;
@@ -302,6 +338,7 @@ void MatrixPlot::updateColorRange() {
     hi = m;
   }
   if (hi <= lo) hi = lo + 1e-12;
+  if (cellScale() != filledScale_) fillCells();
   map_->setDataRange(QCPRange(lo, hi));
   // The bar: level k is the value at the middle of its slice of [lo, hi].
   auto* bar = barMap_->data();
@@ -309,7 +346,20 @@ void MatrixPlot::updateColorRange() {
   bar->setRange(QCPRange(0, 1), QCPRange(lo + step / 2, hi - step / 2));
   for (int k = 0; k < kBarLevels; ++k) bar->setCell(0, k, lo + (k + 0.5) * step);
   barMap_->setDataRange(QCPRange(lo, hi));
-  bar_->axis(QCPAxis::atRight)->setRange(lo, hi);
+  QCPAxis* axis = bar_->axis(QCPAxis::atRight);
+  axis->setRange(lo, hi);
+  // The bar says which scale is in force; on the log scale its ticks are the decades from the floor to 1.
+  axis->setLabel(rangeMode_ == Range::UnitInterval ? attentionScaleBarLabel(cellScale()) : QString());
+  if (cellScale() == AttentionScale::Log) {
+    const double lf = std::log10(logFloor(cols()));
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    for (int k = static_cast<int>(std::lround(lf)); k <= 0; ++k) ticker->addTick((k - lf) / -lf, decadeLabel(k));
+    axis->setTicker(ticker);
+    axis->setSubTicks(false);
+  } else if (axis->ticker().dynamicCast<QCPAxisTickerText>()) {
+    axis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    axis->setSubTicks(true);
+  }
 }
 
 bool MatrixPlot::cellAt(const QPointF& pos, int* row, int* col) const {

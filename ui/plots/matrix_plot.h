@@ -8,6 +8,7 @@
 #include <qcustomplot.h>
 
 #include "core/base/tensor.h"
+#include "ui/plots/attention_scale.h"
 #include "ui/plots/colormaps.h"
 
 namespace attnlab::ui {
@@ -16,7 +17,9 @@ class MatrixPlot : public QCustomPlot {
   Q_OBJECT
  public:
   /// How the colour range follows the data. UnitInterval is for attention weights and follows
-  /// ViewStyle::attentionScale(): [0, 1] (unit), [0, own max] (per-map) or [0, setGroupMax] (shared).
+  /// ViewStyle::attentionScale(): [0, 1] (unit), [0, own max] (per-map), [0, setGroupMax] (shared), each row
+  /// to its own max (row) or log₁₀ from logFloor(cols) (log); the colour bar's label names it
+  /// (ui/plots/attention_scale.h).
   /// Scores and differences are signed and get a range symmetric about 0 (for the diverging map).
   /// Fixed: a range set by setFixedRange, e.g. one scale shared by several plots.
   enum class Range { Data, UnitInterval, Symmetric, Fixed };
@@ -25,6 +28,7 @@ class MatrixPlot : public QCustomPlot {
 
   void setMatrix(const Mat& m, const QStringList& rowLabels, const QStringList& colLabels);
   void setTitle(const QString& title);
+  QString title() const { return title_->text(); }
   void setAxisTitles(const QString& rows, const QString& cols);
   void setColorMap(ColorMap map);
   void setRangeMode(Range mode);
@@ -33,6 +37,8 @@ class MatrixPlot : public QCustomPlot {
   /// With Range::UnitInterval and the shared attention scale: the largest weight over all the maps
   /// shown together (≤ 0: none, the plot's own maximum).
   void setGroupMax(double max);
+  /// The row scale divides a row by its largest entry off the diagonal (a similarity map, whose diagonal is 1).
+  void setRowMaxSkipsDiagonal(bool skip);
   void setColorScaleVisible(bool visible);
   /// Larger fonts for projection; 1 is the default size, which already grows with the plot (about
   /// 12 pt tick labels in a 1200 × 900 figure, 7 pt in a thumbnail).
@@ -42,6 +48,10 @@ class MatrixPlot : public QCustomPlot {
   /// The colour range in use and the colour a value is drawn with (tests, legends).
   QCPRange colorRange() const;
   QColor colorOf(double value) const;
+  /// The colour cell (row, col) is drawn with (under the row scale it depends on the row, not only the value).
+  QColor cellColor(int row, int col) const;
+  /// The colour bar's label ("weight", "weight ÷ row max" …; empty outside Range::UnitInterval).
+  QString colorBarLabel() const;
 
   /// Which axes list tokens (the attention map: both; Q/K/V: the rows): pins and the hovered token
   /// are marked there, and a click on a token's label there is reported (tokenLabelClicked).
@@ -89,6 +99,10 @@ class MatrixPlot : public QCustomPlot {
   void updateFonts();
   void updateTicks();
   void updateColorRange();
+  /// The map's cells from data_ as the attention scale transforms them (row, log); others: data_ as it is.
+  void fillCells();
+  /// The scale applied to the cells: the attention scale with Range::UnitInterval, else Unit (none).
+  AttentionScale cellScale() const;
   /// Colours, line widths and theme from ViewStyle (colour-map choice, dark theme, presentation).
   void applyStyle();
   /// Rebuilds the outline and band items from pins_ and hovered_.
@@ -106,6 +120,8 @@ class MatrixPlot : public QCustomPlot {
   Range rangeMode_ = Range::Data;
   double fixedLo_ = 0, fixedHi_ = 1;
   double groupMax_ = 0;
+  bool rowSkipsDiagonal_ = false;
+  AttentionScale filledScale_ = AttentionScale::Unit;  ///< the scale the map's cells were filled with
   int hoverRow_ = -1, hoverCol_ = -1;  ///< the cell the read-out names; −1: none
   ColorMap requestedMap_ = ColorMap::Viridis;
   double fontScale_ = 1.0;

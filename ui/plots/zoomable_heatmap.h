@@ -29,6 +29,7 @@ class ZoomableHeatmap : public QWidget {
                   const QStringList& colLabels);
   const MapPyramid* pyramid() const { return pyramid_.get(); }
   void setTitle(const QString& title);
+  const QString& title() const { return title_; }
   void setAxisTitles(const QString& rows, const QString& cols);
   void setPooling(Pooling pooling);
   Pooling pooling() const { return pooling_; }
@@ -41,9 +42,13 @@ class ZoomableHeatmap : public QWidget {
   void setTokenMarks(const std::vector<int>& pinned, int hovered);
   const std::vector<int>& markedPins() const { return pins_; }
   int markedHover() const { return hovered_; }
-  /// The colour range in use and the colour of a value (tests).
+  /// The colour range in use and the colour of a value (tests). Under the row scale (ViewStyle) the pyramid
+  /// given must hold each row divided by its maximum (the heatmap view builds it so: head_pyramid.h); under the
+  /// log scale colours run from logFloor(cols) to 1 (attention_scale.h). The bar's label names the scale.
   std::pair<double, double> colorRange() const;
   QRgb colorOf(double value) const;
+  /// The colour of the map's cell (row, col) at full resolution (zoomed in to one cell a block).
+  QRgb cellColor(int row, int col) const;
 
   /// Zoom and pan. Scale: screen pixels per map cell (the same along both axes); at least the scale
   /// at which the whole map fits (fitScale), at most kMaxPixelsPerCell.
@@ -92,6 +97,10 @@ class ZoomableHeatmap : public QWidget {
   const QImage& minimapImage();
   static constexpr int kBarWidth = 14;  ///< the colour bar's width in pixels
   void clampOrigin();
+  /// The log scale's floor when the log scale is in force, else 0.
+  double logFloorInForce() const;
+  /// A value's colour position t ∈ [0, 1] under the scale in force.
+  double position(double value) const;
   /// The content changed (map, pooling, colours): the next paint renders every pixel.
   void invalidate();
   /// Only the view moved: the next paint reuses what it can of the cached picture.

@@ -132,12 +132,25 @@ void ZoomableHeatmap::drawColorBar(QPainter& p, const QRect& plot) const {
   p.drawImage(bar, strip);
   p.drawRect(bar);
   const QFontMetrics fm(p.font());
-  for (int k = 0; k <= 4; ++k) {
-    const double v = lo + (hi - lo) * k / 4, y = bar.bottom() - bar.height() * k / 4.0;
+  const auto tick = [&](double t, const QString& text) {
+    const double y = bar.bottom() - bar.height() * t;
     p.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y));
-    p.drawText(QRectF(bar.right() + 6, y - fm.height() / 2.0, 80, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
-               QString::number(v, 'g', 3));
+    p.drawText(QRectF(bar.right() + 6, y - fm.height() / 2.0, 80, fm.height()), Qt::AlignLeft | Qt::AlignVCenter, text);
+  };
+  const AttentionScale scale = ViewStyle::instance().attentionScale();
+  if (scale == AttentionScale::Log) {  // the decades from the floor to 1, at their log positions
+    const double lf = std::log10(logFloor(pyramid_->cols()));
+    for (int k = static_cast<int>(std::lround(lf)); k <= 0; ++k) tick((k - lf) / -lf, decadeLabel(k));
+  } else {
+    for (int k = 0; k <= 4; ++k) tick(k / 4.0, QString::number(lo + (hi - lo) * k / 4, 'g', 3));
   }
+  // The scale in force, read bottom to top beside the tick labels.
+  p.save();
+  p.translate(bar.right() + 6 + fm.horizontalAdvance("0.0000") + 4, bar.center().y());
+  p.rotate(90);
+  p.drawText(QRectF(-bar.height() / 2.0, -fm.height() - 2, bar.height(), fm.height() + 2), Qt::AlignCenter,
+             attentionScaleBarLabel(scale));
+  p.restore();
 }
 
 void ZoomableHeatmap::drawMinimap(QPainter& p) {

@@ -84,7 +84,22 @@ HeatmapView::HeatmapView(QWidget* parent) : TraceView(parent) {
   });
   connect(long_, &ZoomableHeatmap::cellHovered, this, [this](int r, int c, double v) {
     hoverToken(r);
+    // Under the row scale the pyramid holds the row divided by its max: the read-out is the weight itself.
+    if (r >= 0 && shownRowMax_ && static_cast<std::size_t>(r) < shownRowMax_->size())
+      v *= (*shownRowMax_)[static_cast<std::size_t>(r)];
     showCellHover(r, c, v);
+  });
+  // Another colour scale: the titles name it; the long map's pyramid is rebuilt when rows are (no longer) divided
+  // by their maximum, the other scales only recolour it.
+  connect(&ViewStyle::instance(), &ViewStyle::changed, this, [this] {
+    if (!result_ || !result_->ok()) return;
+    const bool rowScaled = ViewStyle::instance().attentionScale() == AttentionScale::Row;
+    if (longShown_ && rowScaled != (shownRowMax_ != nullptr)) {
+      showResult(result_);
+      return;
+    }
+    plot_->setTitle(title());
+    long_->setTitle(title());
   });
   connect(long_, &ZoomableHeatmap::cellClicked, this, [this, extend](int r, int, Qt::KeyboardModifiers m) {
     if (extend(m)) requestPinClick(result_, r, true);
@@ -109,11 +124,23 @@ std::shared_ptr<const MapPyramid> HeatmapView::pyramidOf(const ResultPtr& result
   // Rows of the stored map, or (long inputs, which keep none) recomputed from the head's Q and K a block at a time
   // on every core (head_pyramid.h); the producer shares ownership of the result, whose trace holds them.
   if (!sparePyramid_ || sparePyramid_.use_count() > 1) sparePyramid_ = std::make_shared<MapPyramid>();
+  // The row scale: each row divided by its maximum before pooling, so a row's peak stays the top colour zoomed out.
+  const bool rowScaled = ViewStyle::instance().attentionScale() == AttentionScale::Row;
+  shownRowMax_ = rowScaled ? std::make_shared<std::vector<float>>() : nullptr;
   buildHeadPyramid(*sparePyramid_,
                    result->trace().layers[static_cast<std::size_t>(layer)].heads[static_cast<std::size_t>(head)],
-                   result);
+                   result, {}, shownRowMax_);
   std::swap(shownPyramid_, sparePyramid_);  // the one shown until now is rebuilt next time, once long_ lets it go
   return shownPyramid_;
+}
+
+QString HeatmapView::title() const {
+  if (!result_ || !result_->ok()) return {};
+  return tr("Attention · layer %1 · head %2%3%4")
+      .arg(result_->layer())
+      .arg(result_->head())
+      .arg(result_->trace().causal ? tr(" · causal") : "")
+      .arg(attentionScaleTitleNote(ViewStyle::instance().attentionScale()));
 }
 
 QString HeatmapView::hoverHint() const { return tr("Hover a cell to read its weight."); }
@@ -126,8 +153,7 @@ void HeatmapView::showResult(const ResultPtr& result) {
   if (!result || !result->ok()) return;
   const int l = result->layer(), h = result->head();
   const QStringList labels = result->tokenLabels();
-  const QString title =
-      tr("Attention · layer %1 · head %2%3").arg(l).arg(h).arg(result->trace().causal ? tr(" · causal") : "");
+  const QString title = this->title();
   longShown_ = result->trace().tokenCount() > kLongInput;
   if (longShown_) {
     long_->setTitle(title);
@@ -137,6 +163,7 @@ void HeatmapView::showResult(const ResultPtr& result) {
   } else {
     shownPyramid_.reset();  // 170 MB at 8,192 tokens: not kept for short inputs
     sparePyramid_.reset();
+    shownRowMax_.reset();
     plot_->setTitle(title);
     plot_->setMatrix(*result->attentionMap(l, h), labels, labels);
     plot_->setTokenMarks(pinsWithin(result->params.selection.pinned, static_cast<int>(labels.size())), hoveredToken());

@@ -3,9 +3,11 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <algorithm>
+#include <cmath>
 
 #include "core/session/token_pins.h"
 #include "ui/plots/cell_painter.h"
+#include "ui/plots/zoomable_heatmap_render.h"
 #include "ui/plots/view_style.h"
 
 namespace attnlab::ui {
@@ -16,7 +18,8 @@ constexpr double kMaxCellStretch = 1.5;  ///< a thumbnail's sides differ at most
 
 /// One pixel per weight, coloured on [0, hi]: hi = 1 (the unit scale) makes heads comparable at a
 /// glance; the per-map and shared scales pass a map's or the grid's largest weight.
-QImage attentionImage(const Mat& a, ColorMap map, float hi) {
+/// logFloor > 0: the log scale from that floor instead (attention_scale.h).
+QImage attentionImage(const Mat& a, ColorMap map, float hi, double logFloor) {
   QImage img(static_cast<int>(a.cols()), static_cast<int>(a.rows()), QImage::Format_RGB32);
   const std::vector<QRgb>& table = colorTable(map);
   const float perLevel = 1023.0f / std::max(hi, 1e-6f);
@@ -24,7 +27,8 @@ QImage attentionImage(const Mat& a, ColorMap map, float hi) {
     auto* line = reinterpret_cast<QRgb*>(img.scanLine(i));
     for (int j = 0; j < a.cols(); ++j) {
       const float w = a(i, j);
-      line[j] = table[w > 0 ? std::min(1023, static_cast<int>(w * perLevel + 0.5f)) : 0];
+      line[j] = logFloor > 0 ? lookup(table, logPosition(w, logFloor))
+                             : table[w > 0 ? std::min(1023, static_cast<int>(w * perLevel + 0.5f)) : 0];
     }
   }
   return img;
@@ -71,7 +75,11 @@ void ModelGridView::showResult(const ResultPtr& result) {
       for (const HeadTrace& h : l.heads) {
         const float own = largest(h) > 0 ? largest(h) : 1;
         const float hi = scale == AttentionScale::PerMap ? own : static_cast<float>(scaleMax_);
-        thumbs_.push_back(attentionImage(drawn(h), ViewStyle::instance().sequential(), hi));
+        // Row: each row of the thumbnail (of a long input: of its pooled map) to its own maximum.
+        const Mat& m = drawn(h);
+        const double floor = scale == AttentionScale::Log ? logFloor(t.tokenCount()) : 0;
+        thumbs_.push_back(attentionImage(scale == AttentionScale::Row ? rowNormalised(m) : m,
+                                         ViewStyle::instance().sequential(), hi, floor));
       }
   }
   update();
@@ -208,17 +216,26 @@ void ModelGridView::paintColorBar(QPainter& p) const {
   p.setPen(QPen(ViewStyle::instance().foreground(), 1));
   p.setBrush(Qt::NoBrush);
   p.drawRect(bar);
-  const bool perMap = ViewStyle::instance().attentionScale() == AttentionScale::PerMap;
+  const AttentionScale scale = ViewStyle::instance().attentionScale();
+  const bool perMap = scale == AttentionScale::PerMap, perRow = scale == AttentionScale::Row;
   const QFontMetrics fm = p.fontMetrics();
-  for (const double t : {0.0, 0.5, 1.0}) {
+  const auto tick = [&](double t, const QString& text) {
     const int y = bar.bottom() - static_cast<int>(std::lround(t * bar.height()));
     p.drawLine(bar.right(), y, bar.right() + 3, y);
-    const QString text = perMap ? (t == 0   ? "0"
-                                   : t == 1 ? tr("max")
-                                            : tr("½ max"))
-                                : QString::number(t * scaleMax_, 'g', 3);
     p.drawText(QRect(bar.right() + 6, y - fm.height(), 200, 2 * fm.height()), Qt::AlignLeft | Qt::AlignVCenter, text);
+  };
+  if (scale == AttentionScale::Log) {  // the floor, 1 and a decade between (more would crowd a short bar)
+    const int lf = static_cast<int>(std::lround(std::log10(logFloor(result_->trace().tokenCount()))));
+    tick(0, decadeLabel(lf));
+    tick(static_cast<double>(lf / 2 - lf) / -lf, decadeLabel(lf / 2));
+    tick(1, decadeLabel(0));
+    return;
   }
+  for (const double t : {0.0, 0.5, 1.0})
+    tick(t, perMap || perRow ? (t == 0   ? QString("0")
+                                : t == 1 ? (perRow ? tr("row max") : tr("max"))
+                                         : (perRow ? tr("½ row max") : tr("½ max")))
+                             : QString::number(t * scaleMax_, 'g', 3));
 }
 
 void ModelGridView::mousePressEvent(QMouseEvent* event) {
