@@ -6,6 +6,7 @@
 
 #include "ui/plots/cell_painter.h"
 #include "ui/plots/view_style.h"
+#include "ui/plots/window_shade.h"
 
 namespace attnlab::ui {
 namespace {
@@ -383,15 +384,31 @@ void MatrixPlot::mouseMoveEvent(QMouseEvent* event) {
   if (label != labelHover_) emit tokenLabelHovered(labelHover_ = label);
 }
 
+int MatrixPlot::hoverBandColumn() const {
+  if (hovered_ < 0) return -1;
+  return hoverRow_ == hovered_ && hoverCol_ >= 0 ? hoverCol_ : hovered_;
+}
+
+void MatrixPlot::setCellNamer(std::function<QString(int row, int col)> namer) { cellNamer_ = std::move(namer); }
+
 void MatrixPlot::showHover(int r, int c, const QPoint& globalPos) {
+  const bool moved = r != hoverRow_ || c != hoverCol_;
   hoverRow_ = r;
   hoverCol_ = c;
   const double v = data_(r, c);
   emit cellHovered(r, c, v);
   const QString rowName = r < rowLabels_.size() ? rowLabels_[r] : QString::number(r);
   const QString colName = c < colLabels_.size() ? colLabels_[c] : QString::number(c);
-  QToolTip::showText(globalPos,
-                     QString("%1 [%2] → %3 [%4]\n%5").arg(rowName).arg(r).arg(colName).arg(c).arg(v, 0, 'g', 5), this);
+  // A query → key edge only where both axes are tokens (an attention map); otherwise the row and the column, or what
+  // the view says the cell is ("L1 [1] → H1 [1]" on the attribution map read as an edge between two heads).
+  const QString name = cellNamer_                 ? cellNamer_(r, c)
+                       : tokenRows_ && tokenCols_ ? QString("%1 [%2] → %3 [%4]").arg(rowName).arg(r).arg(colName).arg(c)
+                                                  : QString("%1 · %2").arg(rowName, colName);
+  QToolTip::showText(globalPos, QString("%1\n%2").arg(name).arg(v, 0, 'g', 5), this);
+  if (moved && hovered_ >= 0 && tokenCols_) {  // the column band follows the cursor along the row
+    updateMarks();
+    replot(QCustomPlot::rpQueuedReplot);
+  }
 }
 
 void MatrixPlot::refreshHover() {
@@ -420,6 +437,7 @@ void MatrixPlot::leaveEvent(QEvent* event) {
   QCustomPlot::leaveEvent(event);
   if (labelHover_ >= 0) emit tokenLabelHovered(labelHover_ = -1);
   hoverRow_ = hoverCol_ = -1;
+  updateMarks();
   emit cellHovered(-1, -1, 0);
 }
 
@@ -451,9 +469,29 @@ void MatrixPlot::setCrossedCells(const std::vector<std::pair<int, int>>& cells) 
   replot(QCustomPlot::rpQueuedReplot);
 }
 
+void MatrixPlot::setWindow(int window) {
+  if (window == window_) return;
+  window_ = window;
+  updateMarks();
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
 void MatrixPlot::updateMarks() {
   for (QCPItemRect* m : marks_) removeItem(m);
   marks_.clear();
+  for (QCPItemRect* m : shades_) removeItem(m);
+  shades_.clear();
+  // Outside the window: row i's columns [0, i − window] under one grey rectangle (drawn before the marks).
+  for (int i = std::max(0, window_); window_ > 0 && i < this->rows(); ++i) {
+    auto* shade = new QCPItemRect(this);
+    shade->topLeft->setCoords(-0.5, i - 0.5);
+    shade->bottomRight->setCoords(std::min(this->cols() - 1, i - window_) + 0.5, i + 0.5);
+    shade->setPen(Qt::NoPen);
+    shade->setBrush(windowShadeColour());
+    shade->setSelectable(false);
+    shade->setAntialiased(false);  // edge to edge: no seam of background between the rows
+    shades_.push_back(shade);
+  }
   for (QCPItemLine* c : crosses_) removeItem(c);
   crosses_.clear();
   const QPen crossPen(QColor(0xD0, 0x20, 0x20), ViewStyle::instance().lineWidth(2.5));
@@ -484,7 +522,15 @@ void MatrixPlot::updateMarks() {
     if (tokenCols_ && t < cols) add(t - 0.5, -0.5, t + 0.5, rows - 0.5, pen, brush);
   };
   const ViewStyle& style = ViewStyle::instance();
-  if (hovered_ >= 0) mark(hovered_, QPen(QColor(255, 255, 255, 160), style.lineWidth(1)), QColor(255, 255, 255, 45));
+  if (hovered_ >= 0) {
+    // The hovered token's row, and the column under the cursor when the cursor is on a cell of that row (a cross
+    // through the cell read out), else the token's own column (hovered from another view or a label).
+    const QPen pen(QColor(255, 255, 255, 160), style.lineWidth(1));
+    const QBrush brush(QColor(255, 255, 255, 45));
+    const int col = hoverBandColumn();
+    if (tokenRows_ && hovered_ < rows) add(-0.5, hovered_ - 0.5, cols - 0.5, hovered_ + 0.5, pen, brush);
+    if (tokenCols_ && col >= 0 && col < cols) add(col - 0.5, -0.5, col + 0.5, rows - 0.5, pen, brush);
+  }
   // Orange-red outlines read on every colour map (viridis' purple to yellow, the diverging blue to red
   // through white) and in grey print; a dark inner line keeps them visible on the map's yellow end.
   for (int t : pins_) {

@@ -3,6 +3,7 @@
 // colour bar, and the value under the cursor. The building block of every matrix view. In SVG/PDF
 // the cells and the colour bar are vector rectangles (ui/plots/cell_painter.h), never a resampled image.
 #include <QStringList>
+#include <functional>
 #include <vector>
 
 #include <qcustomplot.h>
@@ -60,10 +61,20 @@ class MatrixPlot : public QCustomPlot {
   /// drawn with the plot, so figures show them. Indices past the matrix are ignored.
   void setTokenMarks(const std::vector<int>& pinned, int hovered);
   std::vector<int> markedPins() const { return pins_; }
+  /// A sliding window of `window` keys (0: none): cells outside it (col ≤ row − window) are shaded "not visible"
+  /// (ui/plots/window_shade.h), unlike a weight of 0.
+  void setWindow(int window);
+  int window() const { return window_; }
   /// Cells drawn crossed out (switched-off heads on the attribution map): (row, col) pairs.
   void setCrossedCells(const std::vector<std::pair<int, int>>& cells);
   const std::vector<std::pair<int, int>>& crossedCells() const { return crossed_; }
   int markedHover() const { return hovered_; }
+  /// The column of the hover band: the cell's under the cursor when it is on the hovered token's row, else the
+  /// hovered token's own (−1: none).
+  int hoverBandColumn() const;
+  /// What a cell's tooltip calls it (its value follows on the next line). Default: "query [r] → key [c]" when both
+  /// axes are tokens, else "row label · column label".
+  void setCellNamer(std::function<QString(int row, int col)> namer);
   /// The row of the cell under the mouse and the token label under it (−1: none).
   int hoveredRow() const { return hoverRow_; }
   int hoveredLabel() const { return labelHover_; }
@@ -122,7 +133,7 @@ class MatrixPlot : public QCustomPlot {
   double groupMax_ = 0;
   bool rowSkipsDiagonal_ = false;
   AttentionScale filledScale_ = AttentionScale::Unit;  ///< the scale the map's cells were filled with
-  int hoverRow_ = -1, hoverCol_ = -1;  ///< the cell the read-out names; −1: none
+  int hoverRow_ = -1, hoverCol_ = -1;                  ///< the cell the read-out names; −1: none
   ColorMap requestedMap_ = ColorMap::Viridis;
   double fontScale_ = 1.0;
   bool tokenRows_ = false, tokenCols_ = false;
@@ -131,7 +142,10 @@ class MatrixPlot : public QCustomPlot {
   int labelHover_ = -1;              ///< the token label under the mouse, −1: none
   std::vector<QCPItemRect*> marks_;  ///< hover bands first, then pin outlines
   std::vector<QCPItemLine*> crosses_;
+  int window_ = 0;
+  std::vector<QCPItemRect*> shades_;  ///< one per row that reaches past the window
   std::vector<std::pair<int, int>> crossed_;
+  std::function<QString(int, int)> cellNamer_;
 };
 
 }  // namespace attnlab::ui

@@ -19,7 +19,6 @@ struct Params;
 
 namespace attnlab::ui {
 
-
 class ViewStyle : public QObject {
   Q_OBJECT
  public:

@@ -119,7 +119,7 @@ QRect ZoomableHeatmap::plotRect() const {
   const int label = labelWidth();
   const int top = title_.isEmpty() ? 8 : line + 14;
   const int left = label + line + 8;
-  const int bottom = static_cast<int>(label * 0.87) + line + 8;  // labels rotated 60°
+  const int bottom = static_cast<int>(label * 0.87) + line + 8;                      // labels rotated 60°
   const int right = kBarWidth + 16 + fm.horizontalAdvance("0.0000") + 8 + line + 4;  // ticks, then the bar's label
   const QRect avail(left, top, std::max(1, width() - left - right), std::max(1, height() - top - bottom));
   if (!pyramid_ || pyramid_->empty()) return avail;
@@ -367,6 +367,7 @@ void ZoomableHeatmap::paintEvent(QPaintEvent*) {
     drawLabels(p, plot, true);
     drawLabels(p, plot, false);
     drawColorBar(p, plot);
+    drawWindowShade(p, plot);
     drawMarks(p, plot);
     drawMinimap(p);
   }
@@ -417,14 +418,22 @@ void ZoomableHeatmap::mouseMoveEvent(QMouseEvent* event) {
   }
   lastPos_ = pos;
   int r, c;
-  if (drag_ == Drag::None && cellAt(pos, &r, &c) && !minimapRect().contains(pos.toPoint()))
+  if (drag_ == Drag::None && cellAt(pos, &r, &c) && !minimapRect().contains(pos.toPoint())) {
+    if (r != hoverRow_ || c != hoverCol_) update();  // the column band follows the cursor
+    hoverRow_ = r;
+    hoverCol_ = c;
     emit cellHovered(r, c, pyramid_->value(r, c));
-  else if (drag_ == Drag::None)
+  } else if (drag_ == Drag::None) {
+    hoverRow_ = hoverCol_ = -1;
     emit cellHovered(-1, -1, 0);
+  }
 }
 
 void ZoomableHeatmap::mouseReleaseEvent(QMouseEvent*) { drag_ = Drag::None; }
 
-void ZoomableHeatmap::leaveEvent(QEvent*) { emit cellHovered(-1, -1, 0); }
+void ZoomableHeatmap::leaveEvent(QEvent*) {
+  hoverRow_ = hoverCol_ = -1;
+  emit cellHovered(-1, -1, 0);
+}
 
 }  // namespace attnlab::ui

@@ -37,11 +37,19 @@ class ZoomableHeatmap : public QWidget {
   /// Range::UnitInterval); the shared maximum as MatrixPlot::setGroupMax.
   void setGroupMax(double max);
   void setFontScale(double scale);
+  /// A sliding window of `window` keys (0: none): cells outside it are shaded "not visible" (window_shade.h).
+  void setWindow(int window);
+  int window() const { return window_; }
   /// Pinned tokens get their rows and columns outlined, the hovered token (−1: none) a light band, as
   /// in MatrixPlot::setTokenMarks.
   void setTokenMarks(const std::vector<int>& pinned, int hovered);
   const std::vector<int>& markedPins() const { return pins_; }
   int markedHover() const { return hovered_; }
+  /// The column of the hover band: the cell's under the cursor when it is on the hovered token's row, else the
+  /// hovered token's own (−1: none), as MatrixPlot::hoverBandColumn.
+  int hoverBandColumn() const {
+    return hovered_ < 0 ? -1 : hoverRow_ == hovered_ && hoverCol_ >= 0 ? hoverCol_ : hovered_;
+  }
   /// The colour range in use and the colour of a value (tests). Under the row scale (ViewStyle) the pyramid
   /// given must hold each row divided by its maximum (the heatmap view builds it so: head_pyramid.h); under the
   /// log scale colours run from logFloor(cols) to 1 (attention_scale.h). The bar's label names the scale.
@@ -110,6 +118,7 @@ class ZoomableHeatmap : public QWidget {
   void drawColorBar(QPainter& p, const QRect& plot) const;
   void drawMinimap(QPainter& p);
   void drawMarks(QPainter& p, const QRect& plot) const;
+  void drawWindowShade(QPainter& p, const QRect& plot) const;
   /// The map's cells on screen, clipped to plotRect().
   QRectF mapScreenRect() const;
   void minimapMove(const QPointF& pos);
@@ -123,7 +132,9 @@ class ZoomableHeatmap : public QWidget {
   Pooling pooling_ = Pooling::Max;
   std::vector<int> pins_;
   int hovered_ = -1;
+  int hoverRow_ = -1, hoverCol_ = -1;  ///< the cell under the cursor, −1: none
   double groupMax_ = 0;
+  int window_ = 0;
   double fontScale_ = 1;
   mutable double labelWidthPt_ = -1;  ///< the font size labelWidth_ was measured at
   mutable int labelWidth_ = 0;

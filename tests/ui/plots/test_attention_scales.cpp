@@ -1,7 +1,12 @@
 // The attention colour scales (ui/plots/attention_scale.h, issue 31): row-normalised and log next to 0–1, each
 // cell's colour hand-computed from its weight, in the matrix plot and the zoomable heatmap; the colour bar names
-// the scale in force; the log floor and decade labels; the choice is a session field like the others.
+// the scale in force; the log floor and decade labels; the choice is a session field like the others. And the hover
+// band: on a map, the column under the cursor is banded, not the query's own.
+#include <QMouseEvent>
+#include <QToolTip>
 #include <QtTest>
+
+#include <cmath>
 
 #include "core/session/params_json.h"
 #include "core/session/session.h"
@@ -87,11 +92,13 @@ class TestAttentionScales : public QObject {
     plot.setMatrix(causal3(), tokens(3), tokens(3));
     QCOMPARE(plot.colorBarLabel(), QString("weight (log)"));
     // Floor 10⁻³ for 3 keys: t = (log₁₀ w + 3) / 3. 0.01 → 1/3; 0.5 → (3 − 0.30103) / 3 = 0.89966; 0 → 0.
-    QCOMPARE(plot.cellColor(2, 0), viridisAt(1.0 / 3));
+    // (The stored weight is the float 0.01f, a hair below 0.01: its t a hair below 1/3, on the next colour level down.)
+    QCOMPARE(plot.cellColor(2, 0), viridisAt((std::log10(double(0.01f)) + 3) / 3));
+    QVERIFY(std::abs((std::log10(double(0.01f)) + 3) / 3 - 1.0 / 3) < 1e-7);
     QCOMPARE(plot.cellColor(1, 0), viridisAt(0.89966));
     QCOMPARE(plot.cellColor(0, 1), viridisAt(0.0));
     QCOMPARE(plot.cellColor(0, 0), viridisAt(1.0));
-    QCOMPARE(plot.colorOf(0.01), viridisAt(1.0 / 3));
+    QCOMPARE(plot.colorOf(0.5), viridisAt(0.89966));
   }
 
   void matrixPlotUnitScaleAndSwitchingBack() {
@@ -142,7 +149,8 @@ class TestAttentionScales : public QObject {
     // The drawn pixel at the cell's centre has that colour.
     const QImage img = w.grab().toImage();
     const QRect plot = w.plotRect();
-    const QPoint centre(plot.left() + static_cast<int>(w.scale() * 0.5), plot.top() + static_cast<int>(w.scale() * 2.5));
+    const QPoint centre(plot.left() + static_cast<int>(w.scale() * 0.5),
+                        plot.top() + static_cast<int>(w.scale() * 2.5));
     QCOMPARE(img.pixel(centre), lookup(table, 1.0 / 3));
   }
 
@@ -153,6 +161,42 @@ class TestAttentionScales : public QObject {
     QCOMPARE(attentionScaleTitleNote(AttentionScale::Unit), QString());
     QCOMPARE(attentionScaleTitleNote(AttentionScale::Row), QString(" · each row to its max"));
     QCOMPARE(attentionScaleTitleNote(AttentionScale::Log), QString(" · log colours"));
+  }
+
+  void hoverBandFollowsTheCursorsColumn() {
+    MatrixPlot plot;
+    plot.setRangeMode(MatrixPlot::Range::UnitInterval);
+    plot.setTokenAxes(true, true);
+    plot.resize(400, 400);
+    plot.setMatrix(causal3(), tokens(3), tokens(3));
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.replot();
+    // As the heatmap view does: the hovered cell's query becomes the hovered token.
+    connect(&plot, &MatrixPlot::cellHovered, &plot, [&plot](int r, int, double) { plot.setTokenMarks({}, r); });
+    const QPoint cell(static_cast<int>(plot.xAxis->coordToPixel(0)), static_cast<int>(plot.yAxis->coordToPixel(2)));
+    QTest::mouseMove(&plot, cell);
+    QTRY_COMPARE(plot.markedHover(), 2);
+    QCOMPARE(plot.hoverBandColumn(), 0);  // the key under the cursor, not column 2
+    // The tooltip of an attention map reads as an edge; a namer says what another matrix's cell is.
+    QTRY_VERIFY2(QToolTip::text().startsWith("t2 [2] → t0 [0]"), qPrintable(QToolTip::text()));
+    plot.setCellNamer([](int r, int c) { return QString("layer %1 head %2, position 7").arg(r).arg(c); });
+    QTest::mouseMove(&plot, cell + QPoint(1, 0));
+    QTRY_VERIFY2(QToolTip::text().startsWith("layer 2 head 0, position 7"), qPrintable(QToolTip::text()));
+    plot.setTokenMarks({}, 1);  // hovered elsewhere (another view): the token's own column
+    QCOMPARE(plot.hoverBandColumn(), 1);
+
+    ZoomableHeatmap w;
+    w.resize(500, 400);
+    w.setPyramid(pyramidOf(causal3()), tokens(3), tokens(3));
+    const QRect r = w.plotRect();
+    const QPointF pos(r.left() + w.scale() * 0.5, r.top() + w.scale() * 2.5);  // cell (2, 0)
+    QMouseEvent move(QEvent::MouseMove, pos, w.mapToGlobal(pos), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &move);
+    w.setTokenMarks({}, 2);
+    QCOMPARE(w.hoverBandColumn(), 0);
+    w.setTokenMarks({}, 1);
+    QCOMPARE(w.hoverBandColumn(), 1);
   }
 
   void theChoiceIsSavedWithTheSession() {

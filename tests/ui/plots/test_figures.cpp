@@ -299,7 +299,9 @@ class TestFigures : public QObject {
       paramsFromJson(parseJsonText(bad, "bad"));
       QFAIL("an unknown scale must be refused");
     } catch (const InputError& e) {
-      QVERIFY2(QString(e.what()).contains("display.attention_scale is 'logarithmic' (use unit, per-map, shared, row or log)"), e.what());
+      QVERIFY2(QString(e.what()).contains(
+                   "display.attention_scale is 'logarithmic' (use unit, per-map, shared, row or log)"),
+               e.what());
     }
   }
 

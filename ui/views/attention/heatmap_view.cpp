@@ -13,6 +13,8 @@
 
 #include "core/session/token_pins.h"
 #include "ui/plots/view_style.h"
+#include "ui/plots/window_shade.h"
+#include "ui/views/common/head_names.h"
 
 namespace attnlab::ui {
 
@@ -112,6 +114,15 @@ void HeatmapView::showCellHover(int r, int c, double v) {
     return;
   }
   const QStringList labels = result_->tokenLabels();
+  if (hiddenByWindow(window(), r, c)) {  // not a weight of 0 the query gave: a key it cannot see
+    hover_->setText(tr("query “%1” [%2] → key “%3” [%4]: not visible (outside the layer's window of %5 keys)")
+                        .arg(labels.value(r))
+                        .arg(r)
+                        .arg(labels.value(c))
+                        .arg(c)
+                        .arg(window()));
+    return;
+  }
   hover_->setText(tr("query “%1” [%2] → key “%3” [%4]: weight %5")
                       .arg(labels.value(r))
                       .arg(r)
@@ -136,11 +147,18 @@ std::shared_ptr<const MapPyramid> HeatmapView::pyramidOf(const ResultPtr& result
 
 QString HeatmapView::title() const {
   if (!result_ || !result_->ok()) return {};
-  return tr("Attention · layer %1 · head %2%3%4")
+  return tr("Attention · layer %1 · head %2%3%4%5%6")
       .arg(result_->layer())
       .arg(result_->head())
+      .arg(kvSuffix(result_->trace(), result_->head()))
       .arg(result_->trace().causal ? tr(" · causal") : "")
+      .arg(windowTitleNote(window()))
       .arg(attentionScaleTitleNote(ViewStyle::instance().attentionScale()));
+}
+
+int HeatmapView::window() const {
+  if (!result_ || !result_->ok()) return 0;
+  return result_->trace().layers[result_->layer()].heads[result_->head()].options.window;
 }
 
 QString HeatmapView::hoverHint() const { return tr("Hover a cell to read its weight."); }
@@ -157,6 +175,7 @@ void HeatmapView::showResult(const ResultPtr& result) {
   longShown_ = result->trace().tokenCount() > kLongInput;
   if (longShown_) {
     long_->setTitle(title);
+    long_->setWindow(window());
     long_->setPyramid(pyramidOf(result, l, h), labels, labels);
     long_->setTokenMarks(pinsWithin(result->params.selection.pinned, static_cast<int>(labels.size())), hoveredToken());
     stack_->setCurrentWidget(longBox_);
@@ -165,6 +184,7 @@ void HeatmapView::showResult(const ResultPtr& result) {
     sparePyramid_.reset();
     shownRowMax_.reset();
     plot_->setTitle(title);
+    plot_->setWindow(window());
     plot_->setMatrix(*result->attentionMap(l, h), labels, labels);
     plot_->setTokenMarks(pinsWithin(result->params.selection.pinned, static_cast<int>(labels.size())), hoveredToken());
     stack_->setCurrentWidget(plot_);

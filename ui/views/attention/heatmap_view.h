@@ -54,6 +54,8 @@ class HeatmapView : public TraceView {
   QString hoverHint() const;
   /// "Attention · layer 1 · head 2 · causal", and the colour scale when it is not 0–1.
   QString title() const;
+  /// The selected head's sliding window in keys (0: none).
+  int window() const;
   void showCellHover(int row, int col, double value);
   /// Sums the attention to and from the pinned tokens (sums_), then renders them.
   void updatePinTable();

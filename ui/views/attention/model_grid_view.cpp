@@ -1,14 +1,18 @@
 #include "ui/views/attention/model_grid_view.h"
 
+#include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QToolTip>
 #include <algorithm>
 #include <cmath>
 
 #include "core/session/token_pins.h"
 #include "ui/plots/cell_painter.h"
-#include "ui/plots/zoomable_heatmap_render.h"
 #include "ui/plots/view_style.h"
+#include "ui/plots/window_shade.h"
+#include "ui/plots/zoomable_heatmap_render.h"
+#include "ui/views/common/head_names.h"
 
 namespace attnlab::ui {
 namespace {
@@ -111,7 +115,8 @@ int ModelGridView::barReserve() const {
 
 QRect ModelGridView::cellRect(int layer, int head) const {
   const double s = labelPointSize() / 8;
-  const int labelW = static_cast<int>(34 * s), labelH = static_cast<int>(20 * s);
+  // A grouped-query model: a second row of labels names the kv head each group of heads reads.
+  const int labelW = static_cast<int>(34 * s), labelH = static_cast<int>((groupedQuery() ? 36 : 20) * s);
   const int w = width() - labelW - kMargin - barReserve(), h = height() - labelH - kMargin;
   const int cols = std::max(1, heads_), rows = std::max(1, layers_);
   // Square cells when the figure has the grid's shape; in a figure of another shape (2 layers × 4 heads in
@@ -158,6 +163,17 @@ void ModelGridView::paintEvent(QPaintEvent*) {
     p.drawText(QRect(r.center().x() - cellW * headStep / 2, 0, cellW * headStep, r.top() - 2),
                Qt::AlignHCenter | Qt::AlignBottom, tr("H%1").arg(h));
   }
+  if (groupedQuery()) {  // "kv g" over each group of heads reading kv head g, a bracket under it
+    const Trace& t = result_->trace();
+    const int group = heads_ / t.kvHeadCount();
+    for (int g = 0; g < t.kvHeadCount(); ++g) {
+      const QRect a = cellRect(0, g * group), b = cellRect(0, g * group + group - 1);
+      const int y = a.top() - fm.height() - 6;
+      p.drawLine(a.left(), y, b.right(), y);
+      p.drawText(QRect(a.left(), 0, b.right() - a.left(), y - 1), Qt::AlignHCenter | Qt::AlignBottom,
+                 tr("kv %1").arg(g));
+    }
+  }
   const int selL = result_->layer(), selH = result_->head();
   for (int l = 0; l < layers_; ++l) {
     const QRect first = cellRect(l, 0);
@@ -168,6 +184,7 @@ void ModelGridView::paintEvent(QPaintEvent*) {
       const QRect r = cellRect(l, h);
       const QImage& thumb = thumbs_[l * heads_ + h];
       paintCells(&p, r, thumb);  // crisp cells; rectangles in SVG/PDF
+      paintWindow(p, r, result_->trace().layers[l].heads[h].options.window);
       paintPins(p, r, thumb.height(), thumb.width());
       if (isAblated(result_->params.prediction, {l, h})) paintAblated(p, r);
       if (l == selL && h == selH) {
@@ -178,6 +195,20 @@ void ModelGridView::paintEvent(QPaintEvent*) {
     }
   }
   paintColorBar(p);
+}
+
+void ModelGridView::paintWindow(QPainter& p, const QRect& r, int window) const {
+  const int n = result_->trace().tokenCount();
+  const QPolygonF cells = outsideWindow(n, window, 0, n);
+  if (cells.isEmpty()) return;
+  p.save();  // the n × n token cells of the window's staircase over the thumbnail (a long input's is pooled)
+  p.setClipRect(r);
+  p.translate(r.topLeft());
+  p.scale(double(r.width()) / n, double(r.height()) / n);
+  p.setPen(Qt::NoPen);
+  p.setBrush(windowShadeColour());
+  p.drawPolygon(cells);
+  p.restore();
 }
 
 void ModelGridView::paintPins(QPainter& p, const QRect& r, int rows, int cols) const {
@@ -236,6 +267,29 @@ void ModelGridView::paintColorBar(QPainter& p) const {
                                 : t == 1 ? (perRow ? tr("row max") : tr("max"))
                                          : (perRow ? tr("½ row max") : tr("½ max")))
                              : QString::number(t * scaleMax_, 'g', 3));
+}
+
+bool ModelGridView::groupedQuery() const {
+  return result_ && result_->ok() && result_->trace().kvHeadCount() != result_->trace().headCount();
+}
+
+bool ModelGridView::event(QEvent* e) {
+  if (e->type() == QEvent::ToolTip) {  // the thumbnail under the mouse named, with its kv head in a GQA model
+    auto* help = static_cast<QHelpEvent*>(e);
+    int l, h;
+    if (headAt(help->pos(), &l, &h)) {
+      QToolTip::showText(help->globalPos(),
+                         tr("L%1 H%2%3%4")
+                                 .arg(l)
+                                 .arg(h)
+                                 .arg(kvSuffix(result_->trace(), h),
+                                      windowTitleNote(result_->trace().layers[l].heads[h].options.window)) +
+                             "\n" + toolTip(),
+                         this);
+      return true;
+    }
+  }
+  return TraceView::event(e);
 }
 
 void ModelGridView::mousePressEvent(QMouseEvent* event) {

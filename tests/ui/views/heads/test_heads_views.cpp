@@ -152,7 +152,7 @@ class TestHeadsViews : public QObject {
     showIn(view, view, f, compute());
     view.plot()->replot();
     QTest::mouseMove(view.plot(), view.plot()->pixelOf(1 * kHeads + 2).toPoint());
-    QTRY_VERIFY(view.hoverText().contains("Head 1.2"));
+    QTRY_VERIFY(view.hoverText().contains("Head L1H2 (layer 1, head 2)"));
     QVERIFY(view.hoverText().contains("induction: 0.450"));
     QVERIFY(view.hoverText().contains("entropy: 3.000"));
     QVERIFY(view.hoverHasThumbnail());
