@@ -31,7 +31,7 @@ const std::vector<std::string>& themeNames() {
 }
 
 const std::vector<std::string>& attentionScaleNames() {
-  static const std::vector<std::string> names{"unit", "per-map", "shared"};
+  static const std::vector<std::string> names{"unit", "per-map", "shared", "row", "log"};
   return names;
 }
 

@@ -6,6 +6,7 @@
 
 #include "ui/plots/cell_painter.h"
 #include "ui/plots/view_style.h"
+#include "ui/plots/window_shade.h"
 
 namespace attnlab::ui {
 namespace {
@@ -159,8 +160,7 @@ void MatrixPlot::setMatrix(const Mat& m, const QStringList& rowLabels, const QSt
   d->setSize(dataCols, dataRows);
   d->setRange(c == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, std::max(0, c - 1)),
               r == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, std::max(0, r - 1)));
-  for (int i = 0; i < dataRows && r > 0; ++i)
-    for (int j = 0; j < dataCols && c > 0; ++j) d->setCell(j, i, m(std::min(i, r - 1), std::min(j, c - 1)));
+  fillCells();
   xAxis->setRange(-0.5, std::max(c, extentCols_) - 0.5);
   yAxis->setRange(-0.5, std::max(r, extentRows_) - 0.5);
   reticks_ = 0;
@@ -168,6 +168,41 @@ void MatrixPlot::setMatrix(const Mat& m, const QStringList& rowLabels, const QSt
   updateColorRange();
   updateMarks();
   refreshHover();
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
+AttentionScale MatrixPlot::cellScale() const {
+  return rangeMode_ == Range::UnitInterval ? ViewStyle::instance().attentionScale() : AttentionScale::Unit;
+}
+
+void MatrixPlot::fillCells() {
+  const int r = static_cast<int>(data_.rows()), c = static_cast<int>(data_.cols());
+  auto* d = map_->data();
+  filledScale_ = cellScale();
+  const Mat shown = filledScale_ == AttentionScale::Row ? rowNormalised(data_, rowSkipsDiagonal_) : Mat();
+  const Mat& m = filledScale_ == AttentionScale::Row ? shown : data_;
+  const double floor = logFloor(c);
+  // setMatrix sized the data: a single column (row) is two half cells holding the same value.
+  for (int i = 0; i < d->valueSize() && r > 0; ++i)
+    for (int j = 0; j < d->keySize() && c > 0; ++j) {
+      const double v = m(std::min(i, r - 1), std::min(j, c - 1));
+      d->setCell(j, i, filledScale_ == AttentionScale::Log ? logPosition(v, floor) : v);
+    }
+}
+
+QColor MatrixPlot::cellColor(int row, int col) const {
+  if (row < 0 || col < 0 || row >= rows() || col >= cols()) return {};
+  auto* d = map_->data();  // QCPColorMapData::cell is not const
+  const int i = std::min(row, d->valueSize() - 1), j = std::min(col, d->keySize() - 1);
+  return QColor::fromRgb(map_->gradient().color(d->cell(j, i), map_->dataRange()));
+}
+
+QString MatrixPlot::colorBarLabel() const { return bar_->axis(QCPAxis::atRight)->label(); }
+
+void MatrixPlot::setRowMaxSkipsDiagonal(bool skip) {
+  rowSkipsDiagonal_ = skip;
+  fillCells();
+  updateColorRange();
   replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -278,6 +313,7 @@ QCPRange MatrixPlot::colorRange() const { return map_->dataRange(); }
 
 QColor MatrixPlot::colorOf(double value) const {
   QCPColorGradient g = map_->gradient();
+  if (cellScale() == AttentionScale::Log) value = logPosition(value, logFloor(cols()));
   return QColor::fromRgb(g.color(value, map_->dataRange()));
 }
 
@@ -290,9 +326,10 @@ void MatrixPlot::updateColorRange() {
     hi = fixedHi_;
   } else if (rangeMode_ == Range::UnitInterval) {
     // Weights are in [0, 1]; per-map and shared stretch the colours over a smaller maximum.
+    // Row and log: the cells hold positions in [0, 1] (fillCells).
     const AttentionScale scale = ViewStyle::instance().attentionScale();
     lo = 0;
-    if (scale == AttentionScale::Unit)
+    if (scale == AttentionScale::Unit || scale == AttentionScale::Row || scale == AttentionScale::Log)
       hi = 1;
     else if (scale == AttentionScale::Shared && groupMax_ > 0)
       hi = groupMax_;
@@ -303,6 +340,7 @@ void MatrixPlot::updateColorRange() {
     hi = m;
   }
   if (hi <= lo) hi = lo + 1e-12;
+  if (cellScale() != filledScale_) fillCells();
   map_->setDataRange(QCPRange(lo, hi));
   // The bar: level k is the value at the middle of its slice of [lo, hi].
   auto* bar = barMap_->data();
@@ -310,7 +348,20 @@ void MatrixPlot::updateColorRange() {
   bar->setRange(QCPRange(0, 1), QCPRange(lo + step / 2, hi - step / 2));
   for (int k = 0; k < kBarLevels; ++k) bar->setCell(0, k, lo + (k + 0.5) * step);
   barMap_->setDataRange(QCPRange(lo, hi));
-  bar_->axis(QCPAxis::atRight)->setRange(lo, hi);
+  QCPAxis* axis = bar_->axis(QCPAxis::atRight);
+  axis->setRange(lo, hi);
+  // The bar says which scale is in force; on the log scale its ticks are the decades from the floor to 1.
+  axis->setLabel(rangeMode_ == Range::UnitInterval ? attentionScaleBarLabel(cellScale()) : QString());
+  if (cellScale() == AttentionScale::Log) {
+    const double lf = std::log10(logFloor(cols()));
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    for (int k = static_cast<int>(std::lround(lf)); k <= 0; ++k) ticker->addTick((k - lf) / -lf, decadeLabel(k));
+    axis->setTicker(ticker);
+    axis->setSubTicks(false);
+  } else if (axis->ticker().dynamicCast<QCPAxisTickerText>()) {
+    axis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    axis->setSubTicks(true);
+  }
 }
 
 bool MatrixPlot::cellAt(const QPointF& pos, int* row, int* col) const {
@@ -334,15 +385,31 @@ void MatrixPlot::mouseMoveEvent(QMouseEvent* event) {
   if (label != labelHover_) emit tokenLabelHovered(labelHover_ = label);
 }
 
+int MatrixPlot::hoverBandColumn() const {
+  if (hovered_ < 0) return -1;
+  return hoverRow_ == hovered_ && hoverCol_ >= 0 ? hoverCol_ : hovered_;
+}
+
+void MatrixPlot::setCellNamer(std::function<QString(int row, int col)> namer) { cellNamer_ = std::move(namer); }
+
 void MatrixPlot::showHover(int r, int c, const QPoint& globalPos) {
+  const bool moved = r != hoverRow_ || c != hoverCol_;
   hoverRow_ = r;
   hoverCol_ = c;
   const double v = data_(r, c);
   emit cellHovered(r, c, v);
   const QString rowName = r < rowLabels_.size() ? rowLabels_[r] : QString::number(r);
   const QString colName = c < colLabels_.size() ? colLabels_[c] : QString::number(c);
-  QToolTip::showText(globalPos,
-                     QString("%1 [%2] → %3 [%4]\n%5").arg(rowName).arg(r).arg(colName).arg(c).arg(v, 0, 'g', 5), this);
+  // A query → key edge only where both axes are tokens (an attention map); otherwise the row and the column, or what
+  // the view says the cell is ("L1 [1] → H1 [1]" on the attribution map read as an edge between two heads).
+  const QString name = cellNamer_                 ? cellNamer_(r, c)
+                       : tokenRows_ && tokenCols_ ? QString("%1 [%2] → %3 [%4]").arg(rowName).arg(r).arg(colName).arg(c)
+                                                  : QString("%1 · %2").arg(rowName, colName);
+  QToolTip::showText(globalPos, QString("%1\n%2").arg(name).arg(v, 0, 'g', 5), this);
+  if (moved && hovered_ >= 0 && tokenCols_) {  // the column band follows the cursor along the row
+    updateMarks();
+    replot(QCustomPlot::rpQueuedReplot);
+  }
 }
 
 void MatrixPlot::refreshHover() {
@@ -371,6 +438,7 @@ void MatrixPlot::leaveEvent(QEvent* event) {
   QCustomPlot::leaveEvent(event);
   if (labelHover_ >= 0) emit tokenLabelHovered(labelHover_ = -1);
   hoverRow_ = hoverCol_ = -1;
+  updateMarks();
   emit cellHovered(-1, -1, 0);
 }
 
@@ -402,9 +470,29 @@ void MatrixPlot::setCrossedCells(const std::vector<std::pair<int, int>>& cells) 
   replot(QCustomPlot::rpQueuedReplot);
 }
 
+void MatrixPlot::setWindow(int window) {
+  if (window == window_) return;
+  window_ = window;
+  updateMarks();
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
 void MatrixPlot::updateMarks() {
   for (QCPItemRect* m : marks_) removeItem(m);
   marks_.clear();
+  for (QCPItemRect* m : shades_) removeItem(m);
+  shades_.clear();
+  // Outside the window: row i's columns [0, i − window] under one grey rectangle (drawn before the marks).
+  for (int i = std::max(0, window_); window_ > 0 && i < this->rows(); ++i) {
+    auto* shade = new QCPItemRect(this);
+    shade->topLeft->setCoords(-0.5, i - 0.5);
+    shade->bottomRight->setCoords(std::min(this->cols() - 1, i - window_) + 0.5, i + 0.5);
+    shade->setPen(Qt::NoPen);
+    shade->setBrush(windowShadeColour());
+    shade->setSelectable(false);
+    shade->setAntialiased(false);  // edge to edge: no seam of background between the rows
+    shades_.push_back(shade);
+  }
   for (QCPItemLine* c : crosses_) removeItem(c);
   crosses_.clear();
   const QPen crossPen(QColor(0xD0, 0x20, 0x20), ViewStyle::instance().lineWidth(2.5));
@@ -435,7 +523,15 @@ void MatrixPlot::updateMarks() {
     if (tokenCols_ && t < cols) add(t - 0.5, -0.5, t + 0.5, rows - 0.5, pen, brush);
   };
   const ViewStyle& style = ViewStyle::instance();
-  if (hovered_ >= 0) mark(hovered_, QPen(QColor(255, 255, 255, 160), style.lineWidth(1)), QColor(255, 255, 255, 45));
+  if (hovered_ >= 0) {
+    // The hovered token's row, and the column under the cursor when the cursor is on a cell of that row (a cross
+    // through the cell read out), else the token's own column (hovered from another view or a label).
+    const QPen pen(QColor(255, 255, 255, 160), style.lineWidth(1));
+    const QBrush brush(QColor(255, 255, 255, 45));
+    const int col = hoverBandColumn();
+    if (tokenRows_ && hovered_ < rows) add(-0.5, hovered_ - 0.5, cols - 0.5, hovered_ + 0.5, pen, brush);
+    if (tokenCols_ && col >= 0 && col < cols) add(col - 0.5, -0.5, col + 0.5, rows - 0.5, pen, brush);
+  }
   // Orange-red outlines read on every colour map (viridis' purple to yellow, the diverging blue to red
   // through white) and in grey print; a dark inner line keeps them visible on the map's yellow end.
   for (int t : pins_) {

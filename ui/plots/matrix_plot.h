@@ -3,11 +3,13 @@
 // colour bar, and the value under the cursor. The building block of every matrix view. In SVG/PDF
 // the cells and the colour bar are vector rectangles (ui/plots/cell_painter.h), never a resampled image.
 #include <QStringList>
+#include <functional>
 #include <vector>
 
 #include <qcustomplot.h>
 
 #include "core/base/tensor.h"
+#include "ui/plots/attention_scale.h"
 #include "ui/plots/colormaps.h"
 
 namespace attnlab::ui {
@@ -16,7 +18,9 @@ class MatrixPlot : public QCustomPlot {
   Q_OBJECT
  public:
   /// How the colour range follows the data. UnitInterval is for attention weights and follows
-  /// ViewStyle::attentionScale(): [0, 1] (unit), [0, own max] (per-map) or [0, setGroupMax] (shared).
+  /// ViewStyle::attentionScale(): [0, 1] (unit), [0, own max] (per-map), [0, setGroupMax] (shared), each row
+  /// to its own max (row) or log₁₀ from logFloor(cols) (log); the colour bar's label names it
+  /// (ui/plots/attention_scale.h).
   /// Scores and differences are signed and get a range symmetric about 0 (for the diverging map).
   /// Fixed: a range set by setFixedRange, e.g. one scale shared by several plots.
   enum class Range { Data, UnitInterval, Symmetric, Fixed };
@@ -29,6 +33,7 @@ class MatrixPlot : public QCustomPlot {
   /// Takes effect at the next setMatrix.
   void setExtent(int rows, int cols) { extentRows_ = rows, extentCols_ = cols; }
   void setTitle(const QString& title);
+  QString title() const { return title_->text(); }
   void setAxisTitles(const QString& rows, const QString& cols);
   void setColorMap(ColorMap map);
   void setRangeMode(Range mode);
@@ -37,6 +42,8 @@ class MatrixPlot : public QCustomPlot {
   /// With Range::UnitInterval and the shared attention scale: the largest weight over all the maps
   /// shown together (≤ 0: none, the plot's own maximum).
   void setGroupMax(double max);
+  /// The row scale divides a row by its largest entry off the diagonal (a similarity map, whose diagonal is 1).
+  void setRowMaxSkipsDiagonal(bool skip);
   void setColorScaleVisible(bool visible);
   /// Larger fonts for projection; 1 is the default size, which already grows with the plot (about
   /// 12 pt tick labels in a 1200 × 900 figure, 7 pt in a thumbnail).
@@ -46,6 +53,10 @@ class MatrixPlot : public QCustomPlot {
   /// The colour range in use and the colour a value is drawn with (tests, legends).
   QCPRange colorRange() const;
   QColor colorOf(double value) const;
+  /// The colour cell (row, col) is drawn with (under the row scale it depends on the row, not only the value).
+  QColor cellColor(int row, int col) const;
+  /// The colour bar's label ("weight", "weight ÷ row max" …; empty outside Range::UnitInterval).
+  QString colorBarLabel() const;
 
   /// Which axes list tokens (the attention map: both; Q/K/V: the rows): pins and the hovered token
   /// are marked there, and a click on a token's label there is reported (tokenLabelClicked).
@@ -54,10 +65,20 @@ class MatrixPlot : public QCustomPlot {
   /// drawn with the plot, so figures show them. Indices past the matrix are ignored.
   void setTokenMarks(const std::vector<int>& pinned, int hovered);
   std::vector<int> markedPins() const { return pins_; }
+  /// A sliding window of `window` keys (0: none): cells outside it (col ≤ row − window) are shaded "not visible"
+  /// (ui/plots/window_shade.h), unlike a weight of 0.
+  void setWindow(int window);
+  int window() const { return window_; }
   /// Cells drawn crossed out (switched-off heads on the attribution map): (row, col) pairs.
   void setCrossedCells(const std::vector<std::pair<int, int>>& cells);
   const std::vector<std::pair<int, int>>& crossedCells() const { return crossed_; }
   int markedHover() const { return hovered_; }
+  /// The column of the hover band: the cell's under the cursor when it is on the hovered token's row, else the
+  /// hovered token's own (−1: none).
+  int hoverBandColumn() const;
+  /// What a cell's tooltip calls it (its value follows on the next line). Default: "query [r] → key [c]" when both
+  /// axes are tokens, else "row label · column label".
+  void setCellNamer(std::function<QString(int row, int col)> namer);
   /// The row of the cell under the mouse and the token label under it (−1: none).
   int hoveredRow() const { return hoverRow_; }
   int hoveredLabel() const { return labelHover_; }
@@ -93,6 +114,10 @@ class MatrixPlot : public QCustomPlot {
   void updateFonts();
   void updateTicks();
   void updateColorRange();
+  /// The map's cells from data_ as the attention scale transforms them (row, log); others: data_ as it is.
+  void fillCells();
+  /// The scale applied to the cells: the attention scale with Range::UnitInterval, else Unit (none).
+  AttentionScale cellScale() const;
   /// Colours, line widths and theme from ViewStyle (colour-map choice, dark theme, presentation).
   void applyStyle();
   /// Rebuilds the outline and band items from pins_ and hovered_.
@@ -111,7 +136,9 @@ class MatrixPlot : public QCustomPlot {
   Range rangeMode_ = Range::Data;
   double fixedLo_ = 0, fixedHi_ = 1;
   double groupMax_ = 0;
-  int hoverRow_ = -1, hoverCol_ = -1;  ///< the cell the read-out names; −1: none
+  bool rowSkipsDiagonal_ = false;
+  AttentionScale filledScale_ = AttentionScale::Unit;  ///< the scale the map's cells were filled with
+  int hoverRow_ = -1, hoverCol_ = -1;                  ///< the cell the read-out names; −1: none
   ColorMap requestedMap_ = ColorMap::Viridis;
   double fontScale_ = 1.0;
   bool tokenRows_ = false, tokenCols_ = false;
@@ -120,7 +147,10 @@ class MatrixPlot : public QCustomPlot {
   int labelHover_ = -1;              ///< the token label under the mouse, −1: none
   std::vector<QCPItemRect*> marks_;  ///< hover bands first, then pin outlines
   std::vector<QCPItemLine*> crosses_;
+  int window_ = 0;
+  std::vector<QCPItemRect*> shades_;  ///< one per row that reaches past the window
   std::vector<std::pair<int, int>> crossed_;
+  std::function<QString(int, int)> cellNamer_;
 };
 
 }  // namespace attnlab::ui

@@ -35,6 +35,8 @@ void ViewStyle::setDisplay(const DisplaySettings& d) {
   const bool dark = d.theme == "dark";
   const AttentionScale scale = d.attentionScale == "per-map"  ? AttentionScale::PerMap
                                : d.attentionScale == "shared" ? AttentionScale::Shared
+                               : d.attentionScale == "row"    ? AttentionScale::Row
+                               : d.attentionScale == "log"    ? AttentionScale::Log
                                                               : AttentionScale::Unit;
   if (map == sequential_ && dark == dark_ && scale == attentionScale_) return;
   const bool themeChanged = dark != dark_;
@@ -88,7 +90,8 @@ QMenu* addAttentionScaleMenu(QMenu* parent, std::function<Params()> current, std
   QMenu* menu = parent->addMenu(QObject::tr("Colour &scale of attention"));
   menu->setToolTip(
       QObject::tr("unit: 0 to 1 on every map, so maps compare at a glance; per-map: 0 to each map's "
-                  "own largest weight; shared: 0 to the largest weight among the maps shown together."));
+                  "own largest weight; shared: 0 to the largest weight among the maps shown together; row: each "
+                  "row (query) to its own largest weight; log: log10 of the weight, from 10^-3 or lower."));
   auto* group = new QActionGroup(menu);
   for (const std::string& name : attentionScaleNames()) {
     QAction* a = menu->addAction(QString::fromStdString(name));

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "core/session/display_settings.h"
+#include "ui/plots/attention_scale.h"
 #include "ui/plots/colormaps.h"
 
 class QMenu;
@@ -17,9 +18,6 @@ struct Params;
 }
 
 namespace attnlab::ui {
-
-/// Colour range of attention weights (Params::display.attentionScale).
-enum class AttentionScale { Unit, PerMap, Shared };
 
 class ViewStyle : public QObject {
   Q_OBJECT
@@ -32,6 +30,7 @@ class ViewStyle : public QObject {
   ColorMap sequential() const { return sequential_; }
   bool dark() const { return dark_; }
   bool presentation() const { return presentation_; }
+  /// Colour range of attention weights (Params::display.attentionScale; ui/plots/attention_scale.h).
   AttentionScale attentionScale() const { return attentionScale_; }
   /// Pen width for a line drawn `base` wide normally: thicker in presentation mode.
   double lineWidth(double base) const { return presentation_ ? base * 2.5 : base; }

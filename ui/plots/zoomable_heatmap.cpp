@@ -75,8 +75,20 @@ void ZoomableHeatmap::setFontScale(double scale) {
   resizeEvent(nullptr);  // the margins follow the fonts
 }
 
+double ZoomableHeatmap::logFloorInForce() const {
+  return ViewStyle::instance().attentionScale() == AttentionScale::Log ? logFloor(pyramid_ ? pyramid_->cols() : 0) : 0;
+}
+
+double ZoomableHeatmap::position(double value) const {
+  const double f = logFloorInForce();
+  if (f > 0) return logPosition(value, f);
+  const auto [lo, hi] = colorRange();
+  return (value - lo) / (hi - lo);
+}
+
 std::pair<double, double> ZoomableHeatmap::colorRange() const {
-  // MatrixPlot's Range::UnitInterval: weights in [0, 1]; per-map and shared stretch over a smaller max.
+  // MatrixPlot's Range::UnitInterval: weights in [0, 1]; per-map and shared stretch over a smaller max. The row
+  // scale's map is normalised already (setPyramid), the log scale's positions are in [0, 1] (position()).
   const AttentionScale scale = ViewStyle::instance().attentionScale();
   double hi = 1;
   if (scale == AttentionScale::PerMap || (scale == AttentionScale::Shared && groupMax_ <= 0))
@@ -87,8 +99,12 @@ std::pair<double, double> ZoomableHeatmap::colorRange() const {
 }
 
 QRgb ZoomableHeatmap::colorOf(double value) const {
-  const auto [lo, hi] = colorRange();
-  return lookup(colorTable(ViewStyle::instance().resolve(ColorMap::Viridis)), (value - lo) / (hi - lo));
+  return lookup(colorTable(ViewStyle::instance().resolve(ColorMap::Viridis)), position(value));
+}
+
+QRgb ZoomableHeatmap::cellColor(int row, int col) const {
+  if (!pyramid_ || row < 0 || col < 0 || row >= pyramid_->rows() || col >= pyramid_->cols()) return 0;
+  return colorOf(pyramid_->value(row, col));
 }
 
 QFont ZoomableHeatmap::tickFont() const {
@@ -103,8 +119,8 @@ QRect ZoomableHeatmap::plotRect() const {
   const int label = labelWidth();
   const int top = title_.isEmpty() ? 8 : line + 14;
   const int left = label + line + 8;
-  const int bottom = static_cast<int>(label * 0.87) + line + 8;  // labels rotated 60°
-  const int right = kBarWidth + 16 + fm.horizontalAdvance("0.0000") + 8;
+  const int bottom = static_cast<int>(label * 0.87) + line + 8;                      // labels rotated 60°
+  const int right = kBarWidth + 16 + fm.horizontalAdvance("0.0000") + 8 + line + 4;  // ticks, then the bar's label
   const QRect avail(left, top, std::max(1, width() - left - right), std::max(1, height() - top - bottom));
   if (!pyramid_ || pyramid_->empty()) return avail;
   // The viewport is the whole map's rectangle at the fit (square cells), centred with its labels: zoomed
@@ -251,6 +267,7 @@ const QImage& ZoomableHeatmap::mapImage() {
   pixelRanges(w, origin_.x(), scale_, cell, pyramid_->levelCols(level), job.colLo, job.colHi);
   job.src = sourceFor(level, job.rowLo, job.rowHi);
   std::tie(job.lo, job.hi) = colorRange();
+  job.logFloor = logFloorInForce();
   job.table = &colorTable(ViewStyle::instance().resolve(ColorMap::Viridis));
   job.mean = pooling_ == Pooling::Mean;
   if (!scroll) {
@@ -318,12 +335,11 @@ const QImage& ZoomableHeatmap::minimapImage() {
          pyramid_->hasLevel(level - 1))
     --level;
   const MapLevel& m = pyramid_->level(level, pooling_);
-  const auto [lo, hi] = colorRange();
   const auto& table = colorTable(ViewStyle::instance().resolve(ColorMap::Viridis));
   minimap_ = QImage(static_cast<int>(m.cols()), static_cast<int>(m.rows()), QImage::Format_RGB32);
   for (int r = 0; r < m.rows(); ++r) {
     auto* line = reinterpret_cast<QRgb*>(minimap_.scanLine(r));
-    for (int c = 0; c < m.cols(); ++c) line[c] = lookup(table, (m(r, c) - lo) / (hi - lo));
+    for (int c = 0; c < m.cols(); ++c) line[c] = lookup(table, position(m(r, c)));
   }
   return minimap_;
 }
@@ -351,6 +367,7 @@ void ZoomableHeatmap::paintEvent(QPaintEvent*) {
     drawLabels(p, plot, true);
     drawLabels(p, plot, false);
     drawColorBar(p, plot);
+    drawWindowShade(p, plot);
     drawMarks(p, plot);
     drawMinimap(p);
   }
@@ -401,14 +418,22 @@ void ZoomableHeatmap::mouseMoveEvent(QMouseEvent* event) {
   }
   lastPos_ = pos;
   int r, c;
-  if (drag_ == Drag::None && cellAt(pos, &r, &c) && !minimapRect().contains(pos.toPoint()))
+  if (drag_ == Drag::None && cellAt(pos, &r, &c) && !minimapRect().contains(pos.toPoint())) {
+    if (r != hoverRow_ || c != hoverCol_) update();  // the column band follows the cursor
+    hoverRow_ = r;
+    hoverCol_ = c;
     emit cellHovered(r, c, pyramid_->value(r, c));
-  else if (drag_ == Drag::None)
+  } else if (drag_ == Drag::None) {
+    hoverRow_ = hoverCol_ = -1;
     emit cellHovered(-1, -1, 0);
+  }
 }
 
 void ZoomableHeatmap::mouseReleaseEvent(QMouseEvent*) { drag_ = Drag::None; }
 
-void ZoomableHeatmap::leaveEvent(QEvent*) { emit cellHovered(-1, -1, 0); }
+void ZoomableHeatmap::leaveEvent(QEvent*) {
+  hoverRow_ = hoverCol_ = -1;
+  emit cellHovered(-1, -1, 0);
+}
 
 }  // namespace attnlab::ui

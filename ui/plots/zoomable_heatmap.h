@@ -29,6 +29,7 @@ class ZoomableHeatmap : public QWidget {
                   const QStringList& colLabels);
   const MapPyramid* pyramid() const { return pyramid_.get(); }
   void setTitle(const QString& title);
+  const QString& title() const { return title_; }
   void setAxisTitles(const QString& rows, const QString& cols);
   void setPooling(Pooling pooling);
   Pooling pooling() const { return pooling_; }
@@ -36,14 +37,26 @@ class ZoomableHeatmap : public QWidget {
   /// Range::UnitInterval); the shared maximum as MatrixPlot::setGroupMax.
   void setGroupMax(double max);
   void setFontScale(double scale);
+  /// A sliding window of `window` keys (0: none): cells outside it are shaded "not visible" (window_shade.h).
+  void setWindow(int window);
+  int window() const { return window_; }
   /// Pinned tokens get their rows and columns outlined, the hovered token (−1: none) a light band, as
   /// in MatrixPlot::setTokenMarks.
   void setTokenMarks(const std::vector<int>& pinned, int hovered);
   const std::vector<int>& markedPins() const { return pins_; }
   int markedHover() const { return hovered_; }
-  /// The colour range in use and the colour of a value (tests).
+  /// The column of the hover band: the cell's under the cursor when it is on the hovered token's row, else the
+  /// hovered token's own (−1: none), as MatrixPlot::hoverBandColumn.
+  int hoverBandColumn() const {
+    return hovered_ < 0 ? -1 : hoverRow_ == hovered_ && hoverCol_ >= 0 ? hoverCol_ : hovered_;
+  }
+  /// The colour range in use and the colour of a value (tests). Under the row scale (ViewStyle) the pyramid
+  /// given must hold each row divided by its maximum (the heatmap view builds it so: head_pyramid.h); under the
+  /// log scale colours run from logFloor(cols) to 1 (attention_scale.h). The bar's label names the scale.
   std::pair<double, double> colorRange() const;
   QRgb colorOf(double value) const;
+  /// The colour of the map's cell (row, col) at full resolution (zoomed in to one cell a block).
+  QRgb cellColor(int row, int col) const;
 
   /// Zoom and pan. Scale: screen pixels per map cell (the same along both axes); at least the scale
   /// at which the whole map fits (fitScale), at most kMaxPixelsPerCell.
@@ -92,6 +105,10 @@ class ZoomableHeatmap : public QWidget {
   const QImage& minimapImage();
   static constexpr int kBarWidth = 14;  ///< the colour bar's width in pixels
   void clampOrigin();
+  /// The log scale's floor when the log scale is in force, else 0.
+  double logFloorInForce() const;
+  /// A value's colour position t ∈ [0, 1] under the scale in force.
+  double position(double value) const;
   /// The content changed (map, pooling, colours): the next paint renders every pixel.
   void invalidate();
   /// Only the view moved: the next paint reuses what it can of the cached picture.
@@ -101,6 +118,7 @@ class ZoomableHeatmap : public QWidget {
   void drawColorBar(QPainter& p, const QRect& plot) const;
   void drawMinimap(QPainter& p);
   void drawMarks(QPainter& p, const QRect& plot) const;
+  void drawWindowShade(QPainter& p, const QRect& plot) const;
   /// The map's cells on screen, clipped to plotRect().
   QRectF mapScreenRect() const;
   void minimapMove(const QPointF& pos);
@@ -114,7 +132,9 @@ class ZoomableHeatmap : public QWidget {
   Pooling pooling_ = Pooling::Max;
   std::vector<int> pins_;
   int hovered_ = -1;
+  int hoverRow_ = -1, hoverCol_ = -1;  ///< the cell under the cursor, −1: none
   double groupMax_ = 0;
+  int window_ = 0;
   double fontScale_ = 1;
   mutable double labelWidthPt_ = -1;  ///< the font size labelWidth_ was measured at
   mutable int labelWidth_ = 0;

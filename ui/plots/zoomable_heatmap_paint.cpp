@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "ui/plots/view_style.h"
+#include "ui/plots/window_shade.h"
 #include "ui/plots/zoomable_heatmap.h"
 
 namespace attnlab::ui {
@@ -27,6 +28,30 @@ void ZoomableHeatmap::setTokenMarks(const std::vector<int>& pinned, int hovered)
   update();  // drawn over the cached picture: nothing to re-render
 }
 
+void ZoomableHeatmap::setWindow(int window) {
+  if (window == window_) return;
+  window_ = window;
+  update();  // drawn over the cached picture
+}
+
+void ZoomableHeatmap::drawWindowShade(QPainter& p, const QRect& plot) const {
+  if (window_ <= 0) return;
+  // The staircase of the visible rows only (≤ a few thousand corners), in cell coordinates mapped to the screen.
+  const QRectF vis = visibleCells();
+  const QPolygonF cells = outsideWindow(pyramid_->cols(), window_, static_cast<int>(std::floor(vis.top())),
+                                        static_cast<int>(std::ceil(vis.bottom())));
+  if (cells.isEmpty()) return;
+  p.save();
+  p.setClipRect(mapScreenRect());
+  p.translate(plot.topLeft());
+  p.scale(scale_, scale_);
+  p.translate(-origin_);
+  p.setPen(Qt::NoPen);
+  p.setBrush(windowShadeColour());
+  p.drawPolygon(cells);
+  p.restore();
+}
+
 void ZoomableHeatmap::drawMarks(QPainter& p, const QRect& plot) const {
   // As MatrixPlot's: the hovered token's row and column a light band, pinned tokens' outlined in orange
   // over a dark line (visible on every colour map); at least 3 pixels wide when cells are smaller.
@@ -44,7 +69,7 @@ void ZoomableHeatmap::drawMarks(QPainter& p, const QRect& plot) const {
     p.setPen(QPen(QColor(255, 255, 255, 160), style.lineWidth(1)));
     p.setBrush(QColor(255, 255, 255, 45));
     if (hovered_ < n) p.drawRect(band(hovered_, true));
-    if (hovered_ < m) p.drawRect(band(hovered_, false));
+    if (const int col = hoverBandColumn(); col < m) p.drawRect(band(col, false));  // the cursor's column
   }
   p.setBrush(Qt::NoBrush);
   for (const auto& [colour, width] : {std::pair{QColor(20, 20, 20), 4.0}, std::pair{QColor(0xFF, 0x5A, 0x1F), 2.2}}) {
@@ -132,12 +157,25 @@ void ZoomableHeatmap::drawColorBar(QPainter& p, const QRect& plot) const {
   p.drawImage(bar, strip);
   p.drawRect(bar);
   const QFontMetrics fm(p.font());
-  for (int k = 0; k <= 4; ++k) {
-    const double v = lo + (hi - lo) * k / 4, y = bar.bottom() - bar.height() * k / 4.0;
+  const auto tick = [&](double t, const QString& text) {
+    const double y = bar.bottom() - bar.height() * t;
     p.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y));
-    p.drawText(QRectF(bar.right() + 6, y - fm.height() / 2.0, 80, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
-               QString::number(v, 'g', 3));
+    p.drawText(QRectF(bar.right() + 6, y - fm.height() / 2.0, 80, fm.height()), Qt::AlignLeft | Qt::AlignVCenter, text);
+  };
+  const AttentionScale scale = ViewStyle::instance().attentionScale();
+  if (scale == AttentionScale::Log) {  // the decades from the floor to 1, at their log positions
+    const double lf = std::log10(logFloor(pyramid_->cols()));
+    for (int k = static_cast<int>(std::lround(lf)); k <= 0; ++k) tick((k - lf) / -lf, decadeLabel(k));
+  } else {
+    for (int k = 0; k <= 4; ++k) tick(k / 4.0, QString::number(lo + (hi - lo) * k / 4, 'g', 3));
   }
+  // The scale in force, read bottom to top beside the tick labels.
+  p.save();
+  p.translate(bar.right() + 6 + fm.horizontalAdvance("0.0000") + 4, bar.center().y());
+  p.rotate(90);
+  p.drawText(QRectF(-bar.height() / 2.0, -fm.height() - 2, bar.height(), fm.height() + 2), Qt::AlignCenter,
+             attentionScaleBarLabel(scale));
+  p.restore();
 }
 
 void ZoomableHeatmap::drawMinimap(QPainter& p) {

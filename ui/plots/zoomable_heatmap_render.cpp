@@ -64,7 +64,7 @@ void renderPixels(QImage& image, const PixelJob& job, int x0, int x1, int y0, in
       for (int c = c0 + 1; c <= c1; ++c)
         v = job.mean ? v + band[static_cast<std::size_t>(c)] : std::max(v, band[static_cast<std::size_t>(c)]);
       if (job.mean) v /= static_cast<float>((r1 - r0 + 1) * (c1 - c0 + 1));
-      line[x] = lookup(*job.table, (v - job.lo) / (job.hi - job.lo));
+      line[x] = lookup(*job.table, jobPosition(job, v));
     }
   }
 }

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "ui/plots/attention_scale.h"
+
 namespace attnlab::ui {
 
 /// A level's cells as the renderer reads them: `data` holds rows [r0, …) and columns [c0, …) of the
@@ -35,9 +37,15 @@ struct PixelJob {
   std::vector<int> rowLo, rowHi, colLo, colHi;
   bool mean = false;
   double lo = 0, hi = 1;
+  double logFloor = 0;  ///< > 0: the log scale from this floor (attention_scale.h) instead of [lo, hi]
   const std::vector<QRgb>* table = nullptr;
   QRgb background = 0;
 };
+
+/// The colour position of a pooled value under the job's scale.
+inline double jobPosition(const PixelJob& job, double v) {
+  return job.logFloor > 0 ? logPosition(v, job.logFloor) : (v - job.lo) / (job.hi - job.lo);
+}
 
 /// Paints pixels [x0, x1) × [y0, y1) of `image`: each the max or mean of the level cells it covers.
 void renderPixels(QImage& image, const PixelJob& job, int x0, int x1, int y0, int y1);

@@ -294,12 +294,14 @@ class TestFigures : public QObject {
   }
 
   void unknownAttentionScaleIsNamed() {
-    const std::string bad = R"({"display": {"attention_scale": "log"}})";
+    const std::string bad = R"({"display": {"attention_scale": "logarithmic"}})";
     try {
       paramsFromJson(parseJsonText(bad, "bad"));
       QFAIL("an unknown scale must be refused");
     } catch (const InputError& e) {
-      QVERIFY2(QString(e.what()).contains("display.attention_scale is 'log' (use unit, per-map or shared)"), e.what());
+      QVERIFY2(QString(e.what()).contains(
+                   "display.attention_scale is 'logarithmic' (use unit, per-map, shared, row or log)"),
+               e.what());
     }
   }
 

@@ -261,7 +261,7 @@ std::vector<Claim> rankCollapse() {
 
 std::vector<Claim> whichHead() {
   return {
-      {10, 2, "head 1.0 gives more than half of the logit, head 1.3 most of the rest, layer 0 almost nothing",
+      {10, 2, "head L1H0 gives more than half of the logit, head L1H3 most of the rest, layer 0 almost nothing",
        [](LessonRun& run) {
          const Shown s = run.step(2);
          const MatD m = s.matrix("attribution");  // [layers, heads + MLP]
@@ -280,7 +280,7 @@ std::vector<Claim> whichHead() {
              h10 > 0.5 * a.logit && h13 > 0.5 * rest && m.row(0).head(4).cwiseAbs().maxCoeff() < 0.1 * a.logit;
          return ok ? QString() : fail(QString("logit %1;").arg(a.logit) + shares);
        }},
-      {10, 7, "dogs' difference stays at its position until layer 1 moves it to the last; head 1.0 restores most",
+      {10, 7, "dogs' difference stays at its position until layer 1 moves it to the last; head L1H0 restores most",
        [](LessonRun& run) {
          const Shown s = run.step(7);
          const MatD heads = s.matrix("patching_heads"), resid = s.matrix("patching_resid");
@@ -334,14 +334,14 @@ std::vector<Claim> findTheHeads() {
                                .arg(far1)
                                .arg(sharp1));
        }},
-      {11, 3, "head 0.0 on the sentence: each token looks at the one before it",
+      {11, 3, "head L0H0 on the sentence: each token looks at the one before it",
        [](LessonRun& run) {
          const std::vector<Eigen::Index> top = argmaxRows(run.step(3).matrix("attention_L0_H0"));
          for (std::size_t i = 1; i < top.size(); ++i)
            if (top[i] != Eigen::Index(i) - 1) return fail(QString("token %1 looks at %2").arg(i).arg(top[i]));
          return QString();
        }},
-      {11, 5, "head 1.0: in the second half each token looks at the token after its earlier occurrence",
+      {11, 5, "head L1H0: in the second half each token looks at the token after its earlier occurrence",
        [](LessonRun& run) {
          const Shown s = run.step(5);
          const QStringList tokens = s.result->tokenLabels();
@@ -356,7 +356,7 @@ std::vector<Claim> findTheHeads() {
          }
          return QString();
        }},
-      {11, 2, "head 0.0 is the rightmost dot, previous-token score about 0.54",
+      {11, 2, "head L0H0 is the rightmost dot, previous-token score about 0.54",
        [](LessonRun& run) {
          const Shown s = run.step(2);
          auto* v = viewAs<HeadScatterView>(s);

@@ -89,9 +89,9 @@ class TestLessons : public QObject {
   void elevenLessonsShip() { QCOMPARE(builtinLessonFiles().size(), 11); }
 
   void whichHeadLessonTellsTheTruth() {
-    // What lesson 10's text says of the shipped induction model: it predicts "dogs"; head 1.0 gives the
+    // What lesson 10's text says of the shipped induction model: it predicts "dogs"; head L1H0 gives the
     // largest share of that logit; switching 1.0 off lowers p(dogs) but keeps the prediction, 1.0 with 1.3
-    // or the previous-token head 0.0 change it.
+    // or the previous-token head L0H0 change it.
     QString file;
     for (const QString& f : builtinLessonFiles())
       if (f.contains("10_which_head")) file = f;
@@ -119,7 +119,7 @@ class TestLessons : public QObject {
   }
 
   void findTheHeadsLessonTellsTheTruth() {
-    // What lesson 11's text says of the shipped induction model's atlas on its probe (15 tokens, seed 0): head 0.0
+    // What lesson 11's text says of the shipped induction model's atlas on its probe (15 tokens, seed 0): head L0H0
     // has the highest previous-token score (about half), every layer-1 head an induction score above 0.9 and every
     // layer-0 head one below 0.1, and the clustering keeps the two layers apart.
     QString file;
@@ -143,7 +143,7 @@ class TestLessons : public QObject {
     std::vector<int> firstHalf(a.clusterOrder.begin(), a.clusterOrder.begin() + a.heads);
     std::sort(firstHalf.begin(), firstHalf.end());
     QCOMPARE(firstHalf, (std::vector<int>{0, 1, 2, 3}));  // layer 0's heads together, then layer 1's
-    // Step 5: on the sentence, head 1.0's last token ("lazy") attends to "dogs".
+    // Step 5: on the sentence, head L1H0's last token ("lazy") attends to "dogs".
     const PipelineResult r = runPipeline(l.steps[4].params);
     const Mat& attention = r.trace.layers[1].heads[0].attention;
     Eigen::Index key = 0;

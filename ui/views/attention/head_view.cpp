@@ -1,5 +1,7 @@
 #include "ui/views/attention/head_view.h"
 
+#include "ui/views/common/head_names.h"
+
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QKeyEvent>
@@ -135,7 +137,8 @@ void HeadView::rebuildSwatches() {
   for (QPushButton* b : swatches_->findChildren<QPushButton*>()) delete b;
   const int heads = result_ ? result_->trace().headCount() : 0;
   for (int h = 0; h < heads; ++h) {
-    auto* b = new QPushButton(tr("H%1").arg(h));
+    const QString kv = kvSuffix(result_->trace(), h);
+    auto* b = new QPushButton(tr("H%1").arg(h) + kv);
     b->setCheckable(true);
     b->setChecked(canvas_->headVisible(h));
     b->setFont(thresholdLabel_->font());
@@ -143,7 +146,7 @@ void HeadView::rebuildSwatches() {
     b->setStyleSheet(QString("QPushButton { border: 2px solid %1; border-radius: 3px; padding: 1px 6px; }"
                              "QPushButton:checked { background: %1; color: white; }")
                          .arg(c.name()));
-    b->setToolTip(tr("Head %1: click to hide or show its lines").arg(h));
+    b->setToolTip(tr("Head %1%2: click to hide or show its lines").arg(h).arg(kv));
     connect(b, &QPushButton::toggled, this, [this, h](bool on) {
       canvas_->setHeadVisible(h, on);
       updateTitle();

@@ -8,6 +8,7 @@
 
 #include "core/session/token_pins.h"
 #include "ui/plots/view_style.h"
+#include "ui/views/common/head_names.h"
 
 namespace attnlab::ui {
 namespace {
@@ -335,7 +336,7 @@ void HeadViewCanvas::paintLabels(QPainter& p, const QRect& clip, const std::vect
     if (panel.head >= 0) {
       p.setPen(headColor(panel.head));
       p.drawText(QRectF(panel.left, kMargin, panel.right - panel.left, top - kMargin), Qt::AlignCenter,
-                 tr("H%1").arg(panel.head));
+                 tr("H%1").arg(panel.head) + (result_ ? kvSuffix(result_->trace(), panel.head) : QString()));
     }
   const double leftX = ps.front().left, rightX = ps.back().right;
   const int first = std::max(0, (clip.top() - top) / rowH - 1);

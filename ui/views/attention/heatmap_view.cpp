@@ -13,6 +13,8 @@
 
 #include "core/session/token_pins.h"
 #include "ui/plots/view_style.h"
+#include "ui/plots/window_shade.h"
+#include "ui/views/common/head_names.h"
 
 namespace attnlab::ui {
 
@@ -84,7 +86,22 @@ HeatmapView::HeatmapView(QWidget* parent) : TraceView(parent) {
   });
   connect(long_, &ZoomableHeatmap::cellHovered, this, [this](int r, int c, double v) {
     hoverToken(r);
+    // Under the row scale the pyramid holds the row divided by its max: the read-out is the weight itself.
+    if (r >= 0 && shownRowMax_ && static_cast<std::size_t>(r) < shownRowMax_->size())
+      v *= (*shownRowMax_)[static_cast<std::size_t>(r)];
     showCellHover(r, c, v);
+  });
+  // Another colour scale: the titles name it; the long map's pyramid is rebuilt when rows are (no longer) divided
+  // by their maximum, the other scales only recolour it.
+  connect(&ViewStyle::instance(), &ViewStyle::changed, this, [this] {
+    if (!result_ || !result_->ok()) return;
+    const bool rowScaled = ViewStyle::instance().attentionScale() == AttentionScale::Row;
+    if (longShown_ && rowScaled != (shownRowMax_ != nullptr)) {
+      showResult(result_);
+      return;
+    }
+    plot_->setTitle(title());
+    long_->setTitle(title());
   });
   connect(long_, &ZoomableHeatmap::cellClicked, this, [this, extend](int r, int, Qt::KeyboardModifiers m) {
     if (extend(m)) requestPinClick(result_, r, true);
@@ -97,6 +114,15 @@ void HeatmapView::showCellHover(int r, int c, double v) {
     return;
   }
   const QStringList labels = result_->tokenLabels();
+  if (hiddenByWindow(window(), r, c)) {  // not a weight of 0 the query gave: a key it cannot see
+    hover_->setText(tr("query “%1” [%2] → key “%3” [%4]: not visible (outside the layer's window of %5 keys)")
+                        .arg(labels.value(r))
+                        .arg(r)
+                        .arg(labels.value(c))
+                        .arg(c)
+                        .arg(window()));
+    return;
+  }
   hover_->setText(tr("query “%1” [%2] → key “%3” [%4]: weight %5")
                       .arg(labels.value(r))
                       .arg(r)
@@ -109,11 +135,30 @@ std::shared_ptr<const MapPyramid> HeatmapView::pyramidOf(const ResultPtr& result
   // Rows of the stored map, or (long inputs, which keep none) recomputed from the head's Q and K a block at a time
   // on every core (head_pyramid.h); the producer shares ownership of the result, whose trace holds them.
   if (!sparePyramid_ || sparePyramid_.use_count() > 1) sparePyramid_ = std::make_shared<MapPyramid>();
+  // The row scale: each row divided by its maximum before pooling, so a row's peak stays the top colour zoomed out.
+  const bool rowScaled = ViewStyle::instance().attentionScale() == AttentionScale::Row;
+  shownRowMax_ = rowScaled ? std::make_shared<std::vector<float>>() : nullptr;
   buildHeadPyramid(*sparePyramid_,
                    result->trace().layers[static_cast<std::size_t>(layer)].heads[static_cast<std::size_t>(head)],
-                   result);
+                   result, {}, shownRowMax_);
   std::swap(shownPyramid_, sparePyramid_);  // the one shown until now is rebuilt next time, once long_ lets it go
   return shownPyramid_;
+}
+
+QString HeatmapView::title() const {
+  if (!result_ || !result_->ok()) return {};
+  return tr("Attention · layer %1 · head %2%3%4%5%6")
+      .arg(result_->layer())
+      .arg(result_->head())
+      .arg(kvSuffix(result_->trace(), result_->head()))
+      .arg(result_->trace().causal ? tr(" · causal") : "")
+      .arg(windowTitleNote(window()))
+      .arg(attentionScaleTitleNote(ViewStyle::instance().attentionScale()));
+}
+
+int HeatmapView::window() const {
+  if (!result_ || !result_->ok()) return 0;
+  return result_->trace().layers[result_->layer()].heads[result_->head()].options.window;
 }
 
 QString HeatmapView::hoverHint() const { return tr("Hover a cell to read its weight."); }
@@ -126,18 +171,20 @@ void HeatmapView::showResult(const ResultPtr& result) {
   if (!result || !result->ok()) return;
   const int l = result->layer(), h = result->head();
   const QStringList labels = result->tokenLabels();
-  const QString title =
-      tr("Attention · layer %1 · head %2%3").arg(l).arg(h).arg(result->trace().causal ? tr(" · causal") : "");
+  const QString title = this->title();
   longShown_ = result->trace().tokenCount() > kLongInput;
   if (longShown_) {
     long_->setTitle(title);
+    long_->setWindow(window());
     long_->setPyramid(pyramidOf(result, l, h), labels, labels);
     long_->setTokenMarks(pinsWithin(result->params.selection.pinned, static_cast<int>(labels.size())), hoveredToken());
     stack_->setCurrentWidget(longBox_);
   } else {
     shownPyramid_.reset();  // 170 MB at 8,192 tokens: not kept for short inputs
     sparePyramid_.reset();
+    shownRowMax_.reset();
     plot_->setTitle(title);
+    plot_->setWindow(window());
     plot_->setMatrix(*result->attentionMap(l, h), labels, labels);
     plot_->setTokenMarks(pinsWithin(result->params.selection.pinned, static_cast<int>(labels.size())), hoveredToken());
     stack_->setCurrentWidget(plot_);

@@ -52,6 +52,10 @@ class HeatmapView : public TraceView {
 
  private:
   QString hoverHint() const;
+  /// "Attention · layer 1 · head 2 · causal", and the colour scale when it is not 0–1.
+  QString title() const;
+  /// The selected head's sliding window in keys (0: none).
+  int window() const;
   void showCellHover(int row, int col, double value);
   /// Sums the attention to and from the pinned tokens (sums_), then renders them.
   void updatePinTable();
@@ -68,6 +72,8 @@ class HeatmapView : public TraceView {
   ResultPtr result_;
   PinSums sums_;
   std::shared_ptr<MapPyramid> shownPyramid_, sparePyramid_;  ///< the one long_ draws, and the one before it
+  /// Under the row scale, the largest weight of each row of the pyramid shown ([n]; its rows are divided by it).
+  std::shared_ptr<std::vector<float>> shownRowMax_;
 };
 
 }  // namespace attnlab::ui

@@ -1,12 +1,18 @@
 #include "ui/views/attention/model_grid_view.h"
 
+#include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QToolTip>
 #include <algorithm>
+#include <cmath>
 
 #include "core/session/token_pins.h"
 #include "ui/plots/cell_painter.h"
 #include "ui/plots/view_style.h"
+#include "ui/plots/window_shade.h"
+#include "ui/plots/zoomable_heatmap_render.h"
+#include "ui/views/common/head_names.h"
 
 namespace attnlab::ui {
 namespace {
@@ -16,7 +22,8 @@ constexpr double kMaxCellStretch = 1.5;  ///< a thumbnail's sides differ at most
 
 /// One pixel per weight, coloured on [0, hi]: hi = 1 (the unit scale) makes heads comparable at a
 /// glance; the per-map and shared scales pass a map's or the grid's largest weight.
-QImage attentionImage(const Mat& a, ColorMap map, float hi) {
+/// logFloor > 0: the log scale from that floor instead (attention_scale.h).
+QImage attentionImage(const Mat& a, ColorMap map, float hi, double logFloor) {
   QImage img(static_cast<int>(a.cols()), static_cast<int>(a.rows()), QImage::Format_RGB32);
   const std::vector<QRgb>& table = colorTable(map);
   const float perLevel = 1023.0f / std::max(hi, 1e-6f);
@@ -24,7 +31,8 @@ QImage attentionImage(const Mat& a, ColorMap map, float hi) {
     auto* line = reinterpret_cast<QRgb*>(img.scanLine(i));
     for (int j = 0; j < a.cols(); ++j) {
       const float w = a(i, j);
-      line[j] = table[w > 0 ? std::min(1023, static_cast<int>(w * perLevel + 0.5f)) : 0];
+      line[j] = logFloor > 0 ? lookup(table, logPosition(w, logFloor))
+                             : table[w > 0 ? std::min(1023, static_cast<int>(w * perLevel + 0.5f)) : 0];
     }
   }
   return img;
@@ -71,7 +79,11 @@ void ModelGridView::showResult(const ResultPtr& result) {
       for (const HeadTrace& h : l.heads) {
         const float own = largest(h) > 0 ? largest(h) : 1;
         const float hi = scale == AttentionScale::PerMap ? own : static_cast<float>(scaleMax_);
-        thumbs_.push_back(attentionImage(drawn(h), ViewStyle::instance().sequential(), hi));
+        // Row: each row of the thumbnail (of a long input: of its pooled map) to its own maximum.
+        const Mat& m = drawn(h);
+        const double floor = scale == AttentionScale::Log ? logFloor(t.tokenCount()) : 0;
+        thumbs_.push_back(attentionImage(scale == AttentionScale::Row ? rowNormalised(m) : m,
+                                         ViewStyle::instance().sequential(), hi, floor));
       }
   }
   update();
@@ -103,7 +115,8 @@ int ModelGridView::barReserve() const {
 
 QRect ModelGridView::cellRect(int layer, int head) const {
   const double s = labelPointSize() / 8;
-  const int labelW = static_cast<int>(34 * s), labelH = static_cast<int>(20 * s);
+  // A grouped-query model: a second row of labels names the kv head each group of heads reads.
+  const int labelW = static_cast<int>(34 * s), labelH = static_cast<int>((groupedQuery() ? 36 : 20) * s);
   const int w = width() - labelW - kMargin - barReserve(), h = height() - labelH - kMargin;
   const int cols = std::max(1, heads_), rows = std::max(1, layers_);
   // Square cells when the figure has the grid's shape; in a figure of another shape (2 layers × 4 heads in
@@ -150,6 +163,17 @@ void ModelGridView::paintEvent(QPaintEvent*) {
     p.drawText(QRect(r.center().x() - cellW * headStep / 2, 0, cellW * headStep, r.top() - 2),
                Qt::AlignHCenter | Qt::AlignBottom, tr("H%1").arg(h));
   }
+  if (groupedQuery()) {  // "kv g" over each group of heads reading kv head g, a bracket under it
+    const Trace& t = result_->trace();
+    const int group = heads_ / t.kvHeadCount();
+    for (int g = 0; g < t.kvHeadCount(); ++g) {
+      const QRect a = cellRect(0, g * group), b = cellRect(0, g * group + group - 1);
+      const int y = a.top() - fm.height() - 6;
+      p.drawLine(a.left(), y, b.right(), y);
+      p.drawText(QRect(a.left(), 0, b.right() - a.left(), y - 1), Qt::AlignHCenter | Qt::AlignBottom,
+                 tr("kv %1").arg(g));
+    }
+  }
   const int selL = result_->layer(), selH = result_->head();
   for (int l = 0; l < layers_; ++l) {
     const QRect first = cellRect(l, 0);
@@ -160,6 +184,7 @@ void ModelGridView::paintEvent(QPaintEvent*) {
       const QRect r = cellRect(l, h);
       const QImage& thumb = thumbs_[l * heads_ + h];
       paintCells(&p, r, thumb);  // crisp cells; rectangles in SVG/PDF
+      paintWindow(p, r, result_->trace().layers[l].heads[h].options.window);
       paintPins(p, r, thumb.height(), thumb.width());
       if (isAblated(result_->params.prediction, {l, h})) paintAblated(p, r);
       if (l == selL && h == selH) {
@@ -170,6 +195,20 @@ void ModelGridView::paintEvent(QPaintEvent*) {
     }
   }
   paintColorBar(p);
+}
+
+void ModelGridView::paintWindow(QPainter& p, const QRect& r, int window) const {
+  const int n = result_->trace().tokenCount();
+  const QPolygonF cells = outsideWindow(n, window, 0, n);
+  if (cells.isEmpty()) return;
+  p.save();  // the n × n token cells of the window's staircase over the thumbnail (a long input's is pooled)
+  p.setClipRect(r);
+  p.translate(r.topLeft());
+  p.scale(double(r.width()) / n, double(r.height()) / n);
+  p.setPen(Qt::NoPen);
+  p.setBrush(windowShadeColour());
+  p.drawPolygon(cells);
+  p.restore();
 }
 
 void ModelGridView::paintPins(QPainter& p, const QRect& r, int rows, int cols) const {
@@ -208,17 +247,49 @@ void ModelGridView::paintColorBar(QPainter& p) const {
   p.setPen(QPen(ViewStyle::instance().foreground(), 1));
   p.setBrush(Qt::NoBrush);
   p.drawRect(bar);
-  const bool perMap = ViewStyle::instance().attentionScale() == AttentionScale::PerMap;
+  const AttentionScale scale = ViewStyle::instance().attentionScale();
+  const bool perMap = scale == AttentionScale::PerMap, perRow = scale == AttentionScale::Row;
   const QFontMetrics fm = p.fontMetrics();
-  for (const double t : {0.0, 0.5, 1.0}) {
+  const auto tick = [&](double t, const QString& text) {
     const int y = bar.bottom() - static_cast<int>(std::lround(t * bar.height()));
     p.drawLine(bar.right(), y, bar.right() + 3, y);
-    const QString text = perMap ? (t == 0   ? "0"
-                                   : t == 1 ? tr("max")
-                                            : tr("½ max"))
-                                : QString::number(t * scaleMax_, 'g', 3);
     p.drawText(QRect(bar.right() + 6, y - fm.height(), 200, 2 * fm.height()), Qt::AlignLeft | Qt::AlignVCenter, text);
+  };
+  if (scale == AttentionScale::Log) {  // the floor, 1 and a decade between (more would crowd a short bar)
+    const int lf = static_cast<int>(std::lround(std::log10(logFloor(result_->trace().tokenCount()))));
+    tick(0, decadeLabel(lf));
+    tick(static_cast<double>(lf / 2 - lf) / -lf, decadeLabel(lf / 2));
+    tick(1, decadeLabel(0));
+    return;
   }
+  for (const double t : {0.0, 0.5, 1.0})
+    tick(t, perMap || perRow ? (t == 0   ? QString("0")
+                                : t == 1 ? (perRow ? tr("row max") : tr("max"))
+                                         : (perRow ? tr("½ row max") : tr("½ max")))
+                             : QString::number(t * scaleMax_, 'g', 3));
+}
+
+bool ModelGridView::groupedQuery() const {
+  return result_ && result_->ok() && result_->trace().kvHeadCount() != result_->trace().headCount();
+}
+
+bool ModelGridView::event(QEvent* e) {
+  if (e->type() == QEvent::ToolTip) {  // the thumbnail under the mouse named, with its kv head in a GQA model
+    auto* help = static_cast<QHelpEvent*>(e);
+    int l, h;
+    if (headAt(help->pos(), &l, &h)) {
+      QToolTip::showText(help->globalPos(),
+                         tr("L%1 H%2%3%4")
+                                 .arg(l)
+                                 .arg(h)
+                                 .arg(kvSuffix(result_->trace(), h),
+                                      windowTitleNote(result_->trace().layers[l].heads[h].options.window)) +
+                             "\n" + toolTip(),
+                         this);
+      return true;
+    }
+  }
+  return TraceView::event(e);
 }
 
 void ModelGridView::mousePressEvent(QMouseEvent* event) {

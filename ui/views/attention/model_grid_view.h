@@ -31,9 +31,13 @@ class ModelGridView : public TraceView {
  protected:
   void paintEvent(QPaintEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
+  /// Tooltips name the thumbnail under the mouse, "L3 H7 (kv 1)".
+  bool event(QEvent* event) override;
 
  private:
   QRect cellRect(int layer, int head) const;
+  /// Fewer kv heads than heads (GQA/MQA): the grid names each group's kv head.
+  bool groupedQuery() const;
   double labelPointSize() const;
   /// Width kept free on the right for the colour bar and its labels.
   int barReserve() const;
@@ -41,6 +45,8 @@ class ModelGridView : public TraceView {
   /// Outlines the pinned tokens' rows and columns on the thumbnail at `r` (rows × cols cells).
   void paintPins(QPainter& p, const QRect& r, int rows, int cols) const;
   void paintAblated(QPainter& p, const QRect& r) const;
+  /// Shades the cells outside a sliding window of `window` keys on the thumbnail at `r` (window_shade.h).
+  void paintWindow(QPainter& p, const QRect& r, int window) const;
 
   ResultPtr result_;
   std::vector<QImage> thumbs_;  ///< layer-major

@@ -7,6 +7,7 @@
 
 #include "ui/plots/colormaps.h"
 #include "ui/plots/view_style.h"
+#include "ui/views/common/head_names.h"
 
 namespace attnlab::ui {
 namespace {
@@ -58,10 +59,13 @@ double choiceValue(const HeadAtlas& atlas, const QString& choice, int layer, int
   return it->second[layer][head];
 }
 
-QString headLabel(int layer, int head) { return QString("%1.%2").arg(layer).arg(head); }
+QString headLabel(int layer, int head) { return QString("L%1H%2").arg(layer).arg(head); }
 
 QString headSummary(const HeadAtlas& atlas, int layer, int head) {
-  QStringList lines = {QObject::tr("Head %1 (layer %2, head %3)").arg(headLabel(layer, head)).arg(layer).arg(head)};
+  // A grouped-query model: the kv head it reads (the probe's trace knows the grouping).
+  const QString kv = atlas.probeTrace ? kvSuffix(*atlas.probeTrace, head) : QString();
+  QStringList lines = {
+      QObject::tr("Head %1%4 (layer %2, head %3)").arg(headLabel(layer, head)).arg(layer).arg(head).arg(kv)};
   for (const QString& choice : atlasChoices(atlas)) {
     if (choice == "layer" || choice == "head") continue;
     const double v = choiceValue(atlas, choice, layer, head);

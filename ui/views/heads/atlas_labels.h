@@ -15,7 +15,7 @@ QStringList atlasChoices(const HeadAtlas& atlas);
 QString choiceTitle(const QString& choice);
 /// The head's value of `choice` (NaN when the atlas lacks it).
 double choiceValue(const HeadAtlas& atlas, const QString& choice, int layer, int head);
-/// "1.2" (layer.head), the label the atlas's topExamples and the views use.
+/// "L1H2", the label the views use: as the CSV's (core/atlas headName), never "0.10", which reads as 0.1 (head 1).
 QString headLabel(int layer, int head);
 /// Hover text: the head, then every score of it, one per line.
 QString headSummary(const HeadAtlas& atlas, int layer, int head);

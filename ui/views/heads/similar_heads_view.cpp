@@ -5,6 +5,7 @@
 
 #include "ui/plots/matrix_plot.h"
 #include "ui/plots/panel_layout.h"
+#include "ui/plots/view_style.h"
 #include "ui/views/heads/atlas_labels.h"
 #include "ui/views/heads/head_scatter_plot.h"
 #include "ui/views/heads/heads_numbers.h"
@@ -15,8 +16,10 @@ SimilarHeadsView::SimilarHeadsView(AtlasStore* store, QWidget* parent) : AtlasVi
   auto* layout = new QVBoxLayout(this);
   auto* plots = new PanelLayout(360, 300);  // the similarity map beside the MDS map, or above it when narrow
   matrix_ = new MatrixPlot;
-  matrix_->setRangeMode(MatrixPlot::Range::Fixed);
-  matrix_->setFixedRange(0, 1);
+  // Similarities are in [0, 1] and follow the attention colour scale (attention_scale.h): a row to its largest
+  // similarity to another head (its own is always 1), or log colours.
+  matrix_->setRangeMode(MatrixPlot::Range::UnitInterval);
+  matrix_->setRowMaxSkipsDiagonal(true);
   matrix_->setAxisTitles(tr("head (clustered order)"), tr("head (clustered order)"));
   map_ = new HeadScatterPlot;
   plots->addWidget(matrix_);
@@ -37,6 +40,9 @@ SimilarHeadsView::SimilarHeadsView(AtlasStore* store, QWidget* parent) : AtlasVi
   });
   connect(matrix_, &MatrixPlot::cellClicked, this, [this](int row, int, Qt::KeyboardModifiers) {
     if (row >= 0 && row < static_cast<int>(order_.size())) selectIndex(order_[row]);
+  });
+  connect(&ViewStyle::instance(), &ViewStyle::changed, this, [this] {
+    if (!order_.empty()) matrix_->setTitle(title_ + attentionScaleTitleNote(ViewStyle::instance().attentionScale()));
   });
   connect(map_, &HeadScatterPlot::pointHovered, this, [this](int i) {
     if (i < 0 || !atlas()) return;
@@ -66,7 +72,7 @@ void SimilarHeadsView::drawAtlas(const std::shared_ptr<const HeadAtlas>& atlas) 
   QStringList labels;
   for (int i : order_) labels << headLabel(i / atlas->heads, i % atlas->heads);
   title_ = tr("Similarity of the %1 heads' attention (1 − JSD / ln 2), clustered").arg(order_.size());
-  matrix_->setTitle(title_);
+  matrix_->setTitle(title_ + attentionScaleTitleNote(ViewStyle::instance().attentionScale()));
   matrix_->setMatrix(m.cast<float>(), labels, labels);
   std::vector<HeadScatterPlot::Point> points;
   for (size_t i = 0; i < atlas->map2d.size(); ++i) {

@@ -1,6 +1,6 @@
 #pragma once
 // "similar_heads" (issue 17): the heads' pairwise similarity (1 − JSD / ln 2 of their attention rows) as a matrix in
-// the clustering's order, labelled "L.H", so heads that do the same thing sit in blocks; beside it the 2-D map of
+// the clustering's order, labelled "L1H2", so heads that do the same thing sit in blocks; beside it the 2-D map of
 // the heads coloured by layer. Hover names the heads, a click selects one everywhere.
 #include <QLabel>
 

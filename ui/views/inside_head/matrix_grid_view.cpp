@@ -1,5 +1,8 @@
 #include "ui/views/inside_head/matrix_grid_view.h"
 
+#include <QLabel>
+#include <QLocale>
+
 #include "core/model/layer_outputs.h"
 #include "core/session/token_pins.h"
 
@@ -35,7 +38,24 @@ ViewNumbers MatrixGridView::numbers(const ComputeResult& result) const {
   return n;
 }
 
+void MatrixGridView::showNote(const QString& text, int row, int col) {
+  if (!note_) {
+    note_ = new QLabel(this);
+    note_->setWordWrap(true);
+    note_->setAlignment(Qt::AlignCenter);
+  }
+  grid_->addWidget(note_, row, col);
+  note_->setText(text);
+  note_->show();
+}
+
+QString MatrixGridView::note() const { return note_ && !note_->isHidden() ? note_->text() : QString(); }
+
 void MatrixGridView::showPanels(const std::vector<Panel>& panels, int columns, bool lastSpansRow) {
+  if (note_) {  // a note belongs to the panels it was shown with
+    grid_->removeWidget(note_);
+    note_->hide();
+  }
   shown_ = panels;
   if (plots_.size() != panels.size()) {
     for (MatrixPlot* p : plots_) delete p;
@@ -125,11 +145,19 @@ void QkvView::showResult(const ResultPtr& result) {
                                {tr("%1 values V  [%2 × %3]").arg(kvWhere).arg(head.v().rows()).arg(head.v().cols()),
                                 head.v(), tokens, dims, sym, div, "v" + kvId}};
   // The n × n scores of a long text belong to the heatmap's pyramid, not to a cell-by-cell plot.
-  if (tokens.size() <= kMaxScoresTokens)
+  const bool scores = tokens.size() <= kMaxScoresTokens;
+  if (scores)
     panels.push_back(
         {tr("%1 scores Q·Kᵀ%2 (before softmax)").arg(where, result->trace().causal ? tr(", mask not applied") : ""),
          *result->scoresMap(l, h), tokens, tokens, sym, div, "scores" + id, true});
   showPanels(panels, 2);
+  if (!scores)  // the fourth place says why it is empty
+    showNote(tr("The scores Q·Kᵀ get a panel up to %1 tokens; this text has %2, whose %3 × %3 scores no plot draws "
+                "cell by cell. The heatmap shows this head's attention zoomable, with every token.")
+                 .arg(QLocale(QLocale::English).toString(kMaxScoresTokens))
+                 .arg(QLocale(QLocale::English).toString(tokens.size()))
+                 .arg(QLocale(QLocale::English).toString(tokens.size())),
+             1, 1);
   markTokens(result);
 }
 

@@ -2,6 +2,7 @@
 // A view made of several MatrixPlots in a grid, rebuilt when the number of panels changes. Head
 // outputs and Q/K/V share it; each subclass says which matrices to show.
 #include <QGridLayout>
+#include <QLabel>
 #include <vector>
 
 #include "ui/plots/matrix_plot.h"
@@ -35,10 +36,20 @@ class MatrixGridView : public TraceView {
   /// After showPanels: the pinned tokens' rows outlined, the hovered one banded; a click on a row
   /// label pins.
   void markTokens(const ResultPtr& result);
+  /// After showPanels: `text` in the grid's place (row, col), e.g. why a panel is missing; the next showPanels
+  /// removes it.
+  void showNote(const QString& text, int row, int col);
+
+ public:
+  /// The note shown with the panels (empty: none).
+  QString note() const;
+
+ protected:
   void onHoverChanged(int token) override;
 
  private:
   QGridLayout* grid_;
+  QLabel* note_ = nullptr;
   std::vector<MatrixPlot*> plots_;
   std::vector<Panel> shown_;  ///< what the plots draw, for numbers()
   double fontScale_ = 1.0;

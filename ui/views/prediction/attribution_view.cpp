@@ -69,6 +69,14 @@ AttributionView::AttributionView(QWidget* parent) : TraceView(parent) {
   plot_->setRangeMode(MatrixPlot::Range::Symmetric);
   plot_->setColorMap(ColorMap::Diverging);
   plot_->setAxisTitles(tr("layer"), tr("head (and the layer's MLP)"));
+  // A cell is one head's (or MLP's) share of the logit at the predicted position, not an edge "L1 [1] → H1 [1]".
+  plot_->setCellNamer([this](int row, int col) {
+    const QString part =
+        col < shown_.heads.cols() ? tr("layer %1 head %2").arg(row).arg(col) : tr("layer %1 MLP").arg(row);
+    if (!shownResult_ || !shownResult_->ok()) return part;
+    const int position = predictionPosition(*shownResult_);
+    return tr("%1, position %2 “%3”").arg(part).arg(position).arg(shownResult_->tokenLabels().value(position));
+  });
   layout->addWidget(plot_, 1);
   sum_ = new QLabel;
   sum_->setWordWrap(true);

@@ -6,7 +6,10 @@
 #include <QMouseEvent>
 #include <QtTest>
 
+#include <cmath>
+
 #include "tests/harness/test_registry.h"
+#include "ui/plots/view_style.h"
 #include "ui/shell/live_controller.h"
 #include "ui/views/attention/heatmap_view.h"
 #include "ui/views/common/token_selection.h"
@@ -81,6 +84,73 @@ class TestHeatmapView : public QObject {
     v.showResult(run(8));
     QVERIFY(!v.showsLong());
     QVERIFY(v.plot()->isVisible());
+  }
+
+  void longMapsUnderTheRowAndLogScales() {
+    // Issue 31: a long causal map is blank on 0–1. Row: every row's peak is the top colour, the read-out is the
+    // weight itself; log: colours from logFloor(n). The title names the scale in force.
+    HeatmapView v;
+    v.resize(900, 800);
+    v.show();
+    const int n = HeatmapView::kLongInput + 44;
+    const ResultPtr r = run(n);
+    QVERIFY(r->ok());
+    const Mat& a = r->trace().layers[0].heads[0].attention;
+    const auto setScale = [](const std::string& name) {
+      DisplaySettings d;
+      d.attentionScale = name;
+      ViewStyle::instance().setDisplay(d);
+    };
+    setScale("row");
+    v.showResult(r);
+    ZoomableHeatmap* w = v.longPlot();
+    const MapPyramid* p = w->pyramid();
+    const auto& table = colorTable(ColorMap::Viridis);
+    for (int row : {0, 7, n / 2, n - 1}) {
+      const float top = a.row(row).maxCoeff();
+      for (int col : {0, row / 2, row}) {
+        QCOMPARE(p->value(row, col), a(row, col) / top);
+        QCOMPARE(w->cellColor(row, col), lookup(table, a(row, col) / top));
+      }
+    }
+    // Max pooling of the normalised rows: the coarsest level's cells are all 1 on their rows' peaks (the diagonal
+    // blocks hold a row's peak for every row in a causal map, at least its own key).
+    const MapLevel& coarse = p->level(p->levelCount() - 1, Pooling::Max);
+    for (Eigen::Index i = 0; i < coarse.rows(); ++i) QCOMPARE(coarse.row(i).maxCoeff(), 1.0f);
+    // Hover reads the weight, not the normalised value.
+    w->zoomBy(5 / w->scale(), w->plotRect().center());
+    const QPointF pos = w->plotRect().center() + QPointF(3, 2);
+    int row, col;
+    QVERIFY(w->cellAt(pos, &row, &col));
+    QMouseEvent move(QEvent::MouseMove, pos, w->mapToGlobal(pos), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(w, &move);
+    QVERIFY2(v.hoverStrip()->text().contains(QString::number(a(row, col), 'f', 4)), qPrintable(v.hoverStrip()->text()));
+    // Log: the pyramid holds the weights again; a cell's colour is its log position from 10^−4 (n = 300).
+    setScale("log");
+    QCOMPARE(w->pyramid()->value(n - 1, 3), a(n - 1, 3));
+    QCOMPARE(w->cellColor(n - 1, 3), lookup(table, (std::log10(double(a(n - 1, 3))) + 4) / 4));
+    setScale("unit");
+    QCOMPARE(w->cellColor(n - 1, 3), lookup(table, double(a(n - 1, 3))));
+  }
+
+  void titlesNameTheScale() {
+    HeatmapView v;
+    v.resize(700, 600);
+    v.show();
+    v.showResult(run(12));
+    QCOMPARE(v.plot()->title(), QString("Attention · layer 0 · head 0"));
+    DisplaySettings d;
+    d.attentionScale = "log";
+    ViewStyle::instance().setDisplay(d);
+    QCOMPARE(v.plot()->title(), QString("Attention · layer 0 · head 0 · log colours"));
+    QCOMPARE(v.plot()->colorBarLabel(), QString("weight (log)"));
+    d.attentionScale = "row";
+    ViewStyle::instance().setDisplay(d);
+    QCOMPARE(v.plot()->title(), QString("Attention · layer 0 · head 0 · each row to its max"));
+    QCOMPARE(v.plot()->colorBarLabel(), QString("weight ÷ row max"));
+    ViewStyle::instance().setDisplay(DisplaySettings{});
+    QCOMPARE(v.plot()->title(), QString("Attention · layer 0 · head 0"));
+    QCOMPARE(v.plot()->colorBarLabel(), QString("weight"));
   }
 };
 

@@ -5,12 +5,14 @@
 #include <QSignalSpy>
 #include <QtTest>
 
+#include <cmath>
 #include <set>
 
 #include "core/base/errors.h"
 #include "core/run/pipeline.h"
 #include "tests/harness/test_registry.h"
 #include "ui/plots/matrix_plot.h"
+#include "ui/plots/view_style.h"
 #include "ui/views/heads/atlas_labels.h"
 #include "ui/views/heads/context_list.h"
 #include "ui/views/heads/head_contexts_view.h"
@@ -150,7 +152,7 @@ class TestHeadsViews : public QObject {
     showIn(view, view, f, compute());
     view.plot()->replot();
     QTest::mouseMove(view.plot(), view.plot()->pixelOf(1 * kHeads + 2).toPoint());
-    QTRY_VERIFY(view.hoverText().contains("Head 1.2"));
+    QTRY_VERIFY(view.hoverText().contains("Head L1H2 (layer 1, head 2)"));
     QVERIFY(view.hoverText().contains("induction: 0.450"));
     QVERIFY(view.hoverText().contains("entropy: 3.000"));
     QVERIFY(view.hoverHasThumbnail());
@@ -252,6 +254,36 @@ class TestHeadsViews : public QObject {
     QCOMPARE(s->colLabels, s->rowLabels);
     QVERIFY(matrix(n, "map2d"));
     QCOMPARE(matrix(n, "map2d")->rowLabels[5], std::string("L1H1"));
+  }
+
+  void similarityMapFollowsTheColourScale() {
+    // Issue 31: row — each row to its largest similarity to another head (its own is 1); log — from 10⁻³ (8 heads).
+    Fixture f;
+    SimilarHeadsView view(&f.store);
+    showIn(view, view, f, compute());
+    const std::vector<int>& order = view.order();
+    const HeadAtlas& a = *f.store.atlas();
+    const auto s = [&](int i, int j) { return double(float(a.similarity[order[i]][order[j]])); };
+    const auto viridis = [](double t) { return QColor::fromRgb(gradient(ColorMap::Viridis).color(t, QCPRange(0, 1))); };
+    QCOMPARE(view.matrix()->cellColor(0, 1), viridis(s(0, 1)));
+    DisplaySettings d;
+    d.attentionScale = "row";
+    ViewStyle::instance().setDisplay(d);
+    for (int i : {0, 3, 7}) {
+      double top = 0;
+      for (int k = 0; k < 8; ++k)
+        if (k != i) top = std::max(top, double(float(a.similarity[order[i]][order[k]])));
+      for (int j : {0, 2, 5})
+        if (j != i) QCOMPARE(view.matrix()->cellColor(i, j), viridis(double(float(s(i, j)) / float(top))));
+    }
+    QVERIFY(view.matrix()->title().endsWith(" · each row to its max"));
+    QCOMPARE(view.matrix()->colorBarLabel(), QString("weight ÷ row max"));
+    d.attentionScale = "log";
+    ViewStyle::instance().setDisplay(d);
+    QCOMPARE(view.matrix()->cellColor(0, 1), viridis((std::log10(s(0, 1)) + 3) / 3));
+    QVERIFY(view.matrix()->title().endsWith(" · log colours"));
+    ViewStyle::instance().setDisplay(DisplaySettings{});
+    QCOMPARE(view.matrix()->cellColor(0, 1), viridis(s(0, 1)));
   }
 
   void contextsShowTheSnippetsAndAClickLoadsOne() {

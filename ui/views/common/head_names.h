@@ -1,0 +1,13 @@
+#pragma once
+// How views name a head of a grouped-query model (issue 31): which key/value head a query head reads, e.g.
+// "L3 H7 (kv 1)", in every view that names heads; a model without GQA (one kv head per query head) gets no note.
+#include <QString>
+
+#include "core/model/trace.h"
+
+namespace attnlab::ui {
+
+/// " (kv g)", g = the kv head query head `head` reads, when the trace has fewer kv heads than heads; else empty.
+QString kvSuffix(const Trace& trace, int head);
+
+}  // namespace attnlab::ui
