@@ -110,6 +110,11 @@ void AttributionView::showMessage(const QString& text) {
 
 void AttributionView::showResult(const ResultPtr& result) {
   if (!result || !result->ok()) return;
+  if (shownResult_ && shownResult_->run->model != result->run->model) {
+    // The map on screen is another model's: hidden until this model's arrives (or its message says why not).
+    plot_->setVisible(false);
+    sum_->setText(tr("Attributing on %1…").arg(QString::fromStdString(result->run->info.name)));
+  }
   shown_ = {};
   shownResult_ = result;
   const PredictionSettings& s = result->params.prediction;

@@ -86,7 +86,9 @@ PatchingView::PatchingView(QWidget* parent) : TraceView(parent) {
   connect(controls_, &PatchingControls::inputsTyped, this, &PatchingView::recheck);
   connect(controls_, &PatchingControls::cancelRequested, this, [this] {
     job_->cancel();  // the inputs stay requested: a sentence edit does not restart them, Run does
-    controls_->setStatus(tr("Cancelled: the map shows the previous inputs; press Run patching to compute these."),
+    controls_->setStatus(shown_.map.heads.size() > 0
+                             ? tr("Cancelled: the map shows the previous inputs; press Run patching to compute these.")
+                             : tr("Cancelled: no map; press Run patching to compute one."),
                          false);
   });
   connect(heads_, &MatrixPlot::cellClicked, this, [this](int row, int col, Qt::KeyboardModifiers) {
@@ -138,10 +140,7 @@ void PatchingView::showMessage(const QString& text) {
   message_->setText(text);
   message_->show();
   controls_->setVisible(false);  // a hidden field, not a dead one: nothing here can run on this model
-  headline_->clear();
-  heads_->setVisible(false);
-  resid_->setVisible(false);
-  summary_->clear();
+  clearMap();
 }
 
 void PatchingView::showResult(const ResultPtr& result) {
@@ -181,9 +180,20 @@ void PatchingView::start(const PatchingInputs& in) {
     c = check(*model, in);
   } catch (const std::exception& e) {
     job_->cancel();
-    controls_->setStatus(QString::fromUtf8(e.what()), true);
+    // The map on screen was computed for other inputs (another model, other texts): it no longer applies.
+    const bool cleared = clearMap();
+    controls_->setStatus(cleared ? tr("%1. The map was cleared: it belonged to %2 and does not apply here.")
+                                       .arg(QString::fromUtf8(e.what()), shownFor_)
+                                 : QString::fromUtf8(e.what()),
+                         true);
     return;
   }
+  // A map of another model is cleared at once; one of this model with other inputs stays, marked, until the new one
+  // replaces it.
+  if (!shown_.model.expired() && !sameModel(shown_.model, model))
+    clearMap();
+  else if (shown_.map.heads.size() > 0 && shown_.in != in)
+    summary_->setText(tr("<b>Stale:</b> these maps are for the previous inputs; the new ones are being computed."));
   controls_->setStatus(tr("clean and corrupt: %1 tokens each · computing…").arg(textTokens(c.clean)), false);
   ++runsStarted_;
   const std::string style = result_->run->info.pieceStyle;
@@ -193,6 +203,7 @@ void PatchingView::start(const PatchingInputs& in) {
         out.map = activationPatching(*model, c.clean, c.corrupt, c.target, c.versus, control, true);
         out.in = in;
         out.model = model;
+        out.modelName = QString::fromStdString(model->info().name);
         // Word-level vocabularies (the trained tiny models) give each sentence's words their own symbols
         // ("#37"): they are labelled with the words.
         const bool words = style.empty();
@@ -215,11 +226,25 @@ void PatchingView::start(const PatchingInputs& in) {
         return out;
       },
       [this](const Computed& out) { draw(out); },
-      [this](const QString& e) { controls_->setStatus(tr("Cannot patch this model: %1").arg(e), true); });
+      [this](const QString& e) {
+        clearMap();
+        controls_->setStatus(tr("Cannot patch this model: %1").arg(e), true);
+      });
+}
+
+bool PatchingView::clearMap() {
+  const bool had = heads_->isVisible() || shown_.map.heads.size() > 0;
+  shown_ = {};
+  heads_->setVisible(false);
+  resid_->setVisible(false);
+  headline_->clear();
+  summary_->clear();
+  return had;
 }
 
 void PatchingView::draw(const Computed& c) {
   shown_ = c;
+  shownFor_ = c.modelName;
   heads_->setVisible(true);
   resid_->setVisible(true);
   const int layers = static_cast<int>(c.map.heads.rows());

@@ -55,6 +55,7 @@ class PatchingView : public TraceView {
     std::weak_ptr<const Model> model;
     QStringList tokens, rawTokens;  ///< the corrupted text's tokens: as shown, and as the vocabulary spells them
     QString target, versus;
+    QString modelName;
   };
 
   void start(const PatchingInputs& in);
@@ -62,6 +63,8 @@ class PatchingView : public TraceView {
   void runRequested();
   void recheck();
   void showMessage(const QString& text);
+  /// Hides the maps and forgets them (their inputs no longer apply); true when there was one.
+  bool clearMap();
   bool canPatch() const;
 
   PatchingControls* controls_;
@@ -76,6 +79,7 @@ class PatchingView : public TraceView {
   std::weak_ptr<const Model> requestedModel_;
   bool hasRequested_ = false;
   Computed shown_;
+  QString shownFor_;  ///< the model the last map drawn was computed with
   int runsStarted_ = 0;
 };
 

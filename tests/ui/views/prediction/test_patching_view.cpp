@@ -191,6 +191,40 @@ class TestPatchingView : public QObject {
     QCOMPARE(selected.first().at(1).toInt(), 2);
   }
 
+  // Issue 31: a map of model A under model B's error is cleared, and the status says why.
+  void anotherModelsTokensClearTheMap() {
+    const ResultPtr a = compute(patchingParams());
+    PatchingView view;
+    view.resize(900, 600);
+    view.show();
+    view.showResult(a);
+    view.waitForAnalyses();
+    QVERIFY(view.headsPlot()->isVisible());
+    QVERIFY(matrix(view.numbers(*a), "patching_heads"));
+    // gemma-mqa splits " roses" in two: with its BOS 14 and 16 tokens, so the pair does not apply to it.
+    Params pb = patchingParams();
+    pb.modelDir = std::string(ATTNLAB_TEST_DATA) + "/reference/decoders/gemma-mqa";
+    const ResultPtr b = compute(pb);
+    QVERIFY2(b->ok(), qPrintable(b->error));
+    view.showResult(b);
+    view.waitForAnalyses();
+    QVERIFY(view.controls()->statusIsError());
+    QVERIFY2(view.controls()->status().startsWith("clean has 14 tokens, corrupt has 16"),
+             qPrintable(view.controls()->status()));
+    QVERIFY2(view.controls()->status().contains("The map was cleared: it belonged to"),
+             qPrintable(view.controls()->status()));
+    QVERIFY(!view.headsPlot()->isVisible());
+    QVERIFY(!view.residPlot()->isVisible());
+    QVERIFY(view.numbers(*b).matrices.empty());
+    QVERIFY(view.numbers(*a).matrices.empty());  // forgotten, not just hidden
+    QCOMPARE(view.runsStarted(), 1);
+    // Back on model A the map is computed again and shown.
+    view.showResult(compute(patchingParams(), a->run->model));
+    view.waitForAnalyses();
+    QVERIFY(view.headsPlot()->isVisible());
+    QVERIFY(!view.controls()->statusIsError());
+  }
+
   void builtinModelGetsTheMessage() {
     Params p;
     p.sentence = "the cat sat on the mat";

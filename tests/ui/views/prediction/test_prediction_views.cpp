@@ -7,6 +7,7 @@
 #include "core/predict/attribution.h"
 #include "core/predict/prediction.h"
 #include "tests/harness/test_registry.h"
+#include "ui/plots/matrix_plot.h"
 #include "ui/shell/live_controller.h"
 #include "ui/views/prediction/attribution_view.h"
 #include "ui/views/prediction/prediction_view.h"
@@ -103,6 +104,34 @@ class TestPredictionViews : public QObject {
       QVERIFY((shown.leftCols(b.heads.cols()) - b.heads).cwiseAbs().maxCoeff() <= 1e-5);
       QVERIFY((shown.rightCols(1) - b.mlp).cwiseAbs().maxCoeff() <= 1e-5);
     }
+  }
+
+  // Issue 31: another model's map is not shown under this model's name; a target the new model lacks says so.
+  void anotherModelHidesTheMap() {
+    Params p;
+    p.modelDir = std::string(ATTNLAB_TEST_DATA) + "/reference/models/gpt2_tiny";
+    p.sentence = "the cat sat on the mat and the cat";
+    p.prediction.target = "Ġcat";
+    const ResultPtr a = LiveController::compute(p, nullptr, {});
+    AttributionView view;
+    view.resize(800, 600);
+    view.show();
+    view.showResult(a);
+    view.waitForAnalyses();
+    MatrixPlot* plot = view.findChild<MatrixPlot*>();
+    QVERIFY(plot && plot->isVisible());
+    p.modelDir = std::string(ATTNLAB_TEST_DATA) + "/reference/decoders/gemma-mqa";  // writes "▁cat", not "Ġcat"
+    const ResultPtr b = LiveController::compute(p, nullptr, {});
+    QVERIFY2(b->ok(), qPrintable(b->error));
+    view.showResult(b);
+    QVERIFY(!plot->isVisible());  // at once, before the new model's attribution is done
+    view.waitForAnalyses();
+    QVERIFY(!plot->isVisible());
+    QLabel* message = nullptr;
+    for (QLabel* l : view.findChildren<QLabel*>())
+      if (l->isVisible() && l->text().contains("unknown token")) message = l;
+    QVERIFY(message);
+    QVERIFY(view.numbers(*b).matrices.empty());
   }
 
   void builtinModelHasNoNumbers() {
