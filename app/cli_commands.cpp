@@ -72,16 +72,26 @@ const std::vector<Subcommand>& subcommands() {
        false,
        runAttribute},
       {"patch",
-       "[model options] --clean TEXT --corrupt TEXT --target TOKEN --versus TOKEN [--out FILE]",
+       "[model options] --clean TEXT --corrupt TEXT --target TOKEN --versus TOKEN [--map all|heads|positions|"
+       "head-position] [--ablate L.H,L.H] [--ablate-mode zero|mean] [--out FILE]",
        "Activation patching (schema attnlab.patch/1): for each head, and for the residual stream entering each "
        "layer at each position (last row: after the last layer), the effect (patched - corrupt) / (clean - "
        "corrupt) of logit(target) - logit(versus) at the last token when that activation is copied from the "
        "clean run into the corrupted one: \"heads\": [[per head] per layer], \"resid\": [[per position] x "
-       "(layers + 1)], \"clean_diff\", \"corrupt_diff\". The texts must have the same number of tokens.",
+       "(layers + 1)], \"clean_diff\", \"corrupt_diff\". The texts must have the same number of tokens. Also "
+       "\"map\", \"first_difference\" (the first position where the texts differ), \"runs\" and \"skipped\" "
+       "(patches that copy equal values: effect 0 without a run), with --map head-position \"head_positions\": "
+       "[[per position] x (layers * heads)], with --ablate \"ablate\" and \"ablate_mode\", and \"warning\" when "
+       "|clean - corrupt| < 0.1 (the effects then mean little). Progress goes to standard error.",
        {{"clean", true, "TEXT: the clean sentence"},
         {"corrupt", true, "TEXT: the corrupted sentence (same token length)"},
         {"target", true, "TOKEN_OR_ID: the token whose logit difference is measured"},
         {"versus", true, "TOKEN_OR_ID: the other token of the difference"},
+        {"map", true,
+         "all|heads|positions|head-position: heads and residual stream (default), heads only (layers * heads runs), "
+         "residual stream only ((layers + 1) * n runs), or each head at each position (layers * heads * n runs)"},
+        {"ablate", true, "L.H,L.H,...: heads switched off in the clean, the corrupted and every patched run"},
+        {"ablate-mode", true, "zero|mean: how --ablate switches them off (default zero)"},
         {"out", true, "FILE: where to write the JSON (default: standard output)"},
         {"indent", true, "N: pretty-print with N spaces (default: compact)"}},
        true,

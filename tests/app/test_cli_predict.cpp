@@ -103,6 +103,37 @@ class TestCliPredict : public QObject {
     QVERIFY(std::abs(j["clean_diff"].toDouble() - (-3.5132804)) < 1e-4);
   }
 
+  // Issue 31: --map asks for one map (or head × position), --ablate keeps heads off in every run.
+  void patchMapsAndAblations() {
+    const QStringList base{"patch",  "--model",  kModel, "--clean",  kClean, "--corrupt",
+                           kCorrupt, "--target", "Ġcat", "--versus", "Ġthe"};
+    const QJsonObject all = runJson(base);
+    QCOMPARE(all["map"].toString(), QString("all"));
+    QCOMPARE(all["first_difference"].toInt(), 11);
+    QVERIFY(all["skipped"].toInt() > 0);
+    // The warning exactly when |clean − corrupt| < 0.1.
+    QCOMPARE(all.contains("warning"), std::abs(all["clean_diff"].toDouble() - all["corrupt_diff"].toDouble()) < 0.1);
+    const QJsonObject heads = runJson(base + QStringList{"--map", "heads"});
+    QVERIFY(!heads.contains("resid"));
+    QVERIFY(std::abs(heads["heads"].toArray()[1].toArray()[2].toDouble() -
+                     all["heads"].toArray()[1].toArray()[2].toDouble()) < 1e-4);
+    const QJsonObject positions = runJson(base + QStringList{"--map", "positions"});
+    QVERIFY(!positions.contains("heads"));
+    QVERIFY(std::abs(positions["resid"].toArray()[2].toArray()[14].toDouble() - 1.0) < 1e-4);
+    const QJsonObject cells = runJson(base + QStringList{"--map", "head-position"});
+    const QJsonArray hp = cells["head_positions"].toArray();
+    QCOMPARE(hp.size(), 8);  // 2 layers × 4 heads
+    QCOMPARE(hp[0].toArray().size(), 15);
+    QCOMPARE(hp[5].toArray()[3].toDouble(), 0.0);  // before the first differing token: nothing to patch
+    const QJsonObject ablated = runJson(base + QStringList{"--ablate", "0.1,1.3", "--ablate-mode", "mean"});
+    QCOMPARE(ablated["ablate"].toArray().size(), 2);
+    QCOMPARE(ablated["ablate_mode"].toString(), QString("mean"));
+    QVERIFY(std::abs(ablated["clean_diff"].toDouble() - all["clean_diff"].toDouble()) > 1e-3);
+    const AppRun bad = runApp(base + QStringList{"--map", "layers"});
+    QCOMPARE(bad.code, 1);
+    QVERIFY(bad.err.contains("--map must be all, heads, positions or head-position, got 'layers'"));
+  }
+
   void badInputIsRefused_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");

@@ -98,11 +98,65 @@ class TestPredictionViews : public QObject {
       view.showResult(toggled);
       view.waitForAnalyses();
       const MatD shown = view.numbers(*toggled).matrices.at(0).values;
-      const int t = named.empty() ? predict(model, toggled->trace(), last, 1).front().id : resolveToken(model, named);
+      // No target named: the prediction without the ablation (issue 31: frozen when the head is switched off).
+      const int t = named.empty() ? target : resolveToken(model, named);
       const Attribution b = directLogitAttribution(
           model, toggled->trace(), headContributions(model, toggled->run->text, toggled->trace(), last), t);
       QVERIFY((shown.leftCols(b.heads.cols()) - b.heads).cwiseAbs().maxCoeff() <= 1e-5);
       QVERIFY((shown.rightCols(1) - b.mlp).cwiseAbs().maxCoeff() <= 1e-5);
+    }
+  }
+
+  // Issue 31: switching heads off keeps the target "the prediction" at the prediction without them, and says so —
+  // whether the view saw the plain run first or not.
+  void ablationFreezesTheTarget() {
+    const ResultPtr plain = compute("models/gpt2_tiny");
+    const Model& model = *plain->run->model;
+    const int last = plain->trace().tokenCount() - 1;
+    const int before = predict(model, plain->trace(), last, 1).front().id;
+    // A set of heads whose ablation changes the prediction: one head, else a layer's heads, else all.
+    ResultPtr ablated;
+    std::vector<std::vector<HeadRef>> sets;
+    for (int l = 0; l < plain->trace().layerCount(); ++l)
+      for (int h = 0; h < plain->trace().headCount(); ++h) sets.push_back({{l, h}});
+    for (int l = 0; l < plain->trace().layerCount(); ++l) {
+      sets.emplace_back();
+      for (int h = 0; h < plain->trace().headCount(); ++h) sets.back().push_back({l, h});
+    }
+    for (const std::vector<HeadRef>& heads : sets) {
+      Params p = plain->params;
+      p.prediction.ablate = heads;
+      const ResultPtr r = LiveController::compute(p, plain->run->model, {});
+      if (predict(model, r->trace(), last, 1).front().id != before) {
+        ablated = r;
+        break;
+      }
+    }
+    QVERIFY(ablated);
+    const int after = predict(model, ablated->trace(), last, 1).front().id;
+    const Attribution expected = directLogitAttribution(
+        model, ablated->trace(), headContributions(model, ablated->run->text, ablated->trace(), last), before);
+    for (bool seenPlain : {true, false}) {
+      AttributionView view;
+      if (seenPlain) {
+        view.showResult(plain);
+        view.waitForAnalyses();
+      }
+      view.showResult(ablated);
+      view.waitForAnalyses();
+      const ViewNumbers n = view.numbers(*ablated);
+      QCOMPARE(n.matrices.size(), std::size_t(1));
+      const MatD& m = n.matrices[0].values;
+      QVERIFY((m.leftCols(expected.heads.cols()) - expected.heads).cwiseAbs().maxCoeff() <= 1e-5);
+      QVERIFY(QString::fromStdString(n.matrices[0].title).contains(ablated->idLabel(before)));
+      QVERIFY2(view.sumText().contains(
+                   QString("Target frozen at “%1”, the prediction before heads").arg(ablated->idLabel(before))),
+               qPrintable(view.sumText()));
+      QVERIFY(view.sumText().contains(QString("(with them off the model predicts “%1”)").arg(ablated->idLabel(after))));
+      // Heads back on: the target is the prediction again, not frozen.
+      view.showResult(plain);
+      view.waitForAnalyses();
+      QVERIFY2(!view.sumText().contains("Target frozen"), qPrintable(view.sumText()));
     }
   }
 
