@@ -25,9 +25,15 @@ int runPatch(const Args& args) {
   const int versus = resolveToken(*model, args.value("versus"));
   PatchingOptions options;
   options.map = parsePatchMap(args.value("map", "all"), "--map");
+  Trace other;  // resample ablation: the run of the other text, whose heads' outputs stand in
   if (args.has("ablate")) {
     options.ablation.ablate = parseHeadList(args.value("ablate"), "--ablate");
     options.ablation.mode = parseAblationMode(args.value("ablate-mode", "zero"), "--ablate-mode");
+    if (options.ablation.mode == AblationMode::Resample) {
+      if (!args.has("resample-text")) throw InputError("--ablate-mode resample needs --resample-text TEXT");
+      other = model->forward(model->tokenize(args.value("resample-text")));
+      options.ablation.resample = &other;
+    }
   }
   StderrProgress progress("attnlab patch");  // minutes for a real-size model's full map
   RunControl control = progress.control();
@@ -47,6 +53,7 @@ int runPatch(const Args& args) {
   if (!options.ablation.ablate.empty()) {
     j["ablate"] = formatHeadList(options.ablation.ablate);
     j["ablate_mode"] = ablationModeName(options.ablation.mode);
+    if (options.ablation.resample) j["resample_text"] = args.value("resample-text");
   }
   if (!r.warning.empty()) {
     j["warning"] = r.warning;

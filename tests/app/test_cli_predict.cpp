@@ -134,6 +134,23 @@ class TestCliPredict : public QObject {
     QVERIFY(bad.err.contains("--map must be all, heads, positions or head-position, got 'layers'"));
   }
 
+  // Issue 31: resample ablation from the sentence itself changes nothing; from another text it does.
+  void resampleAblation() {
+    const QStringList s{"predict", "--model", kModel, "--sentence", "The cat sat on the mat", "--top", "3"};
+    const QJsonObject plain = runJson(s);
+    const QJsonObject own = runJson(s + QStringList{"--ablate", "1.2,0.3", "--ablate-mode", "resample",
+                                                    "--resample-text", "The cat sat on the mat"});
+    const QJsonObject other = runJson(s + QStringList{"--ablate", "1.2,0.3", "--ablate-mode", "resample",
+                                                      "--resample-text", "A dog ran in the park"});
+    for (int i = 0; i < 3; ++i) {
+      const QJsonObject p = plain["top"].toArray()[i].toObject(), o = own["top"].toArray()[i].toObject();
+      QCOMPARE(o["id"].toInt(), p["id"].toInt());
+      QVERIFY(std::abs(o["prob"].toDouble() - p["prob"].toDouble()) < 1e-6);
+    }
+    QVERIFY(std::abs(other["top"].toArray()[0].toObject()["prob"].toDouble() -
+                     plain["top"].toArray()[0].toObject()["prob"].toDouble()) > 1e-4);
+  }
+
   void badInputIsRefused_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
@@ -143,7 +160,10 @@ class TestCliPredict : public QObject {
     QTest::newRow("head") << (QStringList{"predict"} + s + QStringList{"--ablate", "2.0"}) << "does not exist";
     QTest::newRow("heads syntax") << (QStringList{"predict"} + s + QStringList{"--ablate", "1-2"}) << "LAYER.HEAD";
     QTest::newRow("mode") << (QStringList{"predict"} + s + QStringList{"--ablate", "0.0", "--ablate-mode", "half"})
-                          << "zero or mean";
+                          << "must be zero, mean or resample, got 'half'";
+    QTest::newRow("resample text") << (QStringList{"predict"} + s +
+                                       QStringList{"--ablate", "0.0", "--ablate-mode", "resample"})
+                                   << "--ablate-mode resample needs --resample-text TEXT";
     QTest::newRow("target") << (QStringList{"attribute"} + s + QStringList{"--target", "Ġzzz"}) << "unknown token";
     QTest::newRow("lengths") << QStringList{"patch",   "--model",  kModel, "--clean",  "The cat", "--corrupt",
                                             "The mat", "--target", "1",    "--versus", "2"}

@@ -52,6 +52,14 @@ QPoint cellCentre(MatrixPlot* plot, int row, int col) {
   return QPointF(plot->xAxis->coordToPixel(col), plot->yAxis->coordToPixel(row)).toPoint();
 }
 
+/// ATTNLAB_LAYOUT_SHOTS=DIR: the view as the test left it, to look at.
+void shot(QWidget& view, const char* name) {
+  if (const QString dir = qEnvironmentVariable("ATTNLAB_LAYOUT_SHOTS"); !dir.isEmpty()) {
+    for (int round = 0; round < 8; ++round) QApplication::processEvents();
+    view.grab().save(QString("%1/%2.png").arg(dir, name));
+  }
+}
+
 }  // namespace
 
 class TestPatchingView : public QObject {
@@ -265,7 +273,7 @@ class TestPatchingView : public QObject {
   void mapChoiceProgressAndWarning() {
     const ResultPtr r = compute(patchingParams());
     PatchingView view;
-    view.resize(900, 600);
+    view.resize(1000, 620);  // the view's part of a 1280 × 720 window
     view.show();
     view.showResult(r);
     view.waitForAnalyses();
@@ -288,6 +296,7 @@ class TestPatchingView : public QObject {
     QVERIFY(!view.headsPlot()->isVisible());
     QVERIFY(view.residPlot()->isVisible());
     QCOMPARE(view.residPlot()->rows(), 8);
+    shot(view, "patching_head_position");
     box->setCurrentIndex(box->findData(static_cast<int>(PatchMap::Heads)));
     emit box->activated(box->currentIndex());
     view.waitForAnalyses();
@@ -318,6 +327,7 @@ class TestPatchingView : public QObject {
     view.showResult(compute(p, r->run->model));
     view.waitForAnalyses();
     QVERIFY2(view.summary().contains("Warning: clean − corrupt is only"), qPrintable(view.summary()));
+    shot(view, "patching_heads_warning");
   }
 
   void builtinModelGetsTheMessage() {
