@@ -38,7 +38,8 @@ const std::vector<Subcommand>& subcommands() {
        false,
        runDump},
       {"predict",
-       "[options] [--position I] [--top K] [--temperature T] [--ablate L.H,L.H] [--ablate-mode zero|mean] "
+       "[options] [--position I] [--top K] [--temperature T] [--ablate L.H,L.H] [--ablate-mode zero|mean|resample "
+       "--resample-text TEXT] "
        "[--logit-lens] [--out FILE]",
        "The next-token distribution at a position (default: the last token) as JSON (schema attnlab.predict/1): "
        "\"tokens\", \"token_ids\", \"position\", \"top\": [{\"id\", \"token\", \"logit\", \"prob\"}...] with "
@@ -48,7 +49,12 @@ const std::vector<Subcommand>& subcommands() {
         {"top", true, "K: how many tokens to list (default 10)"},
         {"temperature", true, "T: softmax temperature (default 1)"},
         {"ablate", true, "L.H,L.H,...: heads whose output is switched off before the output projection"},
-        {"ablate-mode", true, "zero|mean: set the ablated heads' output to zero or to its mean over positions"},
+        {"ablate-mode", true,
+         "zero|mean|resample: set the ablated heads' output to zero, to its mean over positions, or to its output in "
+         "a run of --resample-text"},
+        {"resample-text", true,
+         "TEXT: with --ablate-mode resample, the other text (at least as many tokens) whose run gives the ablated "
+         "heads' outputs, position by position"},
         {"logit-lens", false, "add each layer's residual stream decoded through the final norm and unembedding"},
         {"out", true, "FILE: where to write the JSON (default: standard output)"},
         {"indent", true, "N: pretty-print with N spaces (default: compact)"}},
@@ -72,16 +78,27 @@ const std::vector<Subcommand>& subcommands() {
        false,
        runAttribute},
       {"patch",
-       "[model options] --clean TEXT --corrupt TEXT --target TOKEN --versus TOKEN [--out FILE]",
+       "[model options] --clean TEXT --corrupt TEXT --target TOKEN --versus TOKEN [--map all|heads|positions|"
+       "head-position] [--ablate L.H,L.H] [--ablate-mode zero|mean|resample] [--resample-text TEXT] [--out FILE]",
        "Activation patching (schema attnlab.patch/1): for each head, and for the residual stream entering each "
        "layer at each position (last row: after the last layer), the effect (patched - corrupt) / (clean - "
        "corrupt) of logit(target) - logit(versus) at the last token when that activation is copied from the "
        "clean run into the corrupted one: \"heads\": [[per head] per layer], \"resid\": [[per position] x "
-       "(layers + 1)], \"clean_diff\", \"corrupt_diff\". The texts must have the same number of tokens.",
+       "(layers + 1)], \"clean_diff\", \"corrupt_diff\". The texts must have the same number of tokens. Also "
+       "\"map\", \"first_difference\" (the first position where the texts differ), \"runs\" and \"skipped\" "
+       "(patches that copy equal values: effect 0 without a run), with --map head-position \"head_positions\": "
+       "[[per position] x (layers * heads)], with --ablate \"ablate\" and \"ablate_mode\", and \"warning\" when "
+       "|clean - corrupt| < 0.1 (the effects then mean little). Progress goes to standard error.",
        {{"clean", true, "TEXT: the clean sentence"},
         {"corrupt", true, "TEXT: the corrupted sentence (same token length)"},
         {"target", true, "TOKEN_OR_ID: the token whose logit difference is measured"},
         {"versus", true, "TOKEN_OR_ID: the other token of the difference"},
+        {"map", true,
+         "all|heads|positions|head-position: heads and residual stream (default), heads only (layers * heads runs), "
+         "residual stream only ((layers + 1) * n runs), or each head at each position (layers * heads * n runs)"},
+        {"ablate", true, "L.H,L.H,...: heads switched off in the clean, the corrupted and every patched run"},
+        {"ablate-mode", true, "zero|mean|resample: how --ablate switches them off (default zero)"},
+        {"resample-text", true, "TEXT: with --ablate-mode resample, the text whose run gives the heads' outputs"},
         {"out", true, "FILE: where to write the JSON (default: standard output)"},
         {"indent", true, "N: pretty-print with N spaces (default: compact)"}},
        true,

@@ -18,9 +18,13 @@ int runPredict(const Args& args) {
   if (args.has("ablate")) {
     Intervention iv;
     iv.ablate = parseHeadList(args.value("ablate"), "--ablate");
-    const std::string mode = args.value("ablate-mode", "zero");
-    if (mode != "zero" && mode != "mean") throw InputError("--ablate-mode must be zero or mean, got '" + mode + "'");
-    iv.mode = mode == "mean" ? AblationMode::Mean : AblationMode::Zero;
+    iv.mode = parseAblationMode(args.value("ablate-mode", "zero"), "--ablate-mode");
+    Trace other;  // resample: the run of the other text, whose heads' outputs stand in
+    if (iv.mode == AblationMode::Resample) {
+      if (!args.has("resample-text")) throw InputError("--ablate-mode resample needs --resample-text TEXT");
+      other = r.model->forward(r.model->tokenize(args.value("resample-text")));
+      iv.resample = &other;
+    }
     r.trace = ablationEffect(*r.model, r.text, r.trace, iv, position).ablated;
   }
   nlohmann::json j = {{"schema", "attnlab.predict/1"},

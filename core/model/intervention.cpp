@@ -23,6 +23,16 @@ void checkHeads(const std::vector<HeadRef>& list, int layers, int heads, const c
 
 }  // namespace
 
+const char* ablationModeName(AblationMode mode) {
+  return mode == AblationMode::Mean ? "mean" : mode == AblationMode::Resample ? "resample" : "zero";
+}
+
+AblationMode parseAblationMode(const std::string& name, const std::string& what) {
+  for (AblationMode m : {AblationMode::Zero, AblationMode::Mean, AblationMode::Resample})
+    if (name == ablationModeName(m)) return m;
+  throw InputError(what + " must be zero, mean or resample, got '" + name + "'");
+}
+
 std::vector<HeadRef> parseHeadList(const std::string& list, const std::string& what) {
   std::vector<HeadRef> heads;
   std::stringstream s(list);
@@ -48,6 +58,19 @@ std::vector<std::string> formatHeadList(const std::vector<HeadRef>& heads) {
 void checkIntervention(const Intervention& iv, int layers, int heads, int tokens) {
   checkHeads(iv.ablate, layers, heads, "ablated");
   checkHeads(iv.patchHeads, layers, heads, "patched");
+  if (!iv.ablate.empty() && iv.mode == AblationMode::Resample) {
+    if (!iv.resample)
+      throw InputError("resample ablation needs the run of another text to take the heads' outputs from");
+    if (iv.resample->tokenCount() < tokens)
+      throw InputError("resample ablation: the other text has " + std::to_string(iv.resample->tokenCount()) +
+                       " tokens, fewer than this text's " + std::to_string(tokens) +
+                       ": its heads' outputs cannot stand in for every position");
+    if (iv.resample->layerCount() != layers || iv.resample->headCount() != heads)
+      throw InputError("resample ablation: the other text's run is of another model");
+  }
+  if (iv.patchPosition >= tokens)
+    throw InputError("head patch at position " + std::to_string(iv.patchPosition) + " is outside the text (" +
+                     std::to_string(tokens) + " tokens)");
   const bool patches = !iv.patchHeads.empty() || iv.residualLayer >= 0;
   if (!patches) return;
   if (!iv.source) throw InputError("patching needs the run to patch from");
@@ -66,19 +89,44 @@ std::vector<int> interveneOnConcat(const Intervention& iv, int layer, int heads,
   if (iv.empty()) return changed;
   for (int h = 0; h < heads; ++h) {
     auto cols = concat.middleCols(static_cast<Eigen::Index>(h) * dHead, dHead);  // [n, d_head]
-    if (has(iv.patchHeads, layer, h)) {
+    const bool patched = has(iv.patchHeads, layer, h);
+    if (patched && iv.patchPosition < 0) {
       cols = iv.source->layers[layer].headOutput(h);
     } else if (has(iv.ablate, layer, h)) {
       if (iv.mode == AblationMode::Zero)
         cols.setZero();
-      else
+      else if (iv.mode == AblationMode::Mean)
         cols.rowwise() = cols.colwise().mean().eval();
+      else
+        cols = iv.resample->layers[layer].headOutput(h).topRows(concat.rows());
+      if (patched) cols.row(iv.patchPosition) = iv.source->layers[layer].headOutput(h).row(iv.patchPosition);
+    } else if (patched) {
+      cols.row(iv.patchPosition) = iv.source->layers[layer].headOutput(h).row(iv.patchPosition);
     } else {
       continue;
     }
     changed.push_back(h);
   }
   return changed;
+}
+
+void interveneOnConcatRows(const Intervention& iv, int layer, int heads, int dHead, int first, Mat& concat) {
+  const Eigen::Index m = concat.rows();
+  for (int h = 0; h < heads; ++h) {
+    auto cols = concat.middleCols(static_cast<Eigen::Index>(h) * dHead, dHead);  // rows [first, first + m)
+    if (has(iv.ablate, layer, h)) {
+      if (iv.mode == AblationMode::Zero)
+        cols.setZero();
+      else if (iv.mode == AblationMode::Resample)
+        cols = iv.resample->layers[layer].headOutput(h).middleRows(first, m);
+    }
+    if (!has(iv.patchHeads, layer, h)) continue;
+    const auto from = iv.source->layers[layer].headOutput(h);
+    if (iv.patchPosition < 0)
+      cols = from.middleRows(first, m);
+    else if (iv.patchPosition >= first)
+      cols.row(iv.patchPosition - first) = from.row(iv.patchPosition);
+  }
 }
 
 void interveneOnResidual(const Intervention& iv, int layer, Mat& stream) {
@@ -101,7 +149,8 @@ int firstDifferingLayer(const Intervention& a, const Intervention& b, int layers
     for (const HeadRef& h : heads)
       if (all || std::find(other.begin(), other.end(), h) == other.end()) first = std::min(first, h.layer);
   };
-  const bool modes = a.mode != b.mode;  // every ablated head's output changes with the mode
+  // Every ablated head's output changes with the mode, and with the text resampled from.
+  const bool modes = a.mode != b.mode || (a.mode == AblationMode::Resample && a.resample != b.resample);
   lowerTo(a.ablate, b.ablate, modes);
   lowerTo(b.ablate, a.ablate, modes);
   return first;

@@ -1,7 +1,8 @@
 #pragma once
 // Changes made to a forward pass to ask what a component does (DESIGN.md, Round two):
 //   ablation   a head's output (its d_head columns of the concatenated heads, before the output
-//              projection) set to zero, or to its mean over the positions of the same input;
+//              projection) set to zero, to its mean over the positions of the same input, or (resample) to its
+//              output in a run of another text, row by row;
 //   patching   a head's output, or one row of the residual stream entering a layer, taken from another
 //              run (the clean run, of the same token length) instead of this one's.
 // Every model applies them at the same two places, through the functions below, so an ablated or patched
@@ -25,13 +26,25 @@ std::vector<HeadRef> parseHeadList(const std::string& list, const std::string& w
 /// Heads → ["L.H", …].
 std::vector<std::string> formatHeadList(const std::vector<HeadRef>& heads);
 
-enum class AblationMode { Zero, Mean };
+enum class AblationMode { Zero, Mean, Resample };
+/// "zero", "mean", "resample".
+const char* ablationModeName(AblationMode mode);
+/// The inverse; throws InputError "<what> must be zero, mean or resample, got '<name>'".
+AblationMode parseAblationMode(const std::string& name, const std::string& what);
 
 struct Intervention {
   std::vector<HeadRef> ablate;
   AblationMode mode = AblationMode::Zero;
+  /// Resample: the run of another text (same model, at least as many tokens) whose head outputs at rows 0 … n − 1
+  /// replace the ablated heads' (a causal model's run of a longer text holds its prefix's rows).
+  const Trace* resample = nullptr;
   const Trace* source = nullptr;    ///< the run patched from (same token count); needed by the two below
   std::vector<HeadRef> patchHeads;  ///< head outputs copied from `source`
+  /// The row of patchHeads' outputs copied (head × position patching); −1 = every row.
+  int patchPosition = -1;
+  /// For resumed runs (resumed_runs.h): the base run was made with these same ablations (activation patching on top
+  /// of ablations), so a run differs from it only from its first patch on.
+  bool ablatedInBase = false;
   /// Residual row copied from `source`: the stream entering layer `residualLayer` (= the layer count: the
   /// stream after the last layer) at position `residualPosition`; −1 = none.
   int residualLayer = -1, residualPosition = -1;
@@ -49,6 +62,8 @@ struct Intervention {
   const Trace* prefix = nullptr;
 
   bool empty() const { return ablate.empty() && patchHeads.empty() && residualLayer < 0; }
+  /// Whether the ablations change each row from that row's own values (zero, resample), not from every row (mean).
+  bool ablationIsRowwise() const { return mode != AblationMode::Mean; }
 };
 
 /// Throws InputError naming a head or a layer that the model does not have, a position outside the text,
@@ -67,6 +82,10 @@ int firstDifferingLayer(const Intervention& a, const Intervention& b, int layers
 /// ids and at least that many layers, else 0. Copies them into `trace` (after its embeddings) and leaves `stream`
 /// at the last copied layer's output.
 int copyReusedLayers(const Intervention& iv, const std::vector<int>& ids, Trace& trace, Mat& stream);
+
+/// Applies the row-wise ablations (zero, resample) and the head patches of `layer` to concat rows [first, first + m)
+/// (concat [m, heads·d_head]): what interveneOnConcat does to those rows when the ablations are row-wise.
+void interveneOnConcatRows(const Intervention& iv, int layer, int heads, int dHead, int first, Mat& concat);
 
 /// Applies the residual patch for the stream entering `layer` (layer = layer count: the final stream).
 void interveneOnResidual(const Intervention& iv, int layer, Mat& stream);

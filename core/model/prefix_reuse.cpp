@@ -7,7 +7,8 @@ namespace attnlab {
 int reusablePrefixRows(const Intervention& iv, const std::vector<int>& ids, int layers, bool keepMaps) {
   const Trace* prev = iv.prefix;
   if (!prev || keepMaps || iv.reuse || !iv.patchHeads.empty() || iv.residualLayer >= 0) return 0;
-  if (!iv.ablate.empty() && iv.mode == AblationMode::Mean) return 0;
+  // A mean needs every row; a resampled run's rows are another text's, which the last run may not have used.
+  if (!iv.ablate.empty() && iv.mode != AblationMode::Zero) return 0;
   if (prev->layerCount() != layers || prev->tokenIds.empty() || !prev->causal) return 0;
   if (!prev->layers.empty() && !prev->layers[0].heads.empty() && prev->layers[0].heads[0].keepsMaps()) return 0;
   const std::size_t limit = std::min(prev->tokenIds.size(), ids.size() - 1);

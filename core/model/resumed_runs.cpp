@@ -32,13 +32,6 @@ KvCache cacheOf(const Trace& base, int layer, int first, const Mat& k, const Mat
   return c;
 }
 
-/// interveneOnHeads' patches for concat [m, H·d_head] holding rows from `row` on.
-void patchHeadRows(const Intervention& iv, int layer, Eigen::Index dh, int row, Mat& concat) {
-  for (const HeadRef& r : iv.patchHeads)
-    if (r.layer == layer)
-      concat.middleCols(r.head * dh, dh) = iv.source->layers[layer].headOutput(r.head).middleRows(row, concat.rows());
-}
-
 /// Whether a run computes layer l's attention: not at its first layer, where its stream is base's (unless a
 /// residual patch enters there), so base's heads' outputs are its own before the intervention.
 bool attends(const Run& run, const Intervention& iv, int l) { return run.layer != l || iv.residualLayer == l; }
@@ -92,8 +85,8 @@ void stepLayer(const ResumableLayers& model, const Trace& base, const std::vecto
     }
     if (run.first == 0)
       interveneOnConcat(iv, l, heads, static_cast<int>(dh), c);  // every row: a mean ablation's mean is right
-    else
-      patchHeadRows(iv, l, dh, run.first, c);
+    else  // rows from r₀ on: only row-wise ablations (ablatedInBase) and patches get here
+      interveneOnConcatRows(iv, l, heads, static_cast<int>(dh), run.first, c);
     const auto kept = static_cast<Eigen::Index>(pass[r].size());
     if (kept == m) {  // every row (all layers but the last): block copies, not strided rows
       concat.middleRows(at[r], m) = c;
@@ -113,19 +106,34 @@ void stepLayer(const ResumableLayers& model, const Trace& base, const std::vecto
 
 int firstTouchedLayer(const Intervention& iv, int layers) {
   int first = iv.residualLayer >= 0 ? std::min(iv.residualLayer, layers) : -1;
-  for (const std::vector<HeadRef>* list : {&iv.patchHeads, &iv.ablate})
+  for (const std::vector<HeadRef>* list : {&iv.patchHeads, &iv.ablate}) {
+    if (list == &iv.ablate && iv.ablatedInBase) continue;  // base already has them
     for (const HeadRef& h : *list) first = first < 0 ? h.layer : std::min(first, h.layer);
+  }
   return first;
 }
 
 int firstChangedRow(const Intervention& iv, const Trace& base) {
   const int n = base.tokenCount();
-  if (iv.empty()) return n;
-  if (!base.causal || !iv.ablate.empty()) return 0;
+  if (iv.empty() || (iv.ablatedInBase && iv.patchHeads.empty() && iv.residualLayer < 0)) return n;
+  if (!base.causal) return 0;
+  if (!iv.ablate.empty()) {
+    if (!iv.ablatedInBase) return 0;  // an ablation changes every row of base
+    // Base has the ablations: row-wise ones change no row the patch leaves alone; a mean ablation does (its mean
+    // covers every row) when it is in or after the first patched layer.
+    const int patched = firstTouchedLayer(iv, base.layerCount());
+    if (!iv.ablationIsRowwise())
+      for (const HeadRef& h : iv.ablate)
+        if (h.layer >= patched) return 0;
+  }
   int first = iv.residualLayer >= 0 ? iv.residualPosition : n;
   for (const HeadRef& h : iv.patchHeads) {
     const auto from = iv.source->layers[h.layer].headOutput(h.head);  // [n, d_head]
     const auto own = base.layers[h.layer].headOutput(h.head);
+    if (iv.patchPosition >= 0) {  // one row: it changes from there, or nothing when it is equal
+      if (iv.patchPosition < first && from.row(iv.patchPosition) != own.row(iv.patchPosition)) first = iv.patchPosition;
+      continue;
+    }
     int r = 0;
     while (r < first && from.row(r) == own.row(r)) ++r;
     first = r;

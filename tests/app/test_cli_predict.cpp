@@ -103,6 +103,54 @@ class TestCliPredict : public QObject {
     QVERIFY(std::abs(j["clean_diff"].toDouble() - (-3.5132804)) < 1e-4);
   }
 
+  // Issue 31: --map asks for one map (or head × position), --ablate keeps heads off in every run.
+  void patchMapsAndAblations() {
+    const QStringList base{"patch",  "--model",  kModel, "--clean",  kClean, "--corrupt",
+                           kCorrupt, "--target", "Ġcat", "--versus", "Ġthe"};
+    const QJsonObject all = runJson(base);
+    QCOMPARE(all["map"].toString(), QString("all"));
+    QCOMPARE(all["first_difference"].toInt(), 11);
+    QVERIFY(all["skipped"].toInt() > 0);
+    // The warning exactly when |clean − corrupt| < 0.1.
+    QCOMPARE(all.contains("warning"), std::abs(all["clean_diff"].toDouble() - all["corrupt_diff"].toDouble()) < 0.1);
+    const QJsonObject heads = runJson(base + QStringList{"--map", "heads"});
+    QVERIFY(!heads.contains("resid"));
+    QVERIFY(std::abs(heads["heads"].toArray()[1].toArray()[2].toDouble() -
+                     all["heads"].toArray()[1].toArray()[2].toDouble()) < 1e-4);
+    const QJsonObject positions = runJson(base + QStringList{"--map", "positions"});
+    QVERIFY(!positions.contains("heads"));
+    QVERIFY(std::abs(positions["resid"].toArray()[2].toArray()[14].toDouble() - 1.0) < 1e-4);
+    const QJsonObject cells = runJson(base + QStringList{"--map", "head-position"});
+    const QJsonArray hp = cells["head_positions"].toArray();
+    QCOMPARE(hp.size(), 8);  // 2 layers × 4 heads
+    QCOMPARE(hp[0].toArray().size(), 15);
+    QCOMPARE(hp[5].toArray()[3].toDouble(), 0.0);  // before the first differing token: nothing to patch
+    const QJsonObject ablated = runJson(base + QStringList{"--ablate", "0.1,1.3", "--ablate-mode", "mean"});
+    QCOMPARE(ablated["ablate"].toArray().size(), 2);
+    QCOMPARE(ablated["ablate_mode"].toString(), QString("mean"));
+    QVERIFY(std::abs(ablated["clean_diff"].toDouble() - all["clean_diff"].toDouble()) > 1e-3);
+    const AppRun bad = runApp(base + QStringList{"--map", "layers"});
+    QCOMPARE(bad.code, 1);
+    QVERIFY(bad.err.contains("--map must be all, heads, positions or head-position, got 'layers'"));
+  }
+
+  // Issue 31: resample ablation from the sentence itself changes nothing; from another text it does.
+  void resampleAblation() {
+    const QStringList s{"predict", "--model", kModel, "--sentence", "The cat sat on the mat", "--top", "3"};
+    const QJsonObject plain = runJson(s);
+    const QJsonObject own = runJson(s + QStringList{"--ablate", "1.2,0.3", "--ablate-mode", "resample",
+                                                    "--resample-text", "The cat sat on the mat"});
+    const QJsonObject other = runJson(s + QStringList{"--ablate", "1.2,0.3", "--ablate-mode", "resample",
+                                                      "--resample-text", "A dog ran in the park"});
+    for (int i = 0; i < 3; ++i) {
+      const QJsonObject p = plain["top"].toArray()[i].toObject(), o = own["top"].toArray()[i].toObject();
+      QCOMPARE(o["id"].toInt(), p["id"].toInt());
+      QVERIFY(std::abs(o["prob"].toDouble() - p["prob"].toDouble()) < 1e-6);
+    }
+    QVERIFY(std::abs(other["top"].toArray()[0].toObject()["prob"].toDouble() -
+                     plain["top"].toArray()[0].toObject()["prob"].toDouble()) > 1e-4);
+  }
+
   void badInputIsRefused_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
@@ -112,7 +160,10 @@ class TestCliPredict : public QObject {
     QTest::newRow("head") << (QStringList{"predict"} + s + QStringList{"--ablate", "2.0"}) << "does not exist";
     QTest::newRow("heads syntax") << (QStringList{"predict"} + s + QStringList{"--ablate", "1-2"}) << "LAYER.HEAD";
     QTest::newRow("mode") << (QStringList{"predict"} + s + QStringList{"--ablate", "0.0", "--ablate-mode", "half"})
-                          << "zero or mean";
+                          << "must be zero, mean or resample, got 'half'";
+    QTest::newRow("resample text") << (QStringList{"predict"} + s +
+                                       QStringList{"--ablate", "0.0", "--ablate-mode", "resample"})
+                                   << "--ablate-mode resample needs --resample-text TEXT";
     QTest::newRow("target") << (QStringList{"attribute"} + s + QStringList{"--target", "Ġzzz"}) << "unknown token";
     QTest::newRow("lengths") << QStringList{"patch",   "--model",  kModel, "--clean",  "The cat", "--corrupt",
                                             "The mat", "--target", "1",    "--versus", "2"}

@@ -118,6 +118,13 @@ void AttributionView::showMessage(const QString& text) {
 
 void AttributionView::showResult(const ResultPtr& result) {
   if (!result || !result->ok()) return;
+  // The previous run, when it is this text's run without ablations: its prediction is the target to freeze.
+  const ResultPtr previous = shownResult_;
+  if (shownResult_ && shownResult_->run->model != result->run->model) {
+    // The map on screen is another model's: hidden until this model's arrives (or its message says why not).
+    plot_->setVisible(false);
+    sum_->setText(tr("Attributing on %1…").arg(QString::fromStdString(result->run->info.name)));
+  }
   shown_ = {};
   shownResult_ = result;
   const PredictionSettings& s = result->params.prediction;
@@ -140,8 +147,18 @@ void AttributionView::showResult(const ResultPtr& result) {
   // toggle that keeps the prediction, or makes one of those the prediction, skips that pass over W_O.
   std::shared_ptr<const OutputProjections> cached = projectionsModel_.lock() == r->run->model ? projections_ : nullptr;
   FormsPtr forms = cached ? forms_ : nullptr;
+  // Heads switched off and no target named: the target is the prediction without them, frozen per text and position.
+  const bool freeze = s.target.empty() && !s.ablate.empty();
+  const bool sameText =
+      frozen_.model.lock() == r->run->model && frozen_.ids == r->trace().tokenIds && frozen_.position == position;
+  const int frozen = freeze && sameText ? frozen_.target : -1;
+  const ResultPtr plain = freeze && frozen < 0 && previous && previous->run->model == r->run->model &&
+                                  previous->params.prediction.ablate.empty() &&
+                                  previous->trace().tokenIds == r->trace().tokenIds
+                              ? previous
+                              : nullptr;
   job_->run<Outcome>(
-      [r, position, cached, forms](const RunControl& control) {
+      [r, position, cached, forms, freeze, frozen, plain](const RunControl& control) {
         const Model& m = *r->run->model;
         const PredictionSettings& s = r->params.prediction;
         // Unknown tokens fail here, before any work, with resolveToken's message.
@@ -150,8 +167,14 @@ void AttributionView::showResult(const ResultPtr& result) {
         // predict throws, naming the token, when the logits are not finite (damaged or overflowing weights).
         const std::vector<TokenScore> top = predict(m, r->trace(), position, kFormTargets);
         if (named < 0 && top.empty()) throw InputError("the model predicts no token at this position");
-        const int target = named >= 0 ? named : top.front().id;
         Outcome o;
+        o.prediction = top.empty() ? -1 : top.front().id;
+        if (freeze) {  // the last run without ablations, or one forward pass of the text without them
+          o.frozen = frozen >= 0 ? frozen
+                     : plain     ? predict(m, plain->trace(), position, 1).front().id
+                                 : predict(m, m.forward(r->run->text, {control.cancel, {}}), position, 1).front().id;
+        }
+        const int target = named >= 0 ? named : o.frozen >= 0 ? o.frozen : top.front().id;
         o.projections = cached ? cached
                                : std::make_shared<const OutputProjections>(
                                      readOutputProjections(m, r->run->text, 128, control.part(0.0, 0.9)));
@@ -170,12 +193,13 @@ void AttributionView::showResult(const ResultPtr& result) {
         projections_ = o.projections;
         projectionsModel_ = r->run->model;
         forms_ = o.forms;
-        draw(r, o.attribution);
+        if (o.frozen >= 0) frozen_ = {r->run->model, r->trace().tokenIds, o.attribution.position, o.frozen};
+        draw(r, o.attribution, o);
       },
       [this](const QString& e) { showMessage(e); });
 }
 
-void AttributionView::draw(const ResultPtr& r, const Attribution& a) {
+void AttributionView::draw(const ResultPtr& r, const Attribution& a, const Outcome& o) {
   shown_ = a;
   message_->hide();
   plot_->setVisible(true);
@@ -196,6 +220,16 @@ void AttributionView::draw(const ResultPtr& r, const Attribution& a) {
                     .arg(a.total(), 0, 'f', 3)
                     .arg(a.logit, 0, 'f', 3)
                     .arg(a.versus < 0 ? tr("logit") : tr("logit difference")));
+  if (o.frozen >= 0) {
+    QStringList heads;
+    for (const std::string& h : formatHeadList(r->params.prediction.ablate)) heads << QString::fromStdString(h);
+    sum_->setText(sum_->text() + "\n" +
+                  tr("Target frozen at “%1”, the prediction before heads %2 were switched off%3.")
+                      .arg(label(o.frozen), heads.join(", "),
+                           o.prediction >= 0 && o.prediction != o.frozen
+                               ? tr(" (with them off the model predicts “%1”)").arg(label(o.prediction))
+                               : QString()));
+  }
 }
 
 void AttributionView::setFontScale(double scale) {

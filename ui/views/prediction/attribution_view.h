@@ -4,7 +4,9 @@
 // with the final norm frozen at the position's scale, as a layers × (heads + MLP) heatmap. The title
 // states the sum: heads + MLPs + embeddings + biases = the logit. Click a head to select it everywhere;
 // Ctrl+click switches it off (ablation, params.prediction.ablate; crossed out on the map). The target can be
-// any token (default: the prediction), and a second one makes it logit(target) − logit(versus).
+// any token (default: the prediction), and a second one makes it logit(target) − logit(versus). With heads switched
+// off, the default target stays the prediction of the run without them (frozen when the ablation is made, and
+// named under the map): before and after an ablation are then about the same token.
 // Models with Gemma 2/3 sandwich norms, and models that cannot patch heads, get a message.
 #include <QLabel>
 #include <QLineEdit>
@@ -27,6 +29,8 @@ class AttributionView : public TraceView {
   void showResult(const ResultPtr& result) override;
   void setFontScale(double scale) override;
   ViewNumbers numbers(const ComputeResult& result) const override;
+  /// The line under the map (the sum, and the frozen target).
+  QString sumText() const { return sum_->text(); }
 
  private:
   /// Projected forms made from projections_ (the target's, then the run's top predictions').
@@ -36,9 +40,17 @@ class AttributionView : public TraceView {
   struct Outcome {
     Attribution attribution;
     std::shared_ptr<const OutputProjections> projections;
-    FormsPtr forms;  ///< W_O applied to the target's direction and to the top predictions', from `projections`
+    FormsPtr forms;       ///< W_O applied to the target's direction and to the top predictions', from `projections`
+    int frozen = -1;      ///< the prediction without the ablations, used as the target; −1: not frozen
+    int prediction = -1;  ///< the shown run's own prediction
   };
-  void draw(const ResultPtr& result, const Attribution& a);
+  /// The target frozen for a text: the prediction of its run without ablations.
+  struct Frozen {
+    std::weak_ptr<const Model> model;
+    std::vector<int> ids;
+    int position = -1, target = -1;
+  };
+  void draw(const ResultPtr& result, const Attribution& a, const Outcome& o);
   void showMessage(const QString& text);
 
   void editTokens();
@@ -57,6 +69,7 @@ class AttributionView : public TraceView {
   /// The last forms made from projections_: the next attribution to one of their targets (a head switched on or
   /// off, the prediction unchanged or one of the top ones) skips the pass over W_O.
   FormsPtr forms_;
+  Frozen frozen_;
 };
 
 }  // namespace attnlab::ui

@@ -1,5 +1,6 @@
 #include "ui/views/prediction/patching_controls.h"
 
+#include <QComboBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -8,6 +9,7 @@
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <algorithm>
+#include <cmath>
 
 namespace attnlab::ui {
 namespace {
@@ -40,6 +42,16 @@ PatchingControls::PatchingControls(QWidget* parent) : QWidget(parent) {
   progress_->setTextVisible(false);
   progress_->setMaximumHeight(12);
   progress_->setVisible(false);
+  progressText_ = new QLabel;
+  progressText_->setVisible(false);
+  map_ = new QComboBox;
+  map_->addItem(tr("heads and positions"), static_cast<int>(PatchMap::All));
+  map_->addItem(tr("heads only"), static_cast<int>(PatchMap::Heads));
+  map_->addItem(tr("positions only"), static_cast<int>(PatchMap::Positions));
+  map_->addItem(tr("head × position"), static_cast<int>(PatchMap::HeadPositions));
+  map_->setToolTip(
+      tr("Which maps to make: each head's output (layers·heads runs), the residual stream at each position "
+         "((layers + 1)·n runs), both, or each head's output at each position (layers·heads·n runs)."));
   status_ = new QLabel;
   status_->setWordWrap(true);
   hint_ = new QLabel;
@@ -57,6 +69,7 @@ PatchingControls::PatchingControls(QWidget* parent) : QWidget(parent) {
   grid->addWidget(corrupt_, 1, 1, 1, 3);
   grid->addWidget(new QLabel(tr("versus")), 1, 4);
   grid->addWidget(versus_, 1, 5);
+  grid->addWidget(map_, 1, 6);
   grid->setColumnStretch(1, 1);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 0);
@@ -64,6 +77,7 @@ PatchingControls::PatchingControls(QWidget* parent) : QWidget(parent) {
   auto* running = new QHBoxLayout;
   running->setContentsMargins(0, 0, 0, 0);
   running->addWidget(progress_, 1);
+  running->addWidget(progressText_);
   running->addWidget(cancel_);
   layout->addLayout(running);
   layout->addWidget(status_);
@@ -75,6 +89,25 @@ PatchingControls::PatchingControls(QWidget* parent) : QWidget(parent) {
   }
   connect(run_, &QPushButton::clicked, this, &PatchingControls::runRequested);
   connect(cancel_, &QPushButton::clicked, this, &PatchingControls::cancelRequested);
+  connect(map_, QOverload<int>::of(&QComboBox::activated), this, &PatchingControls::mapChanged);
+}
+
+PatchMap PatchingControls::map() const { return static_cast<PatchMap>(map_->currentData().toInt()); }
+
+void PatchingControls::setMap(PatchMap map) {
+  const QSignalBlocker block(map_);
+  map_->setCurrentIndex(std::max(0, map_->findData(static_cast<int>(map))));
+}
+
+QString PatchingControls::progressText() const {
+  return progressText_->isVisible() ? progressText_->text() : QString();
+}
+
+QString PatchingControls::timeLeft(double seconds) {
+  const long long s = std::llround(std::max(0.0, seconds));
+  if (s < 60) return tr("about %1 s left").arg(std::max(1LL, s));
+  if (s < 3600) return tr("about %1 min %2 s left").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
+  return tr("about %1 h %2 min left").arg(s / 3600).arg((s % 3600) / 60, 2, 10, QChar('0'));
 }
 
 void PatchingControls::setInputs(const PatchingInputs& in) {
@@ -106,11 +139,20 @@ void PatchingControls::setHint(const QString& text) { hint_->setText(text); }
 void PatchingControls::setBusy(bool busy) {
   cancel_->setVisible(busy);
   progress_->setVisible(busy);
-  if (busy) progress_->setValue(0);
+  progressText_->setVisible(busy);
+  progressText_->clear();
+  if (busy) {
+    progress_->setValue(0);
+    started_.start();
+  }
 }
 
 void PatchingControls::setProgress(double fraction) {
-  progress_->setValue(static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 1000));
+  const double f = std::clamp(fraction, 0.0, 1.0);
+  progress_->setValue(static_cast<int>(f * 1000));
+  const double elapsed = started_.isValid() ? started_.elapsed() / 1000.0 : 0.0;
+  if (f <= 0.0 || f >= 1.0 || elapsed < 0.1) return;
+  progressText_->setText(tr("%1 % · %2").arg(static_cast<int>(f * 100)).arg(timeLeft(elapsed * (1.0 - f) / f)));
 }
 
 void PatchingControls::setFontScale(double scale) {

@@ -84,9 +84,14 @@ PatchingView::PatchingView(QWidget* parent) : TraceView(parent) {
   connect(job_, &BackgroundJob::progress, controls_, &PatchingControls::setProgress);
   connect(controls_, &PatchingControls::runRequested, this, &PatchingView::runRequested);
   connect(controls_, &PatchingControls::inputsTyped, this, &PatchingView::recheck);
+  connect(controls_, &PatchingControls::mapChanged, this, [this] {
+    if (canPatch()) start(requestOf(result_->params));
+  });
   connect(controls_, &PatchingControls::cancelRequested, this, [this] {
     job_->cancel();  // the inputs stay requested: a sentence edit does not restart them, Run does
-    controls_->setStatus(tr("Cancelled: the map shows the previous inputs; press Run patching to compute these."),
+    controls_->setStatus(hasMap()
+                             ? tr("Cancelled: the map shows the previous inputs; press Run patching to compute these.")
+                             : tr("Cancelled: no map; press Run patching to compute one."),
                          false);
   });
   connect(heads_, &MatrixPlot::cellClicked, this, [this](int row, int col, Qt::KeyboardModifiers) {
@@ -101,6 +106,18 @@ PatchingView::PatchingView(QWidget* parent) : TraceView(parent) {
                            .arg(value, 0, 'f', 3));
   });
   connect(resid_, &MatrixPlot::cellHovered, this, [this](int row, int col, double value) {
+    if (shown_.map.headPositions.size() > 0 && result_) {
+      const int heads = result_->trace().headCount();
+      if (row < 0 || row >= shown_.map.headPositions.rows() || col < 0 || col >= shown_.map.headPositions.cols())
+        return;
+      resid_->setToolTip(tr("layer %1, head %2 at position %3 (“%4”): effect %5")
+                             .arg(row / heads)
+                             .arg(row % heads)
+                             .arg(col)
+                             .arg(shown_.tokens.value(col))
+                             .arg(value, 0, 'f', 3));
+      return;
+    }
     if (row < 0 || row >= shown_.map.resid.rows() || col >= shown_.map.resid.cols()) return;
     resid_->setToolTip(tr("stream %1 at position %2 (“%3”): effect %4")
                            .arg(streamRow(row, static_cast<int>(shown_.map.resid.rows()) - 1))
@@ -138,17 +155,42 @@ void PatchingView::showMessage(const QString& text) {
   message_->setText(text);
   message_->show();
   controls_->setVisible(false);  // a hidden field, not a dead one: nothing here can run on this model
-  headline_->clear();
-  heads_->setVisible(false);
-  resid_->setVisible(false);
-  summary_->clear();
+  clearMap();
 }
+
+PatchingView::Request PatchingView::requestOf(const Params& p) const {
+  Request r;
+  r.in = inputsOf(p);
+  r.map = controls_->map();
+  r.ablate = p.prediction.ablate;
+  r.mode = p.prediction.ablationMode;
+  return r;
+}
+
+namespace {
+
+/// The patched runs a map costs at most (those copying equal values are skipped).
+long long mapRuns(PatchMap map, int layers, int heads, int n) {
+  const long long h = static_cast<long long>(layers) * heads, r = static_cast<long long>(layers + 1) * n;
+  switch (map) {
+    case PatchMap::Heads:
+      return h;
+    case PatchMap::Positions:
+      return r;
+    case PatchMap::HeadPositions:
+      return h * n;
+    default:
+      return h + r;
+  }
+}
+
+}  // namespace
 
 void PatchingView::showResult(const ResultPtr& result) {
   if (!result || !result->ok()) return;
   result_ = result;
-  const PatchingInputs in = inputsOf(result->params);
-  controls_->setInputs(in);
+  const Request in = requestOf(result->params);
+  controls_->setInputs(in.in);
   if (!canPatch()) {
     job_->cancel();
     hasRequested_ = false;
@@ -160,39 +202,57 @@ void PatchingView::showResult(const ResultPtr& result) {
   message_->hide();
   controls_->setVisible(true);
   const int layers = result->trace().layerCount(), heads = result->trace().headCount();
-  const int n = std::max(0, textTokens(result->run->model->tokenize(in.corrupt)));
-  controls_->setHint(tr("Costs %1 forward passes of the corrupted text: layers·heads (%2) + (layers + 1)·n (%3). "
-                        "The map does not follow the sentence above: it is recomputed when the model or these "
-                        "fields change, or on Run.")
-                         .arg(layers * heads + (layers + 1) * n)
-                         .arg(layers * heads)
-                         .arg((layers + 1) * n));
+  const int n = std::max(0, textTokens(result->run->model->tokenize(in.in.corrupt)));
+  controls_->setHint(tr("Costs up to %1 patched runs of the corrupted text (heads: layers·heads = %2, positions: "
+                        "(layers + 1)·n = %3, head × position: layers·heads·n = %4); patches that copy equal values "
+                        "(before the first differing token) cost nothing. The map does not follow the sentence above: "
+                        "it is recomputed when the model, these fields or the heads switched off change, or on Run.")
+                         .arg(mapRuns(in.map, layers, heads, n))
+                         .arg(mapRuns(PatchMap::Heads, layers, heads, n))
+                         .arg(mapRuns(PatchMap::Positions, layers, heads, n))
+                         .arg(mapRuns(PatchMap::HeadPositions, layers, heads, n)));
   if (hasRequested_ && sameModel(requestedModel_, result->run->model) && requested_ == in) return;
   start(in);
 }
 
-void PatchingView::start(const PatchingInputs& in) {
+void PatchingView::start(const Request& in) {
   const std::shared_ptr<const Model> model = result_->run->model;
   requested_ = in;
   requestedModel_ = model;
   hasRequested_ = true;
   Checked c;
   try {
-    c = check(*model, in);
+    c = check(*model, in.in);
   } catch (const std::exception& e) {
     job_->cancel();
-    controls_->setStatus(QString::fromUtf8(e.what()), true);
+    // The map on screen was computed for other inputs (another model, other texts): it no longer applies.
+    const bool cleared = clearMap();
+    controls_->setStatus(cleared ? tr("%1. The map was cleared: it belonged to %2 and does not apply here.")
+                                       .arg(QString::fromUtf8(e.what()), shownFor_)
+                                 : QString::fromUtf8(e.what()),
+                         true);
     return;
   }
+  // A map of another model is cleared at once; one of this model with other inputs stays, marked, until the new one
+  // replaces it.
+  if (!shown_.model.expired() && !sameModel(shown_.model, model))
+    clearMap();
+  else if (hasMap() && !(shown_.in == in))
+    summary_->setText(tr("<b>Stale:</b> these maps are for the previous inputs; the new ones are being computed."));
   controls_->setStatus(tr("clean and corrupt: %1 tokens each · computing…").arg(textTokens(c.clean)), false);
   ++runsStarted_;
   const std::string style = result_->run->info.pieceStyle;
   job_->run<Computed>(
       [model, c, in, style](const RunControl& control) {
         Computed out;
-        out.map = activationPatching(*model, c.clean, c.corrupt, c.target, c.versus, control, true);
+        PatchingOptions options;
+        options.map = in.map;
+        options.ablation.ablate = in.ablate;
+        options.ablation.mode = in.mode;
+        out.map = activationPatching(*model, c.clean, c.corrupt, c.target, c.versus, control, options);
         out.in = in;
         out.model = model;
+        out.modelName = QString::fromStdString(model->info().name);
         // Word-level vocabularies (the trained tiny models) give each sentence's words their own symbols
         // ("#37"): they are labelled with the words.
         const bool words = style.empty();
@@ -215,28 +275,85 @@ void PatchingView::start(const PatchingInputs& in) {
         return out;
       },
       [this](const Computed& out) { draw(out); },
-      [this](const QString& e) { controls_->setStatus(tr("Cannot patch this model: %1").arg(e), true); });
+      [this](const QString& e) {
+        clearMap();
+        controls_->setStatus(tr("Cannot patch this model: %1").arg(e), true);
+      });
 }
+
+bool PatchingView::clearMap() {
+  const bool had = heads_->isVisible() || resid_->isVisible() || hasMap();
+  shown_ = {};
+  heads_->setVisible(false);
+  resid_->setVisible(false);
+  headline_->clear();
+  summary_->clear();
+  return had;
+}
+
+QStringList PatchingView::headPositionRows(int layers, int heads) {
+  QStringList rows;
+  for (int l = 0; l < layers; ++l)
+    for (int h = 0; h < heads; ++h) rows << QString("L%1H%2").arg(l).arg(h);
+  return rows;
+}
+
+QString PatchingView::summary() const { return summary_->text(); }
 
 void PatchingView::draw(const Computed& c) {
   shown_ = c;
-  heads_->setVisible(true);
-  resid_->setVisible(true);
-  const int layers = static_cast<int>(c.map.heads.rows());
-  // One scale for both maps, symmetric about 0 and never narrower than ±1 (full restoration).
-  const double reach = std::max({1.0, c.map.heads.cwiseAbs().maxCoeff(), c.map.resid.cwiseAbs().maxCoeff()});
+  shownFor_ = c.modelName;
+  const PatchingResult& m = c.map;
+  const bool headPositions = m.headPositions.size() > 0;
+  heads_->setVisible(m.heads.size() > 0);
+  resid_->setVisible(m.resid.size() > 0 || headPositions);
+  const int layers = static_cast<int>(m.heads.size() > 0 ? m.heads.rows() : headPositions ? 0 : m.resid.rows() - 1);
+  // One scale for the maps, symmetric about 0 and never narrower than ±1 (full restoration).
+  double reach = 1.0;
+  for (const MatD* x : {&m.heads, &m.resid, &m.headPositions})
+    if (x->size() > 0) reach = std::max(reach, x->cwiseAbs().maxCoeff());
   for (MatrixPlot* plot : {heads_, resid_}) plot->setFixedRange(-reach, reach);
-  heads_->setTitle(tr("Heads: each head's output patched"));
-  heads_->setMatrix(c.map.heads.cast<float>(), layerRows(layers), headColumns(static_cast<int>(c.map.heads.cols())));
-  resid_->setTitle(tr("Residual stream: one position patched"));
-  resid_->setMatrix(c.map.resid.cast<float>(), streamRows(layers), c.tokens);
+  if (m.heads.size() > 0) {
+    heads_->setTitle(tr("Heads: each head's output patched"));
+    heads_->setMatrix(m.heads.cast<float>(), layerRows(layers), headColumns(static_cast<int>(m.heads.cols())));
+  }
+  if (headPositions) {
+    const int heads = result_ ? result_->trace().headCount() : 1;
+    resid_->setAxisTitles(tr("head"), tr("position (corrupted text)"));
+    resid_->setTitle(tr("Head × position: one head's output patched at one position"));
+    resid_->setMatrix(m.headPositions.cast<float>(),
+                      headPositionRows(static_cast<int>(m.headPositions.rows()) / heads, heads), c.tokens);
+  } else if (m.resid.size() > 0) {
+    resid_->setAxisTitles(tr("residual stream"), tr("position (corrupted text)"));
+    resid_->setTitle(tr("Residual stream: one position patched"));
+    resid_->setMatrix(m.resid.cast<float>(), streamRows(static_cast<int>(m.resid.rows()) - 1), c.tokens);
+  }
   headline_->setText(
       tr("Patching “%1” into “%2”: logit(“%3”) − logit(“%4”) at the last token")
-          .arg(QString::fromStdString(c.in.clean), QString::fromStdString(c.in.corrupt), c.target, c.versus));
-  summary_->setText(tr("clean_diff %1, corrupt_diff %2; effect = (patched − corrupt) / (clean − corrupt) of "
-                       "logit(target) − logit(versus): 1 restores the clean run, 0 changes nothing.")
-                        .arg(c.map.cleanDiff, 0, 'f', 3)
-                        .arg(c.map.corruptDiff, 0, 'f', 3));
+          .arg(QString::fromStdString(c.in.in.clean), QString::fromStdString(c.in.in.corrupt), c.target, c.versus));
+  QString text = tr("clean_diff %1, corrupt_diff %2; effect = (patched − corrupt) / (clean − corrupt) of "
+                    "logit(target) − logit(versus): 1 restores the clean run, 0 changes nothing.")
+                     .arg(m.cleanDiff, 0, 'f', 3)
+                     .arg(m.corruptDiff, 0, 'f', 3);
+  if (!c.in.ablate.empty()) {
+    QStringList heads;
+    for (const std::string& h : formatHeadList(c.in.ablate)) heads << QString::fromStdString(h);
+    text += tr(" <b>Patched on top of the ablations in force:</b> heads %1 (%2) are switched off in the clean, the "
+               "corrupted and every patched run.")
+                .arg(heads.join(", "), QString::fromUtf8(ablationModeName(c.in.mode)));
+  }
+  if (m.skipped > 0)
+    text += tr(" %1 of %2 patches copy values equal to the corrupted run's (the texts agree before position %3): "
+               "effect 0, not run.")
+                .arg(m.skipped)
+                .arg(m.skipped + m.runs)
+                .arg(m.firstDifference);
+  if (!m.warning.empty())
+    text += QStringLiteral(" <span style=\"color:#c0392b\"><b>%1</b></span>")
+                .arg(tr("Warning: clean − corrupt is only %1 (below %2): the effects divide by it and mean little.")
+                         .arg(m.cleanDiff - m.corruptDiff, 0, 'g', 3)
+                         .arg(kMinPatchingSpan));
+  summary_->setText(text);
   controls_->setStatus(tr("clean and corrupt: %1 tokens each").arg(c.tokens.size()), false);
 }
 
@@ -260,7 +377,7 @@ void PatchingView::runRequested() {
     return;
   }
   if (in == inputsOf(result_->params)) {
-    start(in);  // the same inputs again: Run recomputes them
+    start(requestOf(result_->params));  // the same inputs again: Run recomputes them
     return;
   }
   Params p = result_->params;
@@ -284,16 +401,25 @@ void PatchingView::setFontScale(double scale) {
 
 ViewNumbers PatchingView::numbers(const ComputeResult& result) const {
   ViewNumbers n = numbersFrame(result, headline_->text().isEmpty() ? displayName() : headline_->text());
-  // The map belongs to the result when it was computed for the result's model and patching inputs (the
+  // The map belongs to the result when it was computed for the result's model, patching inputs and ablations (the
   // sentence does not matter); otherwise, or before any map, there are no numbers.
-  if (!result.ok() || shown_.map.heads.size() == 0 || !sameModel(shown_.model, result.run->model) ||
-      shown_.in != inputsOf(result.params))
+  if (!result.ok() || !hasMap() || !sameModel(shown_.model, result.run->model) ||
+      !shown_.in.sameInputs(requestOf(result.params)))
     return n;
-  const int layers = static_cast<int>(shown_.map.heads.rows());
-  n.matrices.push_back(labelled("patching_heads", tr("Activation patching: effect per head"), shown_.map.heads,
-                                layerRows(layers), headColumns(static_cast<int>(shown_.map.heads.cols()))));
-  n.matrices.push_back(labelled("patching_resid", tr("Activation patching: effect per residual stream and position"),
-                                shown_.map.resid, streamRows(layers), shown_.rawTokens));
+  const PatchingResult& m = shown_.map;
+  if (m.heads.size() > 0)
+    n.matrices.push_back(labelled("patching_heads", tr("Activation patching: effect per head"), m.heads,
+                                  layerRows(static_cast<int>(m.heads.rows())),
+                                  headColumns(static_cast<int>(m.heads.cols()))));
+  if (m.resid.size() > 0)
+    n.matrices.push_back(labelled("patching_resid", tr("Activation patching: effect per residual stream and position"),
+                                  m.resid, streamRows(static_cast<int>(m.resid.rows()) - 1), shown_.rawTokens));
+  if (m.headPositions.size() > 0) {
+    const int heads = result.trace().headCount();
+    n.matrices.push_back(
+        labelled("patching_head_positions", tr("Activation patching: effect per head and position"), m.headPositions,
+                 headPositionRows(static_cast<int>(m.headPositions.rows()) / heads, heads), shown_.rawTokens));
+  }
   return n;
 }
 

@@ -4,7 +4,10 @@
 // ((layers + 1) × n) the normalised effect of copying the clean activation into the corrupted run:
 //   effect = (patched − corrupt) / (clean − corrupt) of logit(target) − logit(versus) at the last token,
 // 1 = the clean run's difference fully restored, 0 = no change. Two diverging heatmaps on one scale
-// symmetric about 0; click a head to select it everywhere.
+// symmetric about 0; click a head to select it everywhere. The maps can be asked for alone (heads only, positions
+// only) or as head × position ([layers·heads, n]), with progress and the time left. The heads switched off
+// (Params::prediction.ablate) stay off in the clean, the corrupted and every patched run, and the view says so; a
+// clean − corrupt below kMinPatchingSpan gets a warning.
 // The inputs live in Params::prediction (clean, corrupt, patchTarget, patchVersus) and are independent of
 // the sentence: the map (layers·heads + (layers + 1)·n forward passes, on a BackgroundJob with progress and
 // cancel) is recomputed only when the model or those four fields change, or on Run. Models without an
@@ -40,8 +43,21 @@ class PatchingView : public TraceView {
   int runsStarted() const { return runsStarted_; }
 
   static PatchingInputs inputsOf(const Params& p);
+  /// The summary line (differences, ablations in force, the warning).
+  QString summary() const;
 
  private:
+  /// What one map is computed from: the inputs, the maps asked for, the ablations in force.
+  struct Request {
+    PatchingInputs in;
+    PatchMap map = PatchMap::All;
+    std::vector<HeadRef> ablate;
+    AblationMode mode = AblationMode::Zero;
+    /// Same inputs and ablations (the map may differ: numbers() exports whatever maps were made).
+    bool sameInputs(const Request& o) const { return in == o.in && ablate == o.ablate && mode == o.mode; }
+    bool operator==(const Request& o) const { return sameInputs(o) && map == o.map; }
+  };
+  Request requestOf(const Params& p) const;
   /// The inputs resolved against the model; check() throws InputError with the user's message.
   struct Checked {
     TokenizedText clean, corrupt;
@@ -51,17 +67,24 @@ class PatchingView : public TraceView {
   /// A finished map and what it was computed from.
   struct Computed {
     PatchingResult map;
-    PatchingInputs in;
+    Request in;
     std::weak_ptr<const Model> model;
     QStringList tokens, rawTokens;  ///< the corrupted text's tokens: as shown, and as the vocabulary spells them
     QString target, versus;
+    QString modelName;
   };
 
-  void start(const PatchingInputs& in);
+  void start(const Request& in);
   void draw(const Computed& c);
   void runRequested();
   void recheck();
   void showMessage(const QString& text);
+  /// Hides the maps and forgets them (their inputs no longer apply); true when there was one.
+  bool clearMap();
+  bool hasMap() const {
+    return shown_.map.heads.size() + shown_.map.resid.size() + shown_.map.headPositions.size() > 0;
+  }
+  static QStringList headPositionRows(int layers, int heads);
   bool canPatch() const;
 
   PatchingControls* controls_;
@@ -72,10 +95,11 @@ class PatchingView : public TraceView {
   BackgroundJob* job_;
   ResultPtr result_;
   /// The inputs of the newest map started (or refused): a result with the same ones starts nothing.
-  PatchingInputs requested_;
+  Request requested_;
   std::weak_ptr<const Model> requestedModel_;
   bool hasRequested_ = false;
   Computed shown_;
+  QString shownFor_;  ///< the model the last map drawn was computed with
   int runsStarted_ = 0;
 };
 

@@ -3,6 +3,7 @@
 // message and start nothing; Enter in an editor asks for the edited parameters; a click on a head selects
 // it; a new sentence with the same model and patching inputs does not recompute; the built-in model (no
 // unembedding) gets a message and no numbers.
+#include <QComboBox>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -49,6 +50,14 @@ const LabelledMatrix* matrix(const ViewNumbers& n, const std::string& name) {
 QPoint cellCentre(MatrixPlot* plot, int row, int col) {
   plot->replot();
   return QPointF(plot->xAxis->coordToPixel(col), plot->yAxis->coordToPixel(row)).toPoint();
+}
+
+/// ATTNLAB_LAYOUT_SHOTS=DIR: the view as the test left it, to look at.
+void shot(QWidget& view, const char* name) {
+  if (const QString dir = qEnvironmentVariable("ATTNLAB_LAYOUT_SHOTS"); !dir.isEmpty()) {
+    for (int round = 0; round < 8; ++round) QApplication::processEvents();
+    view.grab().save(QString("%1/%2.png").arg(dir, name));
+  }
 }
 
 }  // namespace
@@ -189,6 +198,136 @@ class TestPatchingView : public QObject {
     QCOMPARE(selected.count(), 1);
     QCOMPARE(selected.first().at(0).toInt(), 1);
     QCOMPARE(selected.first().at(1).toInt(), 2);
+  }
+
+  // Issue 31: a map of model A under model B's error is cleared, and the status says why.
+  void anotherModelsTokensClearTheMap() {
+    const ResultPtr a = compute(patchingParams());
+    PatchingView view;
+    view.resize(900, 600);
+    view.show();
+    view.showResult(a);
+    view.waitForAnalyses();
+    QVERIFY(view.headsPlot()->isVisible());
+    QVERIFY(matrix(view.numbers(*a), "patching_heads"));
+    // gemma-mqa splits " roses" in two: with its BOS 14 and 16 tokens, so the pair does not apply to it.
+    Params pb = patchingParams();
+    pb.modelDir = std::string(ATTNLAB_TEST_DATA) + "/reference/decoders/gemma-mqa";
+    const ResultPtr b = compute(pb);
+    QVERIFY2(b->ok(), qPrintable(b->error));
+    view.showResult(b);
+    view.waitForAnalyses();
+    QVERIFY(view.controls()->statusIsError());
+    QVERIFY2(view.controls()->status().startsWith("clean has 14 tokens, corrupt has 16"),
+             qPrintable(view.controls()->status()));
+    QVERIFY2(view.controls()->status().contains("The map was cleared: it belonged to"),
+             qPrintable(view.controls()->status()));
+    QVERIFY(!view.headsPlot()->isVisible());
+    QVERIFY(!view.residPlot()->isVisible());
+    QVERIFY(view.numbers(*b).matrices.empty());
+    QVERIFY(view.numbers(*a).matrices.empty());  // forgotten, not just hidden
+    QCOMPARE(view.runsStarted(), 1);
+    // Back on model A the map is computed again and shown.
+    view.showResult(compute(patchingParams(), a->run->model));
+    view.waitForAnalyses();
+    QVERIFY(view.headsPlot()->isVisible());
+    QVERIFY(!view.controls()->statusIsError());
+  }
+
+  // Issue 31: the heads switched off stay off in every run of the map, and the view says so; another set of heads
+  // recomputes it.
+  void patchesOnTopOfAblations() {
+    Params p = patchingParams();
+    p.prediction.ablate = {{0, 1}, {1, 3}};
+    p.prediction.ablationMode = AblationMode::Mean;
+    const ResultPtr r = compute(p);
+    PatchingView view;
+    view.showResult(r);
+    view.waitForAnalyses();
+    const Model& m = *r->run->model;
+    PatchingOptions o;
+    o.ablation.ablate = p.prediction.ablate;
+    o.ablation.mode = AblationMode::Mean;
+    const PatchingResult expected = activationPatching(m, m.tokenize(kClean), m.tokenize(kCorrupt),
+                                                       resolveToken(m, " cat"), resolveToken(m, "Ġthe"), {}, o);
+    const ViewNumbers numbers = view.numbers(*r);
+    const LabelledMatrix* heads = matrix(numbers, "patching_heads");
+    QVERIFY(heads && heads->values.isApprox(expected.heads, 1e-9));
+    QVERIFY(matrix(numbers, "patching_resid")->values.isApprox(expected.resid, 1e-9));
+    QVERIFY2(view.summary().contains("Patched on top of the ablations in force:</b> heads 0.1, 1.3 (mean)"),
+             qPrintable(view.summary()));
+    const PatchingResult plain = activationPatching(m, m.tokenize(kClean), m.tokenize(kCorrupt),
+                                                    resolveToken(m, " cat"), resolveToken(m, "Ġthe"));
+    QVERIFY(!heads->values.isApprox(plain.heads, 1e-3));  // the ablations do change the map
+    p.prediction.ablate.clear();
+    const ResultPtr on = compute(p, r->run->model);
+    QVERIFY(view.numbers(*on).matrices.empty());  // the map is the ablated runs', not this result's
+    view.showResult(on);
+    view.waitForAnalyses();
+    QCOMPARE(view.runsStarted(), 2);
+    QVERIFY(matrix(view.numbers(*on), "patching_heads")->values.isApprox(plain.heads, 1e-9));
+    QVERIFY(!view.summary().contains("ablations"));
+  }
+
+  // Issue 31: heads only, positions only, head × position; progress with the time left; the small-span warning.
+  void mapChoiceProgressAndWarning() {
+    const ResultPtr r = compute(patchingParams());
+    PatchingView view;
+    view.resize(1000, 620);  // the view's part of a 1280 × 720 window
+    view.show();
+    view.showResult(r);
+    view.waitForAnalyses();
+    const Model& m = *r->run->model;
+    const TokenizedText clean = m.tokenize(kClean), corrupt = m.tokenize(kCorrupt);
+    const int target = resolveToken(m, " cat"), versus = resolveToken(m, "Ġthe");
+    QComboBox* box = view.controls()->mapBox();
+    box->setCurrentIndex(box->findData(static_cast<int>(PatchMap::HeadPositions)));
+    emit box->activated(box->currentIndex());
+    view.waitForAnalyses();
+    QCOMPARE(view.runsStarted(), 2);
+    PatchingOptions o;
+    o.map = PatchMap::HeadPositions;
+    const PatchingResult cells = activationPatching(m, clean, corrupt, target, versus, {}, o);
+    const ViewNumbers n = view.numbers(*r);
+    QCOMPARE(n.matrices.size(), std::size_t(1));
+    QCOMPARE(n.matrices[0].name, std::string("patching_head_positions"));
+    QVERIFY(n.matrices[0].values.isApprox(cells.headPositions, 1e-9));
+    QCOMPARE(n.matrices[0].rowLabels[5], std::string("L1H1"));
+    QVERIFY(!view.headsPlot()->isVisible());
+    QVERIFY(view.residPlot()->isVisible());
+    QCOMPARE(view.residPlot()->rows(), 8);
+    shot(view, "patching_head_position");
+    box->setCurrentIndex(box->findData(static_cast<int>(PatchMap::Heads)));
+    emit box->activated(box->currentIndex());
+    view.waitForAnalyses();
+    QVERIFY(view.headsPlot()->isVisible());
+    QVERIFY(!view.residPlot()->isVisible());
+    QCOMPARE(view.numbers(*r).matrices.size(), std::size_t(1));
+    // The time left: elapsed · (1 − f) / f.
+    QCOMPARE(PatchingControls::timeLeft(80), QString("about 1 min 20 s left"));
+    QCOMPARE(PatchingControls::timeLeft(3.4), QString("about 3 s left"));
+    view.controls()->setBusy(true);
+    QTest::qWait(150);
+    view.controls()->setProgress(0.25);
+    QVERIFY2(view.controls()->progressText().startsWith("25 % · about "), qPrintable(view.controls()->progressText()));
+    view.controls()->setBusy(false);
+    QVERIFY(view.controls()->progressText().isEmpty());
+    // A versus whose difference barely moves between the texts: the warning.
+    const Trace c = m.forward(clean), k = m.forward(corrupt);
+    const Vec delta = rowLogits(*m.unembedding(), c.layers.back().residualOut.bottomRows(1).transpose()) -
+                      rowLogits(*m.unembedding(), k.layers.back().residualOut.bottomRows(1).transpose());
+    int small = -1;
+    for (int v = 0; v < delta.size(); ++v)
+      if (v != target && delta(target) != delta(v) &&
+          (small < 0 || std::abs(delta(target) - delta(v)) < std::abs(delta(target) - delta(small))))
+        small = v;
+    QVERIFY(std::abs(delta(target) - delta(small)) < kMinPatchingSpan);
+    Params p = patchingParams();
+    p.prediction.patchVersus = std::to_string(small);
+    view.showResult(compute(p, r->run->model));
+    view.waitForAnalyses();
+    QVERIFY2(view.summary().contains("Warning: clean − corrupt is only"), qPrintable(view.summary()));
+    shot(view, "patching_heads_warning");
   }
 
   void builtinModelGetsTheMessage() {

@@ -7,6 +7,7 @@
 #include "core/predict/attribution.h"
 #include "core/predict/prediction.h"
 #include "tests/harness/test_registry.h"
+#include "ui/plots/matrix_plot.h"
 #include "ui/shell/live_controller.h"
 #include "ui/views/prediction/attribution_view.h"
 #include "ui/views/prediction/prediction_view.h"
@@ -97,12 +98,94 @@ class TestPredictionViews : public QObject {
       view.showResult(toggled);
       view.waitForAnalyses();
       const MatD shown = view.numbers(*toggled).matrices.at(0).values;
-      const int t = named.empty() ? predict(model, toggled->trace(), last, 1).front().id : resolveToken(model, named);
+      // No target named: the prediction without the ablation (issue 31: frozen when the head is switched off).
+      const int t = named.empty() ? target : resolveToken(model, named);
       const Attribution b = directLogitAttribution(
           model, toggled->trace(), headContributions(model, toggled->run->text, toggled->trace(), last), t);
       QVERIFY((shown.leftCols(b.heads.cols()) - b.heads).cwiseAbs().maxCoeff() <= 1e-5);
       QVERIFY((shown.rightCols(1) - b.mlp).cwiseAbs().maxCoeff() <= 1e-5);
     }
+  }
+
+  // Issue 31: switching heads off keeps the target "the prediction" at the prediction without them, and says so —
+  // whether the view saw the plain run first or not.
+  void ablationFreezesTheTarget() {
+    const ResultPtr plain = compute("models/gpt2_tiny");
+    const Model& model = *plain->run->model;
+    const int last = plain->trace().tokenCount() - 1;
+    const int before = predict(model, plain->trace(), last, 1).front().id;
+    // A set of heads whose ablation changes the prediction: one head, else a layer's heads, else all.
+    ResultPtr ablated;
+    std::vector<std::vector<HeadRef>> sets;
+    for (int l = 0; l < plain->trace().layerCount(); ++l)
+      for (int h = 0; h < plain->trace().headCount(); ++h) sets.push_back({{l, h}});
+    for (int l = 0; l < plain->trace().layerCount(); ++l) {
+      sets.emplace_back();
+      for (int h = 0; h < plain->trace().headCount(); ++h) sets.back().push_back({l, h});
+    }
+    for (const std::vector<HeadRef>& heads : sets) {
+      Params p = plain->params;
+      p.prediction.ablate = heads;
+      const ResultPtr r = LiveController::compute(p, plain->run->model, {});
+      if (predict(model, r->trace(), last, 1).front().id != before) {
+        ablated = r;
+        break;
+      }
+    }
+    QVERIFY(ablated);
+    const int after = predict(model, ablated->trace(), last, 1).front().id;
+    const Attribution expected = directLogitAttribution(
+        model, ablated->trace(), headContributions(model, ablated->run->text, ablated->trace(), last), before);
+    for (bool seenPlain : {true, false}) {
+      AttributionView view;
+      if (seenPlain) {
+        view.showResult(plain);
+        view.waitForAnalyses();
+      }
+      view.showResult(ablated);
+      view.waitForAnalyses();
+      const ViewNumbers n = view.numbers(*ablated);
+      QCOMPARE(n.matrices.size(), std::size_t(1));
+      const MatD& m = n.matrices[0].values;
+      QVERIFY((m.leftCols(expected.heads.cols()) - expected.heads).cwiseAbs().maxCoeff() <= 1e-5);
+      QVERIFY(QString::fromStdString(n.matrices[0].title).contains(ablated->idLabel(before)));
+      QVERIFY2(view.sumText().contains(
+                   QString("Target frozen at “%1”, the prediction before heads").arg(ablated->idLabel(before))),
+               qPrintable(view.sumText()));
+      QVERIFY(view.sumText().contains(QString("(with them off the model predicts “%1”)").arg(ablated->idLabel(after))));
+      // Heads back on: the target is the prediction again, not frozen.
+      view.showResult(plain);
+      view.waitForAnalyses();
+      QVERIFY2(!view.sumText().contains("Target frozen"), qPrintable(view.sumText()));
+    }
+  }
+
+  // Issue 31: another model's map is not shown under this model's name; a target the new model lacks says so.
+  void anotherModelHidesTheMap() {
+    Params p;
+    p.modelDir = std::string(ATTNLAB_TEST_DATA) + "/reference/models/gpt2_tiny";
+    p.sentence = "the cat sat on the mat and the cat";
+    p.prediction.target = "Ġcat";
+    const ResultPtr a = LiveController::compute(p, nullptr, {});
+    AttributionView view;
+    view.resize(800, 600);
+    view.show();
+    view.showResult(a);
+    view.waitForAnalyses();
+    MatrixPlot* plot = view.findChild<MatrixPlot*>();
+    QVERIFY(plot && plot->isVisible());
+    p.modelDir = std::string(ATTNLAB_TEST_DATA) + "/reference/decoders/gemma-mqa";  // writes "▁cat", not "Ġcat"
+    const ResultPtr b = LiveController::compute(p, nullptr, {});
+    QVERIFY2(b->ok(), qPrintable(b->error));
+    view.showResult(b);
+    QVERIFY(!plot->isVisible());  // at once, before the new model's attribution is done
+    view.waitForAnalyses();
+    QVERIFY(!plot->isVisible());
+    QLabel* message = nullptr;
+    for (QLabel* l : view.findChildren<QLabel*>())
+      if (l->isVisible() && l->text().contains("unknown token")) message = l;
+    QVERIFY(message);
+    QVERIFY(view.numbers(*b).matrices.empty());
   }
 
   void builtinModelHasNoNumbers() {
