@@ -36,6 +36,7 @@
 #include "ui/shell/param_history.h"
 #include "ui/shell/param_panel.h"
 #include "ui/shell/session_actions.h"
+#include "ui/shell/too_long_bar.h"
 #include "ui/shell/view_actions.h"
 #include "ui/shell/view_navigator.h"
 #include "ui/shell/view_pages.h"
@@ -105,6 +106,14 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
   auto* topLayout = new QVBoxLayout(top);
   topLayout->setContentsMargins(6, 6, 6, 0);
   topLayout->addWidget(sentence_);
+  tooLong_ = new TooLongBar;
+  topLayout->addWidget(tooLong_);
+  connect(tooLong_, &TooLongBar::keepRequested, this, [this](const std::string& refused, const std::string& tail) {
+    Params p = controller_->params();
+    if (p.sentence != refused) return;  // typed on since: the offer was for another text
+    p.sentence = tail;
+    edit(p);
+  });
 
   // Views: one page each (heatmap and model view side by side), chosen in the navigator's chapters.
   auto* pages = new ViewPages;
@@ -522,6 +531,7 @@ TraceView* MainWindow::currentView() const {
 }
 
 void MainWindow::onResult(const ResultPtr& result) {
+  tooLong_->setResult(result);
   if (!result->ok()) {
     status_->setStyleSheet("color: #b2182b; font-weight: bold;");
     status_->setText(tr("⚠ %1 — showing the last valid result").arg(result->error));

@@ -21,6 +21,7 @@ class ModelOpener;
 class TokenSelection;
 class ParamPanel;
 class ParamHistory;
+class TooLongBar;
 class SessionActions;
 class ViewActions;
 class LessonPanel;
@@ -59,6 +60,7 @@ class MainWindow : public QMainWindow {
   /// The hovered token shared by the views and the sentence editor (pins are in the parameters).
   TokenSelection* tokenSelection() const { return selection_; }
   EditorTokenLink* editorTokens() const { return editorLink_; }
+  TooLongBar* tooLongBar() const { return tooLong_; }
   /// F11: full screen, large fonts, thick lines, high contrast.
   void setPresentation(bool on);
   bool presentation() const { return presentation_; }
@@ -93,6 +95,7 @@ class MainWindow : public QMainWindow {
   std::vector<TraceView*> views_;
   std::vector<TraceView*> stale_;  ///< views not shown the latest result yet (hidden pages)
   QLabel* status_;
+  TooLongBar* tooLong_;  ///< "Keep the last N tokens" when the model refused the text as too long
   QProgressBar* progress_;
   QPushButton* cancel_;
   bool restoreSettings_;
