@@ -459,7 +459,16 @@ void MainWindow::applyParams(const Params& p) {
   setWindowModified(true);
 }
 
-void MainWindow::edit(const Params& p) {
+void MainWindow::edit(const Params& edited) {
+  Params p = edited;
+  // Pins follow their tokens through an edit of the text; a pinned token the edit changed loses its pin, with a note.
+  const std::vector<std::string> dropped =
+      carryPinsThroughEdit(p, controller_->params().sentence, controller_->lastResult());
+  if (!dropped.empty()) {
+    QStringList names;
+    for (const std::string& t : dropped) names << QStringLiteral("“%1”").arg(QString::fromStdString(t));
+    statusBar()->showMessage(tr("Pin removed from %1: the edit changed that token").arg(names.join(", ")), 8000);
+  }
   // A view's edit may change the sentence (a strongest context clicked, Next token, Generate): the editor shows it, or
   // the next keystroke would throw the new text away (issue 31).
   if (sentence_->text().toStdString() != p.sentence) sentence_->setText(QString::fromStdString(p.sentence));

@@ -8,9 +8,30 @@
 #include <QTextCharFormat>
 #include <algorithm>
 
+#include "core/session/params_json.h"
 #include "core/session/token_pins.h"
 
 namespace attnlab::ui {
+
+std::vector<std::string> carryPinsThroughEdit(Params& p, const std::string& oldSentence, const ResultPtr& shown) {
+  if (p.selection.pinned.empty() || p.sentence == oldSentence || !shown || !shown->ok()) return {};
+  const Params& s = shown->params;
+  if (s.modelDir != p.modelDir || s.lowercase != p.lowercase || toJson(s.model) != toJson(p.model)) return {};
+  const Model& model = *shown->run->model;
+  // The tokens the views index: the run's, after keeping the last tokens of a long text.
+  const auto tokens = [&](const std::string& text) {
+    return keepLastTokens(model.tokenize(text), p.keepLastTokens, model.info().maxTokens, model).tokens;
+  };
+  try {
+    const bool same = s.sentence == oldSentence && s.keepLastTokens == p.keepLastTokens;
+    const std::vector<Token> before = same ? shown->run->text.tokens : tokens(oldSentence);
+    PinsAfterEdit carried = pinsAfterEdit(p.selection.pinned, oldSentence, before, p.sentence, tokens(p.sentence));
+    p.selection.pinned = std::move(carried.pins);
+    return std::move(carried.dropped);
+  } catch (const std::exception&) {  // a text the model refuses: the run says why, the pins stay as they are
+    return {};
+  }
+}
 
 void TokenSelection::setHovered(int token) {
   token = std::max(-1, token);

@@ -14,6 +14,11 @@ class QWidget;
 
 namespace attnlab::ui {
 
+/// Issue 31: p's pins carried through the edit of the text from `oldSentence` to p.sentence (pinsAfterEdit), the
+/// model of `shown` (the result on screen) tokenizing both texts. Returns the texts of the pinned tokens the edit
+/// changed or deleted (their pins are gone). Nothing changes without pins, or when `shown` ran another model.
+std::vector<std::string> carryPinsThroughEdit(Params& p, const std::string& oldSentence, const ResultPtr& shown);
+
 class TokenSelection : public QObject {
   Q_OBJECT
  public:
