@@ -30,6 +30,9 @@ AtlasView::AtlasView(AtlasStore* store, QWidget* parent) : TraceView(parent), st
   connect(scanHere_, &QPushButton::clicked, store_, &AtlasStore::scanForThisModel);
   connect(store_, &AtlasStore::atlasChanged, this, [this] {
     if (result_) drawAtlas(atlasFits() ? atlas() : nullptr);
+    // The finished scan's atlas arrives after the job says it is idle: the caption's corpus size follows it, or it
+    // kept the last refinement's while the contexts' title had the final one (issue 31).
+    updateStatus();
   });
   connect(store_, &AtlasStore::stateChanged, this, &AtlasView::updateStatus);
   connect(store_, &AtlasStore::progress, this, [this](const QString& what, double f) {

@@ -159,14 +159,7 @@ void PatchingView::showResult(const ResultPtr& result) {
   }
   message_->hide();
   controls_->setVisible(true);
-  const int layers = result->trace().layerCount(), heads = result->trace().headCount();
-  const int n = std::max(0, textTokens(result->run->model->tokenize(in.corrupt)));
-  controls_->setHint(tr("Costs %1 forward passes of the corrupted text: layers·heads (%2) + (layers + 1)·n (%3). "
-                        "The map does not follow the sentence above: it is recomputed when the model or these "
-                        "fields change, or on Run.")
-                         .arg(layers * heads + (layers + 1) * n)
-                         .arg(layers * heads)
-                         .arg((layers + 1) * n));
+  showCost(in.corrupt);
   if (hasRequested_ && sameModel(requestedModel_, result->run->model) && requested_ == in) return;
   start(in);
 }
@@ -240,8 +233,21 @@ void PatchingView::draw(const Computed& c) {
   controls_->setStatus(tr("clean and corrupt: %1 tokens each").arg(c.tokens.size()), false);
 }
 
+void PatchingView::showCost(const std::string& corrupt) {
+  // Counted on the text in the field, typed or applied: a count of the previous text stayed (issue 31).
+  const int layers = result_->trace().layerCount(), heads = result_->trace().headCount();
+  const int n = std::max(0, textTokens(result_->run->model->tokenize(corrupt)));
+  controls_->setHint(tr("Costs %1 forward passes of the corrupted text: layers·heads (%2) + (layers + 1)·n (%3). "
+                        "The map does not follow the sentence above: it is recomputed when the model or these "
+                        "fields change, or on Run.")
+                         .arg(layers * heads + (layers + 1) * n)
+                         .arg(layers * heads)
+                         .arg((layers + 1) * n));
+}
+
 void PatchingView::recheck() {
   if (!canPatch()) return;
+  showCost(controls_->inputs().corrupt);
   try {
     const Checked c = check(*result_->run->model, controls_->inputs());
     controls_->setStatus(tr("clean and corrupt: %1 tokens each").arg(textTokens(c.clean)), false);

@@ -61,6 +61,8 @@ class PatchingView : public TraceView {
   void draw(const Computed& c);
   void runRequested();
   void recheck();
+  /// The cost hint for the corrupted text `corrupt` on the shown model.
+  void showCost(const std::string& corrupt);
   void showMessage(const QString& text);
   bool canPatch() const;
 

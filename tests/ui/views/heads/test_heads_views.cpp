@@ -385,6 +385,8 @@ class TestHeadsViews : public QObject {
     QVERIFY(view.isReady());
     QVERIFY(refined.count() >= 2);  // the first window's refinement, then the finished scan
     QCOMPARE(f.store.atlas()->corpusTokens, 200LL);
+    // One corpus size in the view: the title's and the status line's (which kept the first window's 100).
+    QVERIFY2(view.statusText().contains("corpus: 200 tokens"), qPrintable(view.statusText()));
     QCOMPARE(int(view.list()->contexts().size()), 2);
     QVERIFY(view.notesText().contains("bad.bin"));
   }
