@@ -10,7 +10,6 @@
 #include <QFileInfo>
 #include <QKeyEvent>
 #include <QLabel>
-#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -35,6 +34,7 @@
 #include "ui/shell/model_opener.h"
 #include "ui/shell/param_history.h"
 #include "ui/shell/param_panel.h"
+#include "ui/shell/sentence_editor.h"
 #include "ui/shell/session_actions.h"
 #include "ui/shell/too_long_bar.h"
 #include "ui/shell/view_actions.h"
@@ -93,11 +93,9 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
       this, [this] { return currentParams(); }, [this](const Params& p) { applyParams(p); });
 
   // Sentence editor: large, because a class reads it from the back of the room.
-  sentence_ = new QLineEdit;
+  // A page keeps its line breaks (issue 31): the editor grows to a few lines, Enter starts a new one.
+  sentence_ = new SentenceEditor;
   sentence_->setPlaceholderText(tr("Type a sentence…"));
-  // QLineEdit keeps 32,767 characters by default and cut a 1 MB text from the command line at the first keystroke
-  // (335,546 → 10,486 tokens); every text the program accepts must fit.
-  sentence_->setMaxLength(std::numeric_limits<int>::max());
   QFont big = sentence_->font();
   big.setPointSizeF(big.pointSizeF() * 1.5);
   sentence_->setFont(big);
@@ -210,7 +208,7 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
 
   buildMenus();
 
-  connect(sentence_, &QLineEdit::textEdited, this, [this](const QString& text) {
+  connect(sentence_, &SentenceEditor::textEdited, this, [this](const QString& text) {
     Params p = controller_->params();
     p.sentence = text.toStdString();
     edit(p);
@@ -373,6 +371,8 @@ void MainWindow::buildMenus() {
     modelOpener_->open(dir);
     showView("heatmap");
   });
+  QAction* openText = file->addAction(tr("Open &text…"), this, &MainWindow::openTextFile);
+  openText->setToolTip(tr("Read a UTF-8 text file into the sentence editor, line breaks kept (as --sentence-file)"));
   file->addSeparator();
   sessions_->addToMenu(file);
   file->addSeparator();
@@ -477,6 +477,27 @@ void MainWindow::edit(const Params& edited) {
   controller_->setParams(p);
   sessions_->edited();
   setWindowModified(true);
+}
+
+void MainWindow::openTextFile() {
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Open a text"), QString(), tr("Text (*.txt *.md *.text);;All files (*)"));
+  if (!path.isEmpty()) openText(path);
+}
+
+void MainWindow::openText(const QString& path) {
+  QString error;
+  const QString text = SentenceEditor::readTextFile(path, &error);
+  if (!error.isEmpty()) {
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot open the text"), error, QMessageBox::Ok, this);
+    box->setObjectName("textError");
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+    return;
+  }
+  Params p = controller_->params();
+  p.sentence = text.toStdString();
+  edit(p);
 }
 
 void MainWindow::closeLesson() {

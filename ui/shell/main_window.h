@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "ui/shell/live_controller.h"
+#include "ui/shell/sentence_editor.h"
 #include "ui/views/common/trace_view.h"
 
 class QLabel;
-class QLineEdit;
 class QProgressBar;
 class QPushButton;
 
@@ -35,7 +35,7 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(bool restoreSettings = true, QWidget* parent = nullptr);
 
   LiveController* controller() const { return controller_; }
-  QLineEdit* sentenceEditor() const { return sentence_; }
+  SentenceEditor* sentenceEditor() const { return sentence_; }
   ParamPanel* paramPanel() const { return panel_; }
   /// The view with the given export name, or nullptr.
   TraceView* view(const QString& name) const;
@@ -67,6 +67,9 @@ class MainWindow : public QMainWindow {
   /// Ends the lesson: hides its panel and, when a step was applied, brings back the parameters of before
   /// the lesson's first step (one undoable step).
   void closeLesson();
+  /// A UTF-8 text file becomes the sentence, line breaks kept (one undoable edit); a file that is no UTF-8 text gets
+  /// a message naming it and the problem, and the sentence stays.
+  void openText(const QString& path);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -84,10 +87,12 @@ class MainWindow : public QMainWindow {
   void makeRoomForTheView();
   /// "session — Attention Lab" with the modified marker, or "Attention Lab" without a session file.
   void updateTitle();
+  /// File ▸ Open text…: asks for a file and opens it with openText.
+  void openTextFile();
 
   LiveController* controller_;
   ModelOpener* modelOpener_;
-  QLineEdit* sentence_;
+  SentenceEditor* sentence_;
   ParamPanel* panel_;
   ViewNavigator* navigator_;
   TokenSelection* selection_;

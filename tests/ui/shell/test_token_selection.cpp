@@ -181,7 +181,7 @@ class TestTokenSelection : public QObject {
     p.selection.pinned = {2, 5};  // "walks", "street" of "the cat walks on the street"
     w.applyParams(p);
     QTRY_COMPARE(heatmap(w)->plot()->markedPins(), (std::vector<int>{2, 5}));
-    QLineEdit* editor = w.sentenceEditor();
+    auto* editor = w.sentenceEditor();
     editor->setFocus();
     editor->setCursorPosition(0);
     QTest::keyClicks(editor, "so ");
