@@ -23,8 +23,10 @@ bool isSpace(char32_t c) {
 }
 
 bool isInvisible(char32_t c) {
-  // Zero-width and control characters carry no token of their own; ZWJ joins emoji sequences.
-  return c < 0x20 || c == 0x7F || inRange(c, 0x200B, 0x200F) || c == 0xFEFF || inRange(c, 0xFE00, 0xFE0F);
+  // Zero-width and control characters carry no token of their own; ZWJ joins emoji sequences. A line break or a tab
+  // is white space: "street\na" of a page's two lines read as one word "streeta" (issue 31).
+  return (c < 0x20 && !isSpace(c)) || c == 0x7F || inRange(c, 0x200B, 0x200F) || c == 0xFEFF ||
+         inRange(c, 0xFE00, 0xFE0F);
 }
 
 bool isAsciiPunct(char32_t c) {

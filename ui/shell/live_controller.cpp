@@ -5,6 +5,7 @@
 
 #include "core/base/errors.h"
 #include "core/run/model_factory.h"
+#include "core/run/text_tail.h"
 #include "core/session/params_json.h"
 
 namespace attnlab::ui {
@@ -20,6 +21,20 @@ std::string withoutSelection(const Params& p) {
   j.erase("selection");
   j.erase("display");  // colours and theme redraw, they never recompute
   return j.dump();
+}
+
+/// A text longer than the model's positions: its length, the limit and the end that fits, for the window's "Keep the
+/// last N tokens". Only on a failed run, so the text is tokenized twice only when it was refused.
+void noteTextTooLong(ComputeResult& r, const Model& model) {
+  try {
+    const int limit = model.info().maxTokens;
+    const int n = static_cast<int>(model.tokenize(r.params.sentence).tokens.size());
+    if (limit <= 0 || n <= limit) return;
+    r.fittingTail = textTail(model, r.params.sentence, limit);
+    r.textTokens = n;
+    r.modelPositions = limit;
+  } catch (const std::exception&) {  // no tail fits: the error alone is shown
+  }
 }
 
 }  // namespace
@@ -86,11 +101,12 @@ ResultPtr LiveController::compute(const Params& p, std::shared_ptr<const Model> 
   r->params = p;
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    r->run = std::make_shared<const PipelineResult>(runPipeline(p, std::move(model), control, std::move(previous)));
+    r->run = std::make_shared<const PipelineResult>(runPipeline(p, model, control, std::move(previous)));
   } catch (const Cancelled&) {
     r->cancelled = true;
   } catch (const std::exception& e) {  // InputError, bad_alloc: shown, never fatal
     r->error = QString::fromUtf8(e.what());
+    if (model && p.keepLastTokens == 0) noteTextTooLong(*r, *model);
   }
   r->forwardMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return r;

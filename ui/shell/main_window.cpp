@@ -10,7 +10,6 @@
 #include <QFileInfo>
 #include <QKeyEvent>
 #include <QLabel>
-#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -35,7 +34,9 @@
 #include "ui/shell/model_opener.h"
 #include "ui/shell/param_history.h"
 #include "ui/shell/param_panel.h"
+#include "ui/shell/sentence_editor.h"
 #include "ui/shell/session_actions.h"
+#include "ui/shell/too_long_bar.h"
 #include "ui/shell/view_actions.h"
 #include "ui/shell/view_navigator.h"
 #include "ui/shell/view_pages.h"
@@ -92,11 +93,9 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
       this, [this] { return currentParams(); }, [this](const Params& p) { applyParams(p); });
 
   // Sentence editor: large, because a class reads it from the back of the room.
-  sentence_ = new QLineEdit;
+  // A page keeps its line breaks (issue 31): the editor grows to a few lines, Enter starts a new one.
+  sentence_ = new SentenceEditor;
   sentence_->setPlaceholderText(tr("Type a sentence…"));
-  // QLineEdit keeps 32,767 characters by default and cut a 1 MB text from the command line at the first keystroke
-  // (335,546 → 10,486 tokens); every text the program accepts must fit.
-  sentence_->setMaxLength(std::numeric_limits<int>::max());
   QFont big = sentence_->font();
   big.setPointSizeF(big.pointSizeF() * 1.5);
   sentence_->setFont(big);
@@ -105,6 +104,14 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
   auto* topLayout = new QVBoxLayout(top);
   topLayout->setContentsMargins(6, 6, 6, 0);
   topLayout->addWidget(sentence_);
+  tooLong_ = new TooLongBar;
+  topLayout->addWidget(tooLong_);
+  connect(tooLong_, &TooLongBar::keepRequested, this, [this](const std::string& refused, const std::string& tail) {
+    Params p = controller_->params();
+    if (p.sentence != refused) return;  // typed on since: the offer was for another text
+    p.sentence = tail;
+    edit(p);
+  });
 
   // Views: one page each (heatmap and model view side by side), chosen in the navigator's chapters.
   auto* pages = new ViewPages;
@@ -201,7 +208,7 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
 
   buildMenus();
 
-  connect(sentence_, &QLineEdit::textEdited, this, [this](const QString& text) {
+  connect(sentence_, &SentenceEditor::textEdited, this, [this](const QString& text) {
     Params p = controller_->params();
     p.sentence = text.toStdString();
     edit(p);
@@ -364,6 +371,8 @@ void MainWindow::buildMenus() {
     modelOpener_->open(dir);
     showView("heatmap");
   });
+  QAction* openText = file->addAction(tr("Open &text…"), this, &MainWindow::openTextFile);
+  openText->setToolTip(tr("Read a UTF-8 text file into the sentence editor, line breaks kept (as --sentence-file)"));
   file->addSeparator();
   sessions_->addToMenu(file);
   file->addSeparator();
@@ -450,7 +459,16 @@ void MainWindow::applyParams(const Params& p) {
   setWindowModified(true);
 }
 
-void MainWindow::edit(const Params& p) {
+void MainWindow::edit(const Params& edited) {
+  Params p = edited;
+  // Pins follow their tokens through an edit of the text; a pinned token the edit changed loses its pin, with a note.
+  const std::vector<std::string> dropped =
+      carryPinsThroughEdit(p, controller_->params().sentence, controller_->lastResult());
+  if (!dropped.empty()) {
+    QStringList names;
+    for (const std::string& t : dropped) names << QStringLiteral("“%1”").arg(QString::fromStdString(t));
+    statusBar()->showMessage(tr("Pin removed from %1: the edit changed that token").arg(names.join(", ")), 8000);
+  }
   // A view's edit may change the sentence (a strongest context clicked, Next token, Generate): the editor shows it, or
   // the next keystroke would throw the new text away (issue 31).
   if (sentence_->text().toStdString() != p.sentence) sentence_->setText(QString::fromStdString(p.sentence));
@@ -459,6 +477,27 @@ void MainWindow::edit(const Params& p) {
   controller_->setParams(p);
   sessions_->edited();
   setWindowModified(true);
+}
+
+void MainWindow::openTextFile() {
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Open a text"), QString(), tr("Text (*.txt *.md *.text);;All files (*)"));
+  if (!path.isEmpty()) openText(path);
+}
+
+void MainWindow::openText(const QString& path) {
+  QString error;
+  const QString text = SentenceEditor::readTextFile(path, &error);
+  if (!error.isEmpty()) {
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot open the text"), error, QMessageBox::Ok, this);
+    box->setObjectName("textError");
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+    return;
+  }
+  Params p = controller_->params();
+  p.sentence = text.toStdString();
+  edit(p);
 }
 
 void MainWindow::closeLesson() {
@@ -522,6 +561,7 @@ TraceView* MainWindow::currentView() const {
 }
 
 void MainWindow::onResult(const ResultPtr& result) {
+  tooLong_->setResult(result);
   if (!result->ok()) {
     status_->setStyleSheet("color: #b2182b; font-weight: bold;");
     status_->setText(tr("⚠ %1 — showing the last valid result").arg(result->error));

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "ui/shell/live_controller.h"
+#include "ui/shell/sentence_editor.h"
 #include "ui/views/common/trace_view.h"
 
 class QLabel;
-class QLineEdit;
 class QProgressBar;
 class QPushButton;
 
@@ -21,6 +21,7 @@ class ModelOpener;
 class TokenSelection;
 class ParamPanel;
 class ParamHistory;
+class TooLongBar;
 class SessionActions;
 class ViewActions;
 class LessonPanel;
@@ -34,7 +35,7 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(bool restoreSettings = true, QWidget* parent = nullptr);
 
   LiveController* controller() const { return controller_; }
-  QLineEdit* sentenceEditor() const { return sentence_; }
+  SentenceEditor* sentenceEditor() const { return sentence_; }
   ParamPanel* paramPanel() const { return panel_; }
   /// The view with the given export name, or nullptr.
   TraceView* view(const QString& name) const;
@@ -59,12 +60,16 @@ class MainWindow : public QMainWindow {
   /// The hovered token shared by the views and the sentence editor (pins are in the parameters).
   TokenSelection* tokenSelection() const { return selection_; }
   EditorTokenLink* editorTokens() const { return editorLink_; }
+  TooLongBar* tooLongBar() const { return tooLong_; }
   /// F11: full screen, large fonts, thick lines, high contrast.
   void setPresentation(bool on);
   bool presentation() const { return presentation_; }
   /// Ends the lesson: hides its panel and, when a step was applied, brings back the parameters of before
   /// the lesson's first step (one undoable step).
   void closeLesson();
+  /// A UTF-8 text file becomes the sentence, line breaks kept (one undoable edit); a file that is no UTF-8 text gets
+  /// a message naming it and the problem, and the sentence stays.
+  void openText(const QString& path);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -82,10 +87,12 @@ class MainWindow : public QMainWindow {
   void makeRoomForTheView();
   /// "session — Attention Lab" with the modified marker, or "Attention Lab" without a session file.
   void updateTitle();
+  /// File ▸ Open text…: asks for a file and opens it with openText.
+  void openTextFile();
 
   LiveController* controller_;
   ModelOpener* modelOpener_;
-  QLineEdit* sentence_;
+  SentenceEditor* sentence_;
   ParamPanel* panel_;
   ViewNavigator* navigator_;
   TokenSelection* selection_;
@@ -93,6 +100,7 @@ class MainWindow : public QMainWindow {
   std::vector<TraceView*> views_;
   std::vector<TraceView*> stale_;  ///< views not shown the latest result yet (hidden pages)
   QLabel* status_;
+  TooLongBar* tooLong_;  ///< "Keep the last N tokens" when the model refused the text as too long
   QProgressBar* progress_;
   QPushButton* cancel_;
   bool restoreSettings_;

@@ -60,7 +60,9 @@ void ModelOpener::open(const QString& dir) {
 void ModelOpener::onResult(const ResultPtr& result) {
   if (!waiting_ || result->params.modelDir != pending_.toStdString()) return;
   waiting_ = false;
-  if (result->ok()) {
+  // A text longer than the model's positions is no reason to refuse the model: the window offers to keep the text's
+  // last tokens (TooLongBar), and the text stays whole until that is pressed (issue 31).
+  if (result->ok() || result->textTooLong()) {
     rememberRecent(pending_);
     return;
   }

@@ -24,6 +24,9 @@ class TestTokenizerWords : public QObject {
     QTest::newRow("accents") << "ÉCOLE Ñandú" << QStringList{"école", "ñandú"};
     QTest::newRow("empty") << "" << QStringList{};
     QTest::newRow("spaces only") << "   \t\n " << QStringList{};
+    // A page's line breaks and tabs separate words (they were dropped as control characters: "streeta").
+    QTest::newRow("lines") << "the street\na second\r\nline\tend"
+                           << QStringList{"the", "street", "a", "second", "line", "end"};
     QTest::newRow("numbers") << "3.14 is pi" << QStringList{"3", ".", "14", "is", "pi"};
   }
   void splitsWordsAndPunctuation() {

@@ -28,7 +28,7 @@ class TestEditorUndo : public QObject {
     MainWindow w(false);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QLineEdit* editor = w.sentenceEditor();
+    auto* editor = w.sentenceEditor();
     editor->setFocus();
     const QString start = editor->text();
     editor->end(false);

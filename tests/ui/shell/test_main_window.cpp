@@ -6,11 +6,13 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QUndoStack>
 #include <QtTest>
 
+#include "core/checkpoint/checkpoint.h"
 #include "core/session/params_json.h"
 #include "tests/harness/test_registry.h"
 
@@ -19,6 +21,7 @@
 #include "ui/shell/model_opener.h"
 #include "ui/shell/param_history.h"
 #include "ui/shell/param_panel.h"
+#include "ui/shell/too_long_bar.h"
 #include "ui/views/attention/heatmap_view.h"
 #include "ui/views/attention/model_grid_view.h"
 
@@ -213,6 +216,54 @@ class TestMainWindow : public QObject {
     QVERIFY(w.findChild<QMessageBox*>("modelError")->text().contains(empty.path()));
     QTRY_COMPARE(QString::fromStdString(w.controller()->params().modelDir), gpt2);
     QCOMPARE(QString::fromStdString(w.controller()->lastResult()->run->info.kind), QString("gpt2"));
+  }
+
+  void aModelShorterThanTheTextOpensAndOffersToKeepItsEnd() {
+    // Issue 31: a 48-position model opened on a longer text was refused ("Cannot open the model") and the previous
+    // model came back. It opens; the text stays whole until "Keep the last 48 tokens" is pressed, which is an edit
+    // of the editor's text (Undo brings the whole text back).
+    MainWindow w(false);
+    w.show();
+    QTRY_VERIFY(w.controller()->lastResult());
+    std::string text;
+    for (int i = 0; i < 300; ++i) text += "w" + std::to_string(i % 13) + " ";
+    Params p = w.controller()->params();
+    p.modelDir.clear();
+    p.sentence = text;
+    w.applyParams(p);
+    QTRY_COMPARE(w.controller()->lastResult()->params.sentence, text);  // the built-in model takes 2,048
+    const QString gpt2 = QString(ATTNLAB_TEST_DATA) + "/reference/models/gpt2_tiny";
+    const auto model = loadCheckpoint(gpt2.toStdString());
+    const std::vector<int> allIds = model->tokenize(text).ids;
+    QVERIFY(allIds.size() > 48);
+    w.modelOpener()->open(gpt2);
+    auto* bar = w.tooLongBar();
+    QTRY_VERIFY(bar->isVisible());
+    QCOMPARE(QString::fromStdString(w.controller()->params().modelDir), gpt2);  // not reverted
+    QTest::qWait(200);
+    QVERIFY(w.findChild<QMessageBox*>("modelError") == nullptr);
+    QCOMPARE(QString::fromStdString(w.controller()->params().modelDir), gpt2);
+    QCOMPARE(w.sentenceEditor()->text().toStdString(), text);  // nothing cut yet
+    QVERIFY2(bar->findChild<QLabel*>("tooLongMessage")->text().contains(QString::number(allIds.size())),
+             qPrintable(bar->findChild<QLabel*>("tooLongMessage")->text()));
+    QCOMPARE(bar->keepButton()->text(), QString("Keep the last 48 tokens"));
+    if (const QString shots = qEnvironmentVariable("ATTNLAB_LAYOUT_SHOTS"); !shots.isEmpty()) {
+      w.resize(1280, 720);
+      QTest::qWait(100);
+      w.grab().save(shots + "/too_long_bar.png");
+    }
+    QTest::mouseClick(bar->keepButton(), Qt::LeftButton);
+    const std::string kept = w.sentenceEditor()->text().toStdString();
+    QVERIFY(kept.size() < text.size() && text.compare(text.size() - kept.size(), kept.size(), kept) == 0);
+    QCOMPARE(w.controller()->params().sentence, kept);
+    QTRY_VERIFY(w.controller()->lastResult()->params.sentence == kept && w.controller()->lastResult()->ok());
+    QTRY_VERIFY(!bar->isVisible());
+    const std::vector<int>& ran = w.controller()->lastResult()->run->text.ids;
+    QCOMPARE(ran.size(), std::size_t(48));  // the whole text's last 48 tokens
+    QVERIFY(std::equal(ran.begin(), ran.end(), allIds.end() - 48));
+    w.history()->stack()->undo();
+    QCOMPARE(w.sentenceEditor()->text().toStdString(), text);
+    QTRY_VERIFY(bar->isVisible());  // refused again, offered again
   }
 
   void causalModeZeroesTheUpperTriangle() {

@@ -19,6 +19,13 @@ struct ComputeResult {
   bool cancelled = false;                     ///< stopped by its cancel flag: nothing to show
   double forwardMs = 0;
   quint64 generation = 0;
+  /// The model loaded but refused the text as longer than its positions (issue 31): both lengths, and the text's
+  /// end that fits (textTail), which the window offers to keep. modelPositions is 0 for every other result.
+  int textTokens = 0;
+  int modelPositions = 0;
+  std::string fittingTail;
+
+  bool textTooLong() const { return modelPositions > 0; }
 
   bool ok() const { return run != nullptr; }
   const Trace& trace() const { return run->trace; }

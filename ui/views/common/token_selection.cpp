@@ -2,15 +2,36 @@
 
 #include <QAction>
 #include <QCoreApplication>
-#include <QInputMethodEvent>
-#include <QLineEdit>
 #include <QMouseEvent>
+#include <QPlainTextEdit>
 #include <QTextCharFormat>
+#include <QTextEdit>
 #include <algorithm>
 
+#include "core/session/params_json.h"
 #include "core/session/token_pins.h"
 
 namespace attnlab::ui {
+
+std::vector<std::string> carryPinsThroughEdit(Params& p, const std::string& oldSentence, const ResultPtr& shown) {
+  if (p.selection.pinned.empty() || p.sentence == oldSentence || !shown || !shown->ok()) return {};
+  const Params& s = shown->params;
+  if (s.modelDir != p.modelDir || s.lowercase != p.lowercase || toJson(s.model) != toJson(p.model)) return {};
+  const Model& model = *shown->run->model;
+  // The tokens the views index: the run's, after keeping the last tokens of a long text.
+  const auto tokens = [&](const std::string& text) {
+    return keepLastTokens(model.tokenize(text), p.keepLastTokens, model.info().maxTokens, model).tokens;
+  };
+  try {
+    const bool same = s.sentence == oldSentence && s.keepLastTokens == p.keepLastTokens;
+    const std::vector<Token> before = same ? shown->run->text.tokens : tokens(oldSentence);
+    PinsAfterEdit carried = pinsAfterEdit(p.selection.pinned, oldSentence, before, p.sentence, tokens(p.sentence));
+    p.selection.pinned = std::move(carried.pins);
+    return std::move(carried.dropped);
+  } catch (const std::exception&) {  // a text the model refuses: the run says why, the pins stay as they are
+    return {};
+  }
+}
 
 void TokenSelection::setHovered(int token) {
   token = std::max(-1, token);
@@ -32,13 +53,13 @@ void TokenSelection::installEscape(QWidget* window) {
   window->addAction(esc);
 }
 
-EditorTokenLink::EditorTokenLink(QLineEdit* editor, TokenSelection* selection)
+EditorTokenLink::EditorTokenLink(QPlainTextEdit* editor, TokenSelection* selection)
     : QObject(editor), editor_(editor), selection_(selection) {
-  editor->setMouseTracking(true);
-  editor->installEventFilter(this);
+  editor->viewport()->setMouseTracking(true);
+  editor->viewport()->installEventFilter(this);
   connect(selection, &TokenSelection::hoveredChanged, this, &EditorTokenLink::refresh);
   // Typing moves the characters: the spans come back with the next result.
-  connect(editor, &QLineEdit::textChanged, this, &EditorTokenLink::refresh);
+  connect(editor, &QPlainTextEdit::textChanged, this, &EditorTokenLink::refresh);
 }
 
 void EditorTokenLink::setResult(const ResultPtr& result) {
@@ -47,7 +68,7 @@ void EditorTokenLink::setResult(const ResultPtr& result) {
 }
 
 int EditorTokenLink::tokenAtPosition(int pos) const {
-  if (!result_ || !result_->ok() || editor_->text().toStdString() != result_->params.sentence) return -1;
+  if (!result_ || !result_->ok() || editor_->toPlainText().toStdString() != result_->params.sentence) return -1;
   const std::vector<Token>& tokens = result_->run->text.tokens;
   for (std::size_t i = 0; i < tokens.size(); ++i)
     if (tokens[i].u16Begin <= pos && pos < tokens[i].u16End) return static_cast<int>(i);
@@ -55,16 +76,17 @@ int EditorTokenLink::tokenAtPosition(int pos) const {
 }
 
 bool EditorTokenLink::eventFilter(QObject* watched, QEvent* event) {
-  if (watched == editor_ && event->type() == QEvent::MouseMove) {
+  if (editor_ && watched == editor_->viewport() && event->type() == QEvent::MouseMove) {
     const auto* e = static_cast<QMouseEvent*>(event);
-    // cursorPositionAt gives the nearest gap between characters: the character is the one whose
+    // cursorForPosition gives the nearest gap between characters: the character is the one whose
     // left half holds the mouse, so look half a character to the left as well.
-    const int pos = editor_->cursorPositionAt(e->position().toPoint());
+    const int pos = editor_->cursorForPosition(e->position().toPoint()).position();
     const int left =
-        editor_->cursorPositionAt(e->position().toPoint() - QPoint(editor_->fontMetrics().averageCharWidth() / 2, 0));
+        editor_->cursorForPosition(e->position().toPoint() - QPoint(editor_->fontMetrics().averageCharWidth() / 2, 0))
+            .position();
     const int t = tokenAtPosition(std::min(pos, left));
     selection_->setHovered(t >= 0 ? t : tokenAtPosition(pos));
-  } else if (watched == editor_ && event->type() == QEvent::Leave) {
+  } else if (editor_ && watched == editor_->viewport() && event->type() == QEvent::Leave) {
     selection_->setHovered(-1);
   }
   return false;
@@ -73,7 +95,7 @@ bool EditorTokenLink::eventFilter(QObject* watched, QEvent* event) {
 void EditorTokenLink::refresh() {
   if (!editor_) return;
   highlighted_.clear();
-  if (result_ && result_->ok() && editor_->text().toStdString() == result_->params.sentence) {
+  if (result_ && result_->ok() && editor_->toPlainText().toStdString() == result_->params.sentence) {
     const std::vector<Token>& tokens = result_->run->text.tokens;
     const int n = static_cast<int>(tokens.size());
     const std::vector<int> pins = pinsWithin(result_->params.selection.pinned, n);
@@ -88,16 +110,18 @@ void EditorTokenLink::refresh() {
         highlighted_.push_back({tok.u16Begin, tok.u16End - tok.u16Begin, t, pinned});
     }
   }
-  QList<QInputMethodEvent::Attribute> attributes;
-  const int cursor = editor_->cursorPosition();  // format starts are relative to the cursor
+  // Extra selections colour characters without touching the text or its undo.
+  QList<QTextEdit::ExtraSelection> marks;
   for (const Span& s : highlighted_) {
-    QTextCharFormat f;
-    f.setBackground(QColor(0xE6, 0x55, 0x0D, s.pinned ? 110 : 50));
-    if (s.pinned) f.setFontUnderline(true);
-    attributes << QInputMethodEvent::Attribute(QInputMethodEvent::TextFormat, s.start - cursor, s.length, f);
+    QTextEdit::ExtraSelection mark;
+    mark.format.setBackground(QColor(0xE6, 0x55, 0x0D, s.pinned ? 110 : 50));
+    if (s.pinned) mark.format.setFontUnderline(true);
+    mark.cursor = QTextCursor(editor_->document());
+    mark.cursor.setPosition(s.start);
+    mark.cursor.setPosition(s.start + s.length, QTextCursor::KeepAnchor);
+    marks << mark;
   }
-  QInputMethodEvent event(QString(), attributes);
-  QCoreApplication::sendEvent(editor_, &event);
+  editor_->setExtraSelections(marks);
 }
 
 }  // namespace attnlab::ui

@@ -9,10 +9,15 @@
 
 #include "ui/views/common/compute_result.h"
 
-class QLineEdit;
+class QPlainTextEdit;
 class QWidget;
 
 namespace attnlab::ui {
+
+/// Issue 31: p's pins carried through the edit of the text from `oldSentence` to p.sentence (pinsAfterEdit), the
+/// model of `shown` (the result on screen) tokenizing both texts. Returns the texts of the pinned tokens the edit
+/// changed or deleted (their pins are gone). Nothing changes without pins, or when `shown` ran another model.
+std::vector<std::string> carryPinsThroughEdit(Params& p, const std::string& oldSentence, const ResultPtr& shown);
 
 class TokenSelection : public QObject {
   Q_OBJECT
@@ -35,12 +40,11 @@ class TokenSelection : public QObject {
 };
 
 /// The sentence editor's side of the selection: the token under the mouse becomes the hovered token,
-/// and the hovered and pinned tokens' characters are coloured in the editor (input-method text
-/// formats, the way to colour part of a QLineEdit without replacing it).
+/// and the hovered and pinned tokens' characters are coloured in the editor (extra selections).
 class EditorTokenLink : public QObject {
   Q_OBJECT
  public:
-  EditorTokenLink(QLineEdit* editor, TokenSelection* selection);
+  EditorTokenLink(QPlainTextEdit* editor, TokenSelection* selection);
   /// The tokens' UTF-16 spans and the pins of the result on screen.
   void setResult(const ResultPtr& result);
   /// The token whose characters hold UTF-16 position `pos` of the editor's text, or −1.
@@ -57,7 +61,7 @@ class EditorTokenLink : public QObject {
 
  private:
   void refresh();
-  QPointer<QLineEdit> editor_;
+  QPointer<QPlainTextEdit> editor_;
   TokenSelection* selection_;
   ResultPtr result_;
   QVector<Span> highlighted_;

@@ -3,6 +3,8 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 
+#include "core/session/params_json.h"
+
 namespace attnlab::ui {
 
 AtlasStore::AtlasStore(AtlasEngine engine, QObject* parent)
@@ -16,8 +18,23 @@ AtlasStore::AtlasStore(AtlasEngine engine, QObject* parent)
           [this](double f) { emit progress(tr("Scoring every head on the probe"), f); });
 }
 
+std::string AtlasStore::modelIdentity(const ComputeResult& r) {
+  // What LiveController rebuilds a model from: the same identity is the same weights and tokenizer.
+  return r.params.modelDir + "|" + toJson(r.params.model).dump() + "|" + (r.params.lowercase ? "lc" : "cs");
+}
+
 AtlasStore::ProbeKey AtlasStore::probeKey(const ComputeResult& r) {
-  return {r.run->model.get(), r.params.atlas.probeLength, r.params.atlas.probeSeed};
+  return {modelIdentity(r), r.params.atlas.probeLength, r.params.atlas.probeSeed};
+}
+
+std::string AtlasStore::text(const ProbeKey& k) {
+  return k.model + "|probe " + std::to_string(k.length) + " " + std::to_string(k.seed);
+}
+
+std::string AtlasStore::text(const ScanKey& k) {
+  std::string s = "|window " + std::to_string(k.window) + " top " + std::to_string(k.top);
+  for (const std::string& f : k.files) s += "|" + f;
+  return s;
 }
 
 AtlasStore::ScanKey AtlasStore::scanKey(const ComputeResult& r) {
@@ -26,10 +43,28 @@ AtlasStore::ScanKey AtlasStore::scanKey(const ComputeResult& r) {
 
 void AtlasStore::request(const ResultPtr& result) {
   if (!result || !result->ok() || !result->run->model) return;
+  lastAsked_ = result;
   if (!(probeKey(*result) == probeKey_)) {
-    startProbe(result);
-    return;
+    const auto kept = probeAtlases_.find(text(probeKey(*result)));
+    if (kept == probeAtlases_.end()) {
+      startProbe(result);
+      return;
+    }
+    // This model's probe atlas was built before: no new probe, and its corpus result (if any) comes from scanned_.
+    probeJob_->cancel();
+    scanJob_->cancel();
+    ++scanRun_;
+    probeKey_ = probeKey(*result);
+    scanKey_ = {};
+    model_ = result->run->model;
+    probeAtlas_ = kept->second;
+    error_.clear();
+    offer_.clear();
+    pendingScan_.reset();
+    publish(probeAtlas_);
+    emit stateChanged();
   }
+  model_ = result->run->model;  // the same model, maybe reloaded: jobs read the one alive
   if (probeJob_->busy()) {
     pendingScan_ = result;  // the scan starts from the probe atlas when it arrives
     return;
@@ -52,7 +87,9 @@ void AtlasStore::startProbe(const ResultPtr& result) {
   model_ = result->run->model;
   probeAtlas_.reset();
   error_.clear();
+  offer_.clear();
   pendingScan_ = result;
+  const std::string key = text(probeKey_);
   const std::shared_ptr<const Model> model = model_;
   AtlasOptions options{result->params.atlas.probeLength, result->params.atlas.probeSeed};
   // A probe longer than the model's context is shortened to fit, with a note (as `attnlab heads` does).
@@ -64,7 +101,9 @@ void AtlasStore::startProbe(const ResultPtr& result) {
         if (!note.empty()) atlas.notes.push_back(note);
         return std::make_shared<const HeadAtlas>(std::move(atlas));
       },
-      [this](const std::shared_ptr<const HeadAtlas>& atlas) {
+      [this, key](const std::shared_ptr<const HeadAtlas>& atlas) {
+        probeAtlases_[key] = atlas;
+        if (key != text(probeKey_)) return;  // finished just as another model's kept atlas was taken up
         probeAtlas_ = atlas;
         publish(atlas);
         const ResultPtr next = std::move(pendingScan_);
@@ -86,12 +125,35 @@ void AtlasStore::startProbe(const ResultPtr& result) {
 void AtlasStore::startScan(const ResultPtr& result) {
   scanKey_ = scanKey(*result);
   const quint64 run = ++scanRun_;
+  const bool wasOffered = !offer_.isEmpty();
+  offer_.clear();
   if (scanKey_.files.empty() || !probeAtlas_) {
     scanJob_->cancel();
     if (probeAtlas_ && atlas_ != probeAtlas_) publish(probeAtlas_);  // the corpus was removed: the probe alone
+    if (wasOffered) emit stateChanged();
     return;
   }
   error_.clear();
+  const std::string resultKey = text(probeKey_) + text(scanKey_);
+  if (const auto kept = scanned_.find(resultKey); kept != scanned_.end()) {
+    scanJob_->cancel();
+    publish(kept->second);  // scanned (or cancelled by the user) before for this model
+    emit stateChanged();
+    return;
+  }
+  const std::string allowKey = modelIdentity(*result) + text(scanKey_);
+  const auto owner = scanOwner_.find(text(scanKey_));
+  if (owner == scanOwner_.end()) {
+    // The first model to ask for this corpus: the user opened it on this model.
+    scanOwner_[text(scanKey_)] = QString::fromStdString(result->run->info.name);
+    allowed_.insert(allowKey);
+  } else if (!allowed_.count(allowKey)) {
+    scanJob_->cancel();
+    offer_ = owner->second;
+    if (atlas_ != probeAtlas_) publish(probeAtlas_);
+    emit stateChanged();
+    return;
+  }
   const std::shared_ptr<const Model> model = model_;
   const std::shared_ptr<const HeadAtlas> start = probeAtlas_;
   CorpusOptions options;
@@ -99,8 +161,9 @@ void AtlasStore::startScan(const ResultPtr& result) {
   options.window = scanKey_.window;
   options.top = scanKey_.top;
   const auto scan = engine_.scan;
+  auto finished = std::make_shared<bool>(false);  // written by the worker before its result is delivered
   scanJob_->run<std::shared_ptr<const HeadAtlas>>(
-      [this, model, start, options, scan, run](const RunControl& control) {
+      [this, model, start, options, scan, run, finished](const RunControl& control) {
         auto atlas = std::make_shared<HeadAtlas>(*start);
         QElapsedTimer posted;  // invalid until the first post: the first window shows at once
         // A copy of the refined atlas reaches the GUI thread at most five times a second; the last state comes
@@ -120,13 +183,17 @@ void AtlasStore::startScan(const ResultPtr& result) {
         };
         try {
           scan(*model, options, *atlas, onWindow, control);
+          *finished = true;
         } catch (const Cancelled&) {
           // What was scanned stays: the scan's contract leaves the atlas holding it.
           atlas->notes.push_back("corpus scan cancelled after " + std::to_string(atlas->corpusTokens) + " tokens");
         }
         return std::shared_ptr<const HeadAtlas>(atlas);
       },
-      [this, run](const std::shared_ptr<const HeadAtlas>& atlas) {
+      [this, run, finished, resultKey](const std::shared_ptr<const HeadAtlas>& atlas) {
+        // Kept: a whole scan, or one the user cancelled (it must not start again). A scan stopped because another
+        // model came is not: coming back scans again.
+        if (*finished || run == userCancelled_) scanned_[resultKey] = atlas;
         if (run == scanRun_) publish(atlas);  // else: a new model or probe came meanwhile
       },
       [this, run](const QString& e) {
@@ -136,7 +203,17 @@ void AtlasStore::startScan(const ResultPtr& result) {
       });
 }
 
-void AtlasStore::cancelScan() { scanJob_->cancel(); }
+void AtlasStore::cancelScan() {
+  if (scanJob_->busy()) userCancelled_ = scanRun_;
+  scanJob_->cancel();
+}
+
+void AtlasStore::scanForThisModel() {
+  if (offer_.isEmpty() || !lastAsked_) return;
+  allowed_.insert(modelIdentity(*lastAsked_) + text(scanKey(*lastAsked_)));
+  scanKey_ = {};
+  request(lastAsked_);
+}
 
 void AtlasStore::publish(std::shared_ptr<const HeadAtlas> atlas) {
   atlas_ = std::move(atlas);

@@ -4,10 +4,19 @@
 // scanned once when params.atlas.corpus (or its window / top) changes. The scan posts its refined atlas to the GUI
 // thread as it goes (at most every 200 ms), so the views refine while it runs. The engine (buildProbeAtlas,
 // scanCorpus) is injected, so the views' tests run on atlases filled by hand.
+//
+// Results are kept per model (issue 31): probe atlases and scanned atlases are keyed by the model's identity (its
+// folder, configuration and case folding — not the Model object, which a reload replaces) and, for scans, the corpus
+// files, window and top. A corpus scan (about an hour at real size) starts by itself only for the first model that
+// asks for that corpus; another model gets an offer (scanOffer(): "corpus scanned for <model>") until
+// scanForThisModel() is called. A scan the user cancels is kept as it stands (its note says so): coming back to it
+// never starts it again.
 #include <QObject>
 #include <QString>
 #include <functional>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,7 +49,13 @@ class AtlasStore : public QObject {
   bool scanBusy() const { return scanJob_->busy(); }
   /// The last failure (a probe longer than the context, a corpus without text), empty when none.
   QString error() const { return error_; }
+  /// The user's Cancel: the scan stops, and what it read so far is this model's result for the corpus.
   void cancelScan();
+  /// The name of the model the asked-for corpus was scanned for when this model's own scan is waiting for the user
+  /// (scanForThisModel), else empty.
+  QString scanOffer() const { return offer_; }
+  /// Starts the offered scan for the model last asked for.
+  void scanForThisModel();
   /// Blocks until both jobs are idle and their results delivered (export, tests).
   void waitForIdle();
 
@@ -54,7 +69,7 @@ class AtlasStore : public QObject {
 
  private:
   struct ProbeKey {
-    const Model* model = nullptr;
+    std::string model;  ///< modelIdentity()
     int length = 0;
     unsigned long long seed = 0;
     bool operator==(const ProbeKey& o) const { return model == o.model && length == o.length && seed == o.seed; }
@@ -66,6 +81,9 @@ class AtlasStore : public QObject {
   };
   static ProbeKey probeKey(const ComputeResult& r);
   static ScanKey scanKey(const ComputeResult& r);
+  static std::string modelIdentity(const ComputeResult& r);
+  static std::string text(const ProbeKey& k);
+  static std::string text(const ScanKey& k);
   void startProbe(const ResultPtr& result);
   void startScan(const ResultPtr& result);
   void publish(std::shared_ptr<const HeadAtlas> atlas);
@@ -77,9 +95,17 @@ class AtlasStore : public QObject {
   ScanKey scanKey_;                     ///< what the last scan started was for (empty files: none)
   std::shared_ptr<const Model> model_;  ///< kept alive while a job reads it
   std::shared_ptr<const HeadAtlas> probeAtlas_, atlas_;
-  ResultPtr pendingScan_;  ///< a scan asked for while the probe atlas was being built
-  quint64 scanRun_ = 0;    ///< drops refinements posted by a superseded scan
+  ResultPtr pendingScan_;      ///< a scan asked for while the probe atlas was being built
+  quint64 scanRun_ = 0;        ///< drops refinements posted by a superseded scan
+  quint64 userCancelled_ = 0;  ///< the scanRun_ the user cancelled: its partial atlas is kept as the result
   QString error_;
+  ResultPtr lastAsked_;  ///< the result of the last request (what scanForThisModel scans for)
+  QString offer_;        ///< scanOffer()
+  std::map<std::string, std::shared_ptr<const HeadAtlas>> probeAtlases_;  ///< text(ProbeKey) → probe atlas
+  std::map<std::string, std::shared_ptr<const HeadAtlas>> scanned_;       ///< text(ProbeKey) + text(ScanKey) → atlas
+  /// text(ScanKey) → the name of the first model scanned on it; a scan starts by itself only for that model.
+  std::map<std::string, QString> scanOwner_;
+  std::set<std::string> allowed_;  ///< modelIdentity + text(ScanKey): scans the user asked for (or the first)
 };
 
 }  // namespace attnlab::ui

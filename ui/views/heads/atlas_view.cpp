@@ -21,10 +21,18 @@ AtlasView::AtlasView(AtlasStore* store, QWidget* parent) : TraceView(parent), st
   cancel_->setToolTip(tr("Stop reading the corpus; the contexts found so far stay"));
   row->addWidget(statusText_, 1);
   row->addWidget(bar_);
+  scanHere_ = new QPushButton(tr("Scan for this model"));
+  scanHere_->setObjectName("scanForThisModel");
+  scanHere_->setToolTip(tr("Read the corpus with this model too (it takes as long as the first scan did)"));
   row->addWidget(cancel_);
+  row->addWidget(scanHere_);
   connect(cancel_, &QPushButton::clicked, store_, &AtlasStore::cancelScan);
+  connect(scanHere_, &QPushButton::clicked, store_, &AtlasStore::scanForThisModel);
   connect(store_, &AtlasStore::atlasChanged, this, [this] {
     if (result_) drawAtlas(atlasFits() ? atlas() : nullptr);
+    // The finished scan's atlas arrives after the job says it is idle: the caption's corpus size follows it, or it
+    // kept the last refinement's while the contexts' title had the final one (issue 31).
+    updateStatus();
   });
   connect(store_, &AtlasStore::stateChanged, this, &AtlasView::updateStatus);
   connect(store_, &AtlasStore::progress, this, [this](const QString& what, double f) {
@@ -52,8 +60,12 @@ void AtlasView::updateStatus() {
   const bool probe = store_->probeBusy(), scan = store_->scanBusy();
   bar_->setVisible(probe || scan);
   cancel_->setVisible(scan);
+  const QString offer = store_->scanOffer();
+  scanHere_->setVisible(!probe && !scan && !offer.isEmpty());
   if (!store_->error().isEmpty())
     statusText_->setText(store_->error());
+  else if (!probe && !scan && !offer.isEmpty())
+    statusText_->setText(tr("Corpus scanned for %1; this model has not read it.").arg(offer));
   else if (probe)
     statusText_->setText(tr("Scoring every head on the probe…"));
   else if (scan)
@@ -62,6 +74,8 @@ void AtlasView::updateStatus() {
     statusText_->setText(atlas() && probeCaptionInStatus_ ? probeCaption(*atlas()) : QString());
   if (!probe && !scan) bar_->setValue(0);
 }
+
+QString AtlasView::statusText() const { return statusText_->text(); }
 
 void AtlasView::waitForAnalyses() {
   store_->waitForIdle();

@@ -20,6 +20,8 @@ class AtlasView : public TraceView {
   void waitForAnalyses() override;
   bool isReady() const override;
   AtlasStore* store() const { return store_; }
+  QPushButton* scanHereButton() const { return scanHere_; }
+  QString statusText() const;
 
  protected:
   /// Draws the store's atlas (null: none yet; the status line says why).
@@ -48,6 +50,7 @@ class AtlasView : public TraceView {
   QLabel* statusText_;
   QProgressBar* bar_;
   QPushButton* cancel_;
+  QPushButton* scanHere_;  ///< "Scan for this model": the corpus was scanned for another model (issue 31)
   bool probeCaptionInStatus_ = true;
 };
 

@@ -201,16 +201,7 @@ void PatchingView::showResult(const ResultPtr& result) {
   }
   message_->hide();
   controls_->setVisible(true);
-  const int layers = result->trace().layerCount(), heads = result->trace().headCount();
-  const int n = std::max(0, textTokens(result->run->model->tokenize(in.in.corrupt)));
-  controls_->setHint(tr("Costs up to %1 patched runs of the corrupted text (heads: layers·heads = %2, positions: "
-                        "(layers + 1)·n = %3, head × position: layers·heads·n = %4); patches that copy equal values "
-                        "(before the first differing token) cost nothing. The map does not follow the sentence above: "
-                        "it is recomputed when the model, these fields or the heads switched off change, or on Run.")
-                         .arg(mapRuns(in.map, layers, heads, n))
-                         .arg(mapRuns(PatchMap::Heads, layers, heads, n))
-                         .arg(mapRuns(PatchMap::Positions, layers, heads, n))
-                         .arg(mapRuns(PatchMap::HeadPositions, layers, heads, n)));
+  showCost(in.in.corrupt, in.map);
   if (hasRequested_ && sameModel(requestedModel_, result->run->model) && requested_ == in) return;
   start(in);
 }
@@ -357,8 +348,23 @@ void PatchingView::draw(const Computed& c) {
   controls_->setStatus(tr("clean and corrupt: %1 tokens each").arg(c.tokens.size()), false);
 }
 
+void PatchingView::showCost(const std::string& corrupt, PatchMap map) {
+  // Counted on the text in the field, typed or applied: a count of the previous text stayed (issue 31).
+  const int layers = result_->trace().layerCount(), heads = result_->trace().headCount();
+  const int n = std::max(0, textTokens(result_->run->model->tokenize(corrupt)));
+  controls_->setHint(tr("Costs up to %1 patched runs of the corrupted text (heads: layers·heads = %2, positions: "
+                        "(layers + 1)·n = %3, head × position: layers·heads·n = %4); patches that copy equal values "
+                        "(before the first differing token) cost nothing. The map does not follow the sentence above: "
+                        "it is recomputed when the model, these fields or the heads switched off change, or on Run.")
+                         .arg(mapRuns(map, layers, heads, n))
+                         .arg(mapRuns(PatchMap::Heads, layers, heads, n))
+                         .arg(mapRuns(PatchMap::Positions, layers, heads, n))
+                         .arg(mapRuns(PatchMap::HeadPositions, layers, heads, n)));
+}
+
 void PatchingView::recheck() {
   if (!canPatch()) return;
+  showCost(controls_->inputs().corrupt, controls_->map());
   try {
     const Checked c = check(*result_->run->model, controls_->inputs());
     controls_->setStatus(tr("clean and corrupt: %1 tokens each").arg(textTokens(c.clean)), false);

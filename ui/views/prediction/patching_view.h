@@ -78,6 +78,8 @@ class PatchingView : public TraceView {
   void draw(const Computed& c);
   void runRequested();
   void recheck();
+  /// The cost hint for the corrupted text `corrupt` on the shown model.
+  void showCost(const std::string& corrupt, PatchMap map);
   void showMessage(const QString& text);
   /// Hides the maps and forgets them (their inputs no longer apply); true when there was one.
   bool clearMap();

@@ -178,6 +178,12 @@ void PredictionView::showResult(const ResultPtr& result) {
   controls_->setSettings(result->params.prediction);
   // Typing over the sentence while tokens are being appended: the user's text wins.
   if (generating() && result->params.sentence.rfind(generationBase_, 0) != 0) stopGenerating();
+  // The generation's line ("Step 1: “alues”") is about its model and text: gone once either is another (issue 31).
+  if (!generating() && !status_->isHidden() &&
+      (result->run->model.get() != generationModel_ || result->params.sentence.rfind(generationBase_, 0) != 0)) {
+    status_->clear();
+    status_->hide();
+  }
   outcome_ = {};
   if (!result->run->model || !result->run->model->unembedding()) {
     job_->cancel();
@@ -230,6 +236,7 @@ void PredictionView::generate(int steps) {
   if (!r || !r->ok() || !r->run->model || !r->run->model->unembedding()) {
     status_->setText(tr("Nothing to generate with: the model has no vocabulary to predict."));
     status_->show();
+    generationModel_ = nullptr;
     return;
   }
   const PredictionSettings& s = r->params.prediction;
@@ -249,6 +256,7 @@ void PredictionView::generate(int steps) {
       if (r->run->text.tokens[i].byteEnd > r->run->text.tokens[i].byteBegin)
         q.promptWords[r->run->text.ids[i]] = r->run->text.tokens[i].text;
   generationBase_ = r->params.sentence;
+  generationModel_ = r->run->model.get();
   status_->setText(s.ablate.empty() ? tr("Generating %1 token(s)…").arg(steps)
                                     : tr("Generating %1 token(s) with the ablated model (no key/value cache: "
                                          "each step recomputes the sentence)…")

@@ -102,7 +102,8 @@ class PredictionView : public TraceView {
   /// switched on or off in layer L leaves the rows up to L).
   std::shared_ptr<const PositionReadout> readout_;
   std::weak_ptr<const Model> readoutModel_;
-  std::string generationBase_;  ///< the sentence Generate appends to
+  std::string generationBase_;              ///< the sentence Generate appends to
+  const Model* generationModel_ = nullptr;  ///< the model status_'s generation line is about
 };
 
 }  // namespace attnlab::ui

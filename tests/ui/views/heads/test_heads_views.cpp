@@ -5,6 +5,8 @@
 #include <QSignalSpy>
 #include <QtTest>
 
+#include <QThread>
+#include <atomic>
 #include <cmath>
 #include <set>
 
@@ -62,20 +64,31 @@ HeadAtlas handAtlas(const std::shared_ptr<const Trace>& trace) {
 struct Fixture {
   std::shared_ptr<const Trace> trace;
   int builds = 0;
-  AtlasStore store{AtlasEngine{
-      [this](const Model&, const AtlasOptions&, const RunControl&) {
-        ++builds;
-        return handAtlas(trace);
-      },
-      [](const Model&, const CorpusOptions& o, HeadAtlas& a, const CorpusProgress& progress, const RunControl&) {
-        if (o.files.front() == "empty.txt") throw InputError("no corpus file holds any text (empty.txt: empty)");
-        a.corpusTokens = 100;
-        progress(a, 0.5);
-        a.topExamples["1.2"].push_back(
-            {"output_norm", 1.0, "one more", {"one", "more"}, 1, -1, {0.5f, 0.5f}, o.files.front(), 3});
-        a.notes.push_back("skipped bad.bin: binary file");
-        a.corpusTokens = 200;
-      }}};
+  std::atomic<int> scans{0};
+  AtlasStore store{
+      AtlasEngine{[this](const Model&, const AtlasOptions&, const RunControl&) {
+                    ++builds;
+                    return handAtlas(trace);
+                  },
+                  [this](const Model&, const CorpusOptions& o, HeadAtlas& a, const CorpusProgress& progress,
+                         const RunControl& control) {
+                    ++scans;
+                    if (o.files.front() == "empty.txt")
+                      throw InputError("no corpus file holds any text (empty.txt: empty)");
+                    if (o.files.front() == "endless.txt") {  // an hour-long scan: reads until cancelled
+                      a.corpusTokens = 50;
+                      for (;;) {
+                        control.checkpoint(0.1);
+                        QThread::msleep(2);
+                      }
+                    }
+                    a.corpusTokens = 100;
+                    progress(a, 0.5);
+                    a.topExamples["1.2"].push_back(
+                        {"output_norm", 1.0, "one more", {"one", "more"}, 1, -1, {0.5f, 0.5f}, o.files.front(), 3});
+                    a.notes.push_back("skipped bad.bin: binary file");
+                    a.corpusTokens = 200;
+                  }}};
 };
 
 ResultPtr compute(Params p = {}) {
@@ -225,10 +238,84 @@ class TestHeadsViews : public QObject {
     const ResultPtr r2 = compute(p);
     scatter.showResult(r2);
     scatter.waitForAnalyses();
-    QCOMPARE(f.builds, 2);  // compute() builds a new model each time: one atlas per model
+    // compute() builds a new Model object each time; the same parameters are the same model: one atlas.
+    QCOMPARE(f.builds, 1);
     similar.showResult(r2);
     similar.waitForAnalyses();
+    QCOMPARE(f.builds, 1);
+    p.model.seed = 7;  // other weights: a model of its own
+    scatter.showResult(compute(p));
+    scatter.waitForAnalyses();
     QCOMPARE(f.builds, 2);
+  }
+
+  void aCorpusIsScannedOnlyForTheModelItWasOpenedFor() {
+    // Issue 31: a corpus opened for one model re-scanned (an hour at real size) when the Heads chapter showed
+    // another model, and again on coming back. Results are kept per model; another model gets an offer.
+    Fixture f;
+    HeadContextsView view(&f.store);
+    Params a;
+    a.atlas.corpus = {"corpus.txt"};
+    showIn(view, view, f, compute(a));
+    QCOMPARE(f.scans.load(), 1);
+    QCOMPARE(f.store.atlas()->corpusTokens, 200LL);
+    const QString nameA = QString::fromStdString(compute(a)->run->info.name);
+
+    Params b = a;
+    b.model.seed = 7;
+    showIn(view, view, f, compute(b));
+    QCOMPARE(f.scans.load(), 1);  // not started by itself
+    QCOMPARE(f.store.scanOffer(), nameA);
+    QCOMPARE(f.store.atlas()->corpusTokens, 0LL);  // the probe's atlas alone
+    QVERIFY(view.isReady());
+    QVERIFY2(view.statusText().contains("Corpus scanned for " + nameA), qPrintable(view.statusText()));
+    QVERIFY(view.scanHereButton()->isVisible());
+    if (const QString shots = qEnvironmentVariable("ATTNLAB_LAYOUT_SHOTS"); !shots.isEmpty())
+      view.grab().save(shots + "/scan_offer.png");
+
+    showIn(view, view, f, compute(a));  // back: the kept result, no scan, no probe
+    QCOMPARE(f.scans.load(), 1);
+    QCOMPARE(f.builds, 2);
+    QCOMPARE(f.store.atlas()->corpusTokens, 200LL);
+    QVERIFY(!view.scanHereButton()->isVisible());
+
+    showIn(view, view, f, compute(b));
+    QCOMPARE(f.scans.load(), 1);
+    QTest::mouseClick(view.scanHereButton(), Qt::LeftButton);
+    view.waitForAnalyses();
+    QCOMPARE(f.scans.load(), 2);
+    QCOMPARE(f.store.atlas()->corpusTokens, 200LL);
+    QVERIFY(f.store.scanOffer().isEmpty());
+    showIn(view, view, f, compute(a));
+    showIn(view, view, f, compute(b));
+    QCOMPARE(f.scans.load(), 2);  // both kept
+  }
+
+  void aCancelledScanIsNotStartedAgain() {
+    Fixture f;
+    HeadContextsView view(&f.store);
+    Params a;
+    a.atlas.corpus = {"endless.txt"};
+    f.trace = std::make_shared<const Trace>(compute(a)->trace());
+    view.resize(900, 600);
+    view.show();
+    view.showResult(compute(a));
+    QTRY_VERIFY(f.store.scanBusy());
+    QCOMPARE(f.scans.load(), 1);
+    f.store.cancelScan();
+    view.waitForAnalyses();
+    QTRY_VERIFY(!f.store.scanBusy());
+    QVERIFY(f.store.atlas()->notes.back().find("cancelled after 50 tokens") != std::string::npos);
+    showIn(view, view, f, compute(a));  // the same model again (a new Model object)
+    QCOMPARE(f.scans.load(), 1);
+    QVERIFY(!f.store.scanBusy());
+    QCOMPARE(f.store.atlas()->corpusTokens, 50LL);
+    Params b = a;
+    b.model.seed = 7;
+    showIn(view, view, f, compute(b));  // another model and back
+    showIn(view, view, f, compute(a));
+    QCOMPARE(f.scans.load(), 1);
+    QVERIFY(!f.store.scanBusy());
   }
 
   void similarityMatrixFollowsTheClustering() {
@@ -330,6 +417,8 @@ class TestHeadsViews : public QObject {
     QVERIFY(view.isReady());
     QVERIFY(refined.count() >= 2);  // the first window's refinement, then the finished scan
     QCOMPARE(f.store.atlas()->corpusTokens, 200LL);
+    // One corpus size in the view: the title's and the status line's (which kept the first window's 100).
+    QVERIFY2(view.statusText().contains("corpus: 200 tokens"), qPrintable(view.statusText()));
     QCOMPARE(int(view.list()->contexts().size()), 2);
     QVERIFY(view.notesText().contains("bad.bin"));
   }

@@ -4,6 +4,7 @@
 // it; a new sentence with the same model and patching inputs does not recompute; the built-in model (no
 // unembedding) gets a message and no numbers.
 #include <QComboBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -146,10 +147,19 @@ class TestPatchingView : public QObject {
     QCOMPARE(view.controls()->status(), QString("clean has 9 tokens, corrupt has 6 — patching needs the same length"));
     QCOMPARE(view.runsStarted(), 0);
     QVERIFY(view.numbers(*r).matrices.empty());
-    // Typing back to the same length clears it; an unknown token gets resolveToken's message.
+    // The cost hint counts the corrupted text's 6 tokens: 2 layers · 4 heads + 3 · 6 = 26 passes.
+    const auto hint = [&view] {
+      for (QLabel* l : view.controls()->findChildren<QLabel*>())
+        if (l->text().startsWith("Costs ")) return l->text();
+      return QString();
+    };
+    QVERIFY2(hint().startsWith("Costs 26 forward passes"), qPrintable(hint()));
+    // Typing back to the same length clears it, and the hint counts the typed text (8 + 3 · 9 = 35; it kept 26);
+    // an unknown token gets resolveToken's message.
     view.controls()->corruptEdit()->setText(kCorrupt);
     emit view.controls()->inputsTyped();
     QVERIFY(!view.controls()->statusIsError());
+    QVERIFY2(hint().startsWith("Costs 35 forward passes"), qPrintable(hint()));
     view.controls()->targetEdit()->setText("zebra crossing");
     emit view.controls()->inputsTyped();
     QVERIFY(view.controls()->statusIsError());

@@ -3,6 +3,7 @@
 // show their effect (as core ablationEffect computes it), editing a control emits the edited parameters,
 // and Generate appends the greedy tokens of core generate() to the sentence, one edit per step.
 #include <QDoubleSpinBox>
+#include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QtTest>
@@ -139,6 +140,18 @@ class TestPredictionControls : public QObject {
       QCOMPARE(QString::fromStdString(spy.at(i).at(0).value<Params>().sentence), QString::fromStdString(text));
     }
     QTRY_VERIFY(!view.generating());
+    // Issue 31: the step line stays with its text and model, and goes with another model ("Step 1: “alues”" stayed).
+    const auto stepLine = [&view]() -> QLabel* {
+      for (QLabel* l : view.findChildren<QLabel*>())
+        if (l->text().startsWith("Step ")) return l;
+      return nullptr;
+    };
+    QVERIFY(stepLine());
+    QVERIFY(stepLine()->text().startsWith("Step 4: "));
+    view.showResult(LiveController::compute(spy.last().at(0).value<Params>(), r->run->model, {}));
+    QVERIFY(stepLine() && !stepLine()->isHidden());
+    view.showResult(LiveController::compute(Params{}, nullptr, {}));  // the built-in model
+    QVERIFY(!stepLine());
   }
 
   void generateWithoutAVocabularyIsAMessage() {

@@ -1,0 +1,47 @@
+#include "ui/shell/too_long_bar.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLocale>
+#include <QPushButton>
+
+namespace attnlab::ui {
+
+TooLongBar::TooLongBar(QWidget* parent) : QWidget(parent) {
+  setObjectName("tooLongBar");
+  message_ = new QLabel;
+  message_->setObjectName("tooLongMessage");
+  message_->setWordWrap(true);
+  keep_ = new QPushButton;
+  keep_->setObjectName("keepLastTokens");
+  auto* layout = new QHBoxLayout(this);
+  layout->setContentsMargins(6, 2, 6, 2);
+  layout->addWidget(message_, 1);
+  layout->addWidget(keep_);
+  setStyleSheet("#tooLongBar { background: #fff3cd; } #tooLongMessage { color: #664d03; }");
+  setAttribute(Qt::WA_StyledBackground);
+  connect(keep_, &QPushButton::clicked, this, [this] { emit keepRequested(refused_, tail_); });
+  hide();
+}
+
+void TooLongBar::setResult(const ResultPtr& result) {
+  if (!result || result->ok() || !result->textTooLong()) {
+    hide();
+    tail_.clear();
+    refused_.clear();
+    return;
+  }
+  QLocale loc = QLocale::c();
+  loc.setNumberOptions({});  // 2,263 with the group separator
+  refused_ = result->params.sentence;
+  tail_ = result->fittingTail;
+  message_->setText(tr("The text has %1 tokens, longer than the model's %2 positions: the views show the last "
+                       "result that ran. Nothing of the text is cut until you ask.")
+                        .arg(loc.toString(result->textTokens), loc.toString(result->modelPositions)));
+  keep_->setText(tr("Keep the last %1 tokens").arg(loc.toString(result->modelPositions)));
+  keep_->setToolTip(tr("Cuts the text in the editor to its last %1 tokens (Undo brings the whole text back).")
+                        .arg(loc.toString(result->modelPositions)));
+  show();
+}
+
+}  // namespace attnlab::ui
