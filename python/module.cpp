@@ -32,6 +32,9 @@ input: a text, a list of texts of the same token length (a batch), token ids (a 
 names_filter: None (every hook), a hook name, a list of names, or a function name -> bool. An unknown name raises
     KeyError naming the near valid ones.
 return_type: "logits" (default) or None (no logits: the forward pass alone).
+maps: "auto" (default: the attention maps are kept while they are small — GPT-2 small up to 337 tokens — and
+    recomputed from Q and K when read beyond, as the window does), "never" (always recomputed when read: the least
+    memory) or "always".
 
 logits: float32 [batch, pos, d_vocab] (None for a model without a vocabulary), a read-only view without a copy.
 cache: an ActivationCache indexed by TransformerLens's hook names:
@@ -133,7 +136,7 @@ PYBIND11_MODULE(attnlab, m) {
            "The text each token stands for (\" cat\", not the vocabulary's \"Ġcat\") of a text or of ids (a list of "
            "lists for a batch).")
       .def("run_with_cache", &runWithCache, py::arg("input"), py::arg("names_filter") = py::none(),
-           py::arg("return_type") = "logits", kRunDoc)
+           py::arg("return_type") = "logits", py::arg("maps") = "auto", kRunDoc)
       .def("__repr__", [](const LoadedModel& lm) {
         return "<attnlab.Model " + lm.info.name + ": " + std::to_string(lm.info.layers) + " layers × " +
                std::to_string(lm.info.heads) + " heads, d_model " + std::to_string(lm.info.dModel) + ">";

@@ -59,15 +59,24 @@ py::object toStrTokens(const LoadedModel& m, py::handle input) {
 }
 
 std::pair<py::object, ActivationCache> runWithCache(const LoadedModel& m, py::handle input, py::handle namesFilter,
-                                                    py::handle returnType) {
+                                                    py::handle returnType, const std::string& maps) {
   const std::string kind = returnType.is_none() ? "none" : returnType.cast<std::string>();
   if (kind != "logits" && kind != "none") throw InputError("return_type must be 'logits' or None, got '" + kind + "'");
+  Intervention iv;  // none: only how the maps are kept
+  if (maps == "auto")
+    iv.maps = MapKeeping::Auto;
+  else if (maps == "never")
+    iv.maps = MapKeeping::Never;
+  else if (maps == "always")
+    iv.maps = MapKeeping::Always;
+  else
+    throw InputError("maps must be 'auto', 'never' or 'always', got '" + maps + "'");
   const std::vector<TokenizedText> texts = inputsOf(m, input);
   std::vector<std::shared_ptr<const Trace>> traces;
   std::shared_ptr<Mat> logits;
   {
     py::gil_scoped_release release;
-    for (const TokenizedText& t : texts) traces.push_back(std::make_shared<const Trace>(m.model->forward(t)));
+    for (const TokenizedText& t : texts) traces.push_back(std::make_shared<const Trace>(m.model->forward(t, {}, iv)));
     const Unembedding* u = m.model->unembedding();
     if (kind == "logits" && u) {
       // One product for the whole batch: the final streams stacked [B·n, d] → logits [B·n, vocab].

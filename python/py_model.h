@@ -22,9 +22,10 @@ py::array_t<long long> toTokens(const LoadedModel& m, py::handle input);
 /// The tokens' display strings: a list for one text, a list of lists for a batch.
 py::object toStrTokens(const LoadedModel& m, py::handle input);
 
-/// Runs every text of the input (the GIL released) and returns (logits [batch, pos, vocab] or None, cache).
+/// Runs every text of the input (the GIL released) and returns (logits [batch, pos, vocab] or None, cache). `maps`:
+/// "auto" (MapKeeping::Auto, as the window), "never" (every map recomputed when read) or "always".
 std::pair<py::object, ActivationCache> runWithCache(const LoadedModel& m, py::handle input, py::handle namesFilter,
-                                                    py::handle returnType);
+                                                    py::handle returnType, const std::string& maps);
 
 /// The tokenizer of a loaded model: encode / decode / vocabulary pieces.
 struct PyTokenizer {

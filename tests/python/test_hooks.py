@@ -193,6 +193,18 @@ class ViewsWithoutCopies(unittest.TestCase):
         self.model.run_with_cache('a different text that reuses the freed memory, if any was freed')
         np.testing.assert_array_equal(resid, expected)
 
+    def test_maps_recomputed_when_read(self):
+        # A trace that keeps no maps (as a long input's): patterns, scores and outputs are made when read, equal to
+        # the kept ones.
+        text = 'Mary gave roses to Susan, and she smiled.'
+        logits, kept = self.model.run_with_cache(text)
+        logits_tiled, tiled = self.model.run_with_cache(text, maps='never')
+        np.testing.assert_allclose(logits_tiled, logits, rtol=1e-5, atol=1e-5)
+        for name in kept.keys():
+            np.testing.assert_allclose(tiled[name], kept[name], rtol=1e-5, atol=1e-6, err_msg=name)
+        with self.assertRaisesRegex(ValueError, 'maps'):
+            self.model.run_with_cache(text, maps='sometimes')
+
     def test_names_filter(self):
         _, cache = self.model.run_with_cache('the cat', names_filter=lambda name: name.endswith('hook_pattern'))
         self.assertEqual(cache.keys(), ['blocks.0.attn.hook_pattern', 'blocks.1.attn.hook_pattern'])
