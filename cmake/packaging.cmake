@@ -44,5 +44,11 @@ set(CPACK_DEBIAN_PACKAGE_DEPENDS
     "fonts-dejavu-core, fontconfig, fonts-noto-cjk, fonts-symbola, fonts-noto-color-emoji, libsentencepiece0")
 # LAPACK through OpenBLAS's threaded build: the spectra of large maps 10× faster than the reference LAPACK.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libopenblas0-pthread")
+# `import attnlab` (python/, installed under /usr/lib/python3/dist-packages): built for this Python's ABI, its arrays
+# are NumPy's.
+if(ATTNLAB_PYTHON_FOUND)
+  math(EXPR next_minor "${Python3_VERSION_MINOR} + 1")
+  set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "${CPACK_DEBIAN_PACKAGE_RECOMMENDS}, python3 (>= ${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}), python3 (<< ${Python3_VERSION_MAJOR}.${next_minor}), python3-numpy")
+endif()
 set(CPACK_STRIP_FILES ON)
 include(CPack)

@@ -9,9 +9,10 @@ BUILD_DIR="${ATTNLAB_BUILD_DIR:-$ROOT/build}"
 # liblapack-dev + libopenblas0-pthread: the spectra of large attention matrices (core/compute/lapack_spectrum.h).
 # fonts-noto-cjk, fonts-symbola, fonts-noto-color-emoji: Chinese, Japanese, Korean and emoji drawn as text,
 # not boxes, on screen and in figures (ui/plots/fonts.h).
+# pybind11-dev, python3-dev, python3-numpy: the Python module `import attnlab` (python/) and its tests.
 BUILD_PACKAGES=(g++ cmake ninja-build pkg-config qt6-base-dev qt6-svg-dev libqcustomplot-dev libeigen3-dev
   nlohmann-json3-dev libgl-dev fonts-dejavu-core fontconfig fonts-noto-cjk fonts-symbola fonts-noto-color-emoji
-  liblapack-dev libopenblas0-pthread libsentencepiece-dev)
+  liblapack-dev libopenblas0-pthread libsentencepiece-dev pybind11-dev python3-dev python3-numpy)
 # The test suite's fuzz targets (tests/fuzz) need clang with libFuzzer; without them they are skipped.
 FUZZ_PACKAGES=(clang libclang-rt-14-dev)
 # bench/compare.sh: PyTorch from Debian, doing its products with OpenBLAS.
