@@ -74,7 +74,8 @@ int main(int argc, char** argv) {
   std::stringstream list(opt["--tokens"]);
   double peakRunMb = 0;
   for (std::string item; std::getline(list, item, ',');) {
-    const int n = std::stoi(item);
+    // Room for the eight appended tokens within the model's positions: 8,192 runs as 8,184 + 1 (or 8) for SmolLM2.
+    const int n = std::min(std::stoi(item), info.maxTokens - 8);
     const TokenizedText text = idsOf(*model, n + 8);
     TokenizedText base = text, one = text, eight = text, replaced;
     for (TokenizedText* t : {&base, &one}) {
