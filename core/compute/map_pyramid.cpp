@@ -234,6 +234,11 @@ void MapPyramid::readWindow(int firstRow, int count, int firstCol, int colCount,
   }
 }
 
+void MapPyramid::releaseProducer() {
+  producer_ = nullptr;
+  cachedRow_ = -1;
+}
+
 std::size_t MapPyramid::bytes() const {
   std::size_t total = 0;
   for (std::size_t k = 0; k < max_.size(); ++k)

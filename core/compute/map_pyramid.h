@@ -79,6 +79,9 @@ class MapPyramid {
   float maxValue() const { return maxValue_; }
   /// Bytes held by the levels (both poolings; level 0 once).
   std::size_t bytes() const;
+  /// Lets go of the producer (and what it holds: a head pyramid's result, its trace) while keeping the levels'
+  /// storage for the next build(); value() and readWindow() then need level 0.
+  void releaseProducer();
 
  private:
   /// Level 1's cells over the block's rows; columns outside [c0, c1) of the map are 0. Scratch: column-major.

@@ -68,14 +68,20 @@ HeadTrace attendHeadTiled(Mat q, SharedMat keys, SharedMat values, const HeadOpt
   HeadTrace h;
   h.options = o;
   HeadSummaryBuilder summary(static_cast<int>(n));
-  // Rows before `resumed` are in the bands taken from the earlier pass: tiles wholly before it are skipped (their out
-  // rows are known, resumed ≤ knownRows), and the first tile still makes their weights for its A·V but adds only the
-  // later rows to the summary. Tiles start at multiples of kTileRows as in a full pass, so every number is the same.
+  // Rows before `resumed` are in the bands taken from the earlier pass and their out rows are known (resumed ≤
+  // knownRows). An edit of a text of the same length starts at the tile holding `resumed`: tiles start at multiples
+  // of kTileRows as in a full pass, so every number is the same, bit for bit. A text grown at the end starts at
+  // `resumed` itself (the first tile runs to the next multiple of kTileRows): one token typed attends one row per
+  // head, not the up to 63 before it in its tile — the product's kernels then round those rows' scores differently
+  // (to float rounding). Without a summary to take from, tiles start at 0 and those wholly before knownRows only add
+  // to the summary.
   const Eigen::Index resumed =
       knownSummary && knownRows > 0 ? summary.resume(*knownSummary, static_cast<int>(knownRows)) : 0;
+  const bool grown = knownSummary && knownSummary->tokens < n;
   Mat st;  // one tile's scores, transposed so that each query is a contiguous column: [keys, rows]
-  for (Eigen::Index r0 = resumed / kTileRows * kTileRows; r0 < n; r0 += kTileRows) {
-    const Eigen::Index m = std::min<Eigen::Index>(kTileRows, n - r0);
+  for (Eigen::Index r0 = grown ? resumed : resumed / kTileRows * kTileRows; r0 < n;
+       r0 = (r0 / kTileRows + 1) * kTileRows) {
+    const Eigen::Index m = std::min<Eigen::Index>((r0 / kTileRows + 1) * kTileRows, n) - r0;
     long first = 0, lastEnd = 0;
     visibleKeysOfRows(o, static_cast<long>(r0), static_cast<long>(m), static_cast<long>(n), first, lastEnd);
     const Eigen::Index keys = lastEnd - first;  // the union of the tile's visible keys

@@ -22,9 +22,9 @@ HeadTrace attendHead(Mat q, SharedMat k, SharedMat v, const HeadOptions& o, Eige
 /// `out`'s first `knownRows` rows may hold the output as an earlier pass made them (an edit's rows before its first
 /// changed token, prefix_reuse.h): tiles wholly inside them keep those rows instead of the A·V product, half of such
 /// a tile's work; their weights are still made, for the summary — unless `knownSummary` is that earlier pass's summary
-/// of as many tokens: then the summary's row bands before row `knownRows` are taken from it
-/// (HeadSummaryBuilder::resume) and only the tiles from the first band not taken are attended (a 1,024-token GPT-2 edit
-/// of the last token: every head's last rows instead of all of them).
+/// (of as many tokens, or fewer: a text grown at the end): then the summary's rows before row `knownRows` are taken
+/// from it (HeadSummaryBuilder::resume) and only the rows from the first one not taken are attended (a 1,024-token
+/// GPT-2 edit of the last token: every head's last rows instead of all of them; a token appended: its row alone).
 HeadTrace attendHeadTiled(Mat q, SharedMat k, SharedMat v, const HeadOptions& o, Eigen::Ref<Mat> out,
                           Eigen::Index knownRows = 0, const HeadSummary* knownSummary = nullptr);
 inline constexpr int kTileRows = 64;

@@ -6,9 +6,11 @@
 //   previousToken  mean over queries i ≥ 1 of Aᵢ,ᵢ₋₁       (0 for one token)
 //   meanDistance   mean over queries of Σⱼ Aᵢⱼ·|i − j|
 //   maxWeight      the largest weight (the model view's shared colour scale)
-//   thumbMean/Max  the map pooled into t × t cells, t = min(n, kThumbnailSize): cell (a, b) covers rows
-//                  [⌈a·n/t⌉, ⌈(a+1)·n/t⌉) and the same columns; mean over all its cells (masked ones count as
-//                  0), max over them. With n a multiple of t these are the pyramid's 2ᵏ-pooled levels.
+//   thumbMean/Max  the map pooled into t × t cells of s × s tokens: s = the smallest power of two with
+//                  t = ⌈n/s⌉ ≤ kThumbnailSize, so cell (a, b) covers rows [a·s, min((a+1)·s, n)) and the same
+//                  columns; mean over all its cells (masked ones count as 0), max over them. These are the
+//                  pyramid's level log₂ s (map_pyramid.h). The cells are fixed in rows, not in fractions of n
+//                  (issue 31): a text grown at the end keeps every band of rows it had (HeadSummaryBuilder::resume).
 #include <vector>
 
 #include "core/base/tensor.h"
@@ -17,15 +19,21 @@ namespace attnlab {
 
 inline constexpr int kThumbnailSize = 64;
 
+/// s: tokens along a thumbnail cell's side for a map of n tokens (a power of two, 1 up to 64 tokens).
+int thumbnailCellTokens(int tokens);
+
 struct HeadSummary {
   int tokens = 0;
+  int cellTokens = 0;  ///< s
   double entropy = 0, sinkShare = 0, previousToken = 0, meanDistance = 0;
   float maxWeight = 0;
   Mat thumbMean, thumbMax;  ///< [t, t]
-  /// Per band of query rows (the thumbnail's t row bands): the sums over its rows of entropy, sink weight,
-  /// previous-token weight and distance [t][4]. The totals above are made from these (and maxWeight from thumbMax), so
-  /// an edit that leaves a text's first rows alone can take their bands from the last pass (HeadSummaryBuilder::resume)
-  /// and still give the full pass's numbers bit for bit.
+  /// The raw sums of the weights in each cell [t, t] (thumbMean before dividing by the cells' areas), and per band
+  /// of query rows (the thumbnail's t row bands) the sums over its rows of entropy, sink weight, previous-token weight
+  /// and distance [t][4]. The totals above are made from these (and maxWeight from thumbMax), so an edit that leaves a
+  /// text's first rows alone, or a text grown at the end, can take their bands from the last pass
+  /// (HeadSummaryBuilder::resume) and go on adding rows to them.
+  Mat thumbSum;
   std::vector<double> bandSums;
 
   bool empty() const { return tokens == 0; }
@@ -37,18 +45,18 @@ class HeadSummaryBuilder {
   explicit HeadSummaryBuilder(int tokens);
   /// Row `row`'s weights on keys [first, first + count) (the others are 0), contiguous; `entropy` its −Σ a ln a.
   void addRow(int row, const float* weights, int first, int count, double entropy);
-  /// Takes from `known` — the summary of a pass over the same number of tokens whose rows before `firstChangedRow`
-  /// were the same — every band of rows that ends before that row, and returns the first row still to add (the start
-  /// of the first band not taken): add that row and every later one. Nothing is taken (returns 0) when `known` has
-  /// another length or no bands.
+  /// Takes from `known` — the summary of a causal pass whose rows before `firstChangedRow` were this pass's (same
+  /// tokens, same keys before them) — the sums of rows it may, and returns the first row still to add: add that row
+  /// and every later one. `known` may be shorter (a text grown at the end: all its rows are taken, also those of its
+  /// last, partial band, which the new rows go on filling; its cells are pooled 2ᵏ × 2ᵏ into this pass's larger ones
+  /// when the length crossed a power of two) or longer (a text cut at the end). Of a same-length pass, the bands that
+  /// end before firstChangedRow are taken, bit for bit. Nothing is taken (returns 0) from a summary without sums or
+  /// with larger cells than this pass's.
   int resume(const HeadSummary& known, int firstChangedRow);
   HeadSummary finish();
 
  private:
-  int n_, t_;
-  int taken_ = 0;              ///< bands copied by resume: their thumbnail rows are final already
-  std::vector<int> bin_;       ///< thumbnail cell of each token [n]
-  std::vector<int> binStart_;  ///< first token of each cell [t + 1]
+  int n_, t_, shift_;  ///< s = 2^shift_
   HeadSummary s_;
 };
 

@@ -17,7 +17,8 @@ double traceBytes(const Trace& trace) {
   for (const LayerTrace& l : trace.layers) {
     for (const Mat* m : {&l.concat, &l.attentionOut, &l.mlpOut, &l.residualOut}) bytes += bytesOf(*m);
     for (const HeadTrace& h : l.heads) {
-      for (const Mat* m : {&h.q, &h.scores, &h.attention, &h.summary.thumbMean, &h.summary.thumbMax})
+      for (const Mat* m :
+           {&h.q, &h.scores, &h.attention, &h.summary.thumbMean, &h.summary.thumbMax, &h.summary.thumbSum})
         bytes += bytesOf(*m);
       bytes += static_cast<double>(h.summary.bandSums.size() * sizeof(double));
       for (const SharedMat& m : {h.keys, h.values})

@@ -32,8 +32,10 @@ ZoomableHeatmap::ZoomableHeatmap(QWidget* parent) : QWidget(parent) {
 
 void ZoomableHeatmap::setPyramid(std::shared_ptr<const MapPyramid> pyramid, const QStringList& rowLabels,
                                  const QStringList& colLabels) {
-  const bool sameShape =
-      pyramid && pyramid_ && pyramid->rows() == pyramid_->rows() && pyramid->cols() == pyramid_->cols();
+  // Another head of the same sentence keeps the zoom, and so does an edited text (issue 31: typing reset it at every
+  // key): the scale (pixels per cell) and the map point at the top-left corner stay, clamped to the new map. A map
+  // shown whole is fitted again, so it stays whole as the text grows; the first map is fitted.
+  const bool zoomed = pyramid_ && !pyramid_->empty() && !fitted_;
   pyramid_ = std::move(pyramid);
   rowLabels_ = rowLabels;
   colLabels_ = colLabels;
@@ -41,7 +43,15 @@ void ZoomableHeatmap::setPyramid(std::shared_ptr<const MapPyramid> pyramid, cons
   rows_.resize(0, 0);
   rowsFirst_ = 0;
   minimapValid_ = false;
-  if (!sameShape) resetView();  // another head of the same sentence keeps the zoom
+  if (zoomed && pyramid_ && !pyramid_->empty()) {
+    const double fit = fitScale();
+    scale_ = std::clamp(scale_, fit, std::max(fit, kMaxPixelsPerCell));
+    fitted_ = scale_ <= fit;
+  } else {
+    scale_ = fitScale();
+    fitted_ = true;
+    origin_ = {};
+  }
   clampOrigin();
   invalidate();
 }

@@ -4,6 +4,8 @@
 #include <chrono>
 
 #include "core/base/errors.h"
+#include "core/compute/heap_policy.h"
+#include "core/model/trace_memory.h"
 #include "core/run/model_factory.h"
 #include "core/run/text_tail.h"
 #include "core/session/params_json.h"
@@ -118,7 +120,9 @@ void LiveController::start() {
   const quint64 gen = ++generation_;
   const Params p = params_;
   auto flag = cancel_;
-  std::shared_ptr<const PipelineResult> previous = last_ && last_->ok() ? last_->run : nullptr;
+  // The last run lends its rows to an edit of the same model's text; another model's is not kept alive by this run.
+  std::shared_ptr<const PipelineResult> previous =
+      last_ && last_->ok() && modelKey(last_->params) == modelKey(p) ? last_->run : nullptr;
   if (running_++ == 0) emit busyChanged(true);
   QtConcurrent::run(&pool_, [this, p, flag, gen, previous]() -> ResultPtr {
     RunControl control;
@@ -148,8 +152,22 @@ void LiveController::finished(const ResultPtr& result) {
   if (--running_ == 0) emit busyChanged(false);
   if (result->generation != generation_) return;  // a newer edit superseded this run
   if (result->cancelled) return;
+  // Memory given back (issue 31): after another model's first result, or a result much smaller than a large one
+  // before it, the freed traces' pages go back to the system once the views have let the old result go.
+  const auto bytesOf = [](const ResultPtr& r) { return r && r->ok() ? traceBytes(r->run->trace) : 0.0; };
+  if (result->ok() && last_ && last_->ok() &&
+      (modelKey(last_->params) != modelKey(result->params) ||
+       (bytesOf(last_) >= kReturnMemoryAfterBytes && bytesOf(result) < bytesOf(last_) / 4)))
+    memoryToReturn_ = true;
   if (result->ok()) last_ = result;
   emit resultReady(result);
+  returnFreedMemoryIfDue(false);
+}
+
+void LiveController::returnFreedMemoryIfDue(bool lastHolderGone) {
+  if (!memoryToReturn_) return;
+  returnFreedMemory();
+  if (lastHolderGone) memoryToReturn_ = false;
 }
 
 }  // namespace attnlab::ui

@@ -34,6 +34,13 @@ class LiveController : public QObject {
   void setDebounceMs(int ms) { debounce_.setInterval(ms); }
   /// Raises the running job's cancel flag; its result is dropped.
   void cancel();
+  /// After a result of another model, or one much smaller than a large trace before it (≥ kReturnMemoryAfterBytes),
+  /// freed heap pages are returned to the system (returnFreedMemory, heap_policy.h): once when the result arrives, and
+  /// again at each call here while views still let old results go (the window calls it when it presents the result
+  /// to a page shown late; `lastHolderGone`: every page has the new result now, the last call). Not after an edit of
+  /// the same text: its next run would only fault the same pages in again.
+  void returnFreedMemoryIfDue(bool lastHolderGone);
+  static constexpr double kReturnMemoryAfterBytes = 256.0 * (1 << 20);
 
   /// The synchronous computation the worker runs: cached model, tokens, trace. Public so the command
   /// line and the benchmarks measure exactly what the GUI runs. `previous` lends the layers an ablation toggle leaves
@@ -62,6 +69,7 @@ class LiveController : public QObject {
   std::mutex cacheMutex_;
   std::string cacheKey_;
   std::shared_ptr<const Model> cache_;
+  bool memoryToReturn_ = false;
 };
 
 }  // namespace attnlab::ui

@@ -598,14 +598,17 @@ void MainWindow::presentToVisibleViews() {
   const ResultPtr r = controller_->lastResult();
   if (!r) return;
   // Hidden pages get the result when they are shown: only what is visible is redrawn per edit.
+  bool presented = false;
   for (auto it = stale_.begin(); it != stale_.end();) {
     if ((*it)->isVisibleTo(this)) {
       (*it)->showResult(r);
       it = stale_.erase(it);
+      presented = true;
     } else {
       ++it;
     }
   }
+  if (presented) controller_->returnFreedMemoryIfDue(stale_.empty());  // those pages let an old result go
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

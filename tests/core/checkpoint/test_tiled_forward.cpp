@@ -134,21 +134,30 @@ class TestTiledForward : public QObject {
     // 150 tokens where the model has room (the first two 64-row tiles then take the last run's head outputs).
     const int n = std::min(150, model->info().maxTokens), changed = n - 10;
     const TokenizedText before = someIds(*model, n);
-    TokenizedText edited = before, grown = someIds(*model, n);
+    TokenizedText edited = before;
     edited.ids[changed] = (edited.ids[changed] + 1) % model->vocabularySize();
-    grown.ids.resize(n - 5);
-    grown.tokens.resize(n - 5);
     Intervention tile;
     tile.maps = MapKeeping::Never;
     tile.ablate = {{0, 1}};
     const Trace last = model->forward(before, {}, tile);
-    for (const TokenizedText* text : {&edited, &grown}) {
-      const TokenizedText& now = text == &edited ? edited : before;
-      const TokenizedText& old = text == &edited ? before : grown;
-      const Trace previous = text == &edited ? last : model->forward(old, {}, tile);
+    // The text grown at the end (issue 31) from n − 5, n − 1 (one token typed) and 128 tokens (thumbnail cells of 2
+    // tokens; n's are 4: the earlier cells are pooled) — every earlier row taken, only the new ones attended.
+    std::vector<TokenizedText> olds = {before};
+    for (const int m : {n - 5, n - 1, 128}) {
+      if (m >= n) continue;
+      TokenizedText grown = before;
+      grown.ids.resize(static_cast<std::size_t>(m));
+      grown.tokens.resize(static_cast<std::size_t>(m));
+      olds.push_back(grown);
+    }
+    for (std::size_t c = 0; c < olds.size(); ++c) {
+      const TokenizedText& now = c == 0 ? edited : before;
+      const TokenizedText& old = olds[c];
+      const Trace previous = c == 0 ? last : model->forward(old, {}, tile);
       Intervention withPrefix = tile;
       withPrefix.prefix = &previous;
-      QCOMPARE(reusablePrefixRows(withPrefix, now.ids, model->info().layers, false), text == &edited ? changed : n - 5);
+      QCOMPARE(reusablePrefixRows(withPrefix, now.ids, model->info().layers, false),
+               c == 0 ? changed : static_cast<int>(old.ids.size()));
       const Trace reused = model->forward(now, {}, withPrefix);
       const Trace full = model->forward(now, {}, tile);
       // The products run on fewer rows, so the kernels round differently: the same tolerance as kept vs tiled.

@@ -44,12 +44,16 @@ HeadOptions options(bool causal, int window, float softcap) {
 
 /// head_summary.h's definitions, in double, straight from a map [n, n].
 HeadSummary bruteForce(const Mat& a) {
-  const int n = static_cast<int>(a.rows()), t = std::min(n, kThumbnailSize);
+  // Cells of c tokens a side, c the smallest power of two with ⌈n/c⌉ ≤ 64.
+  const int n = static_cast<int>(a.rows());
+  int c = 1;
+  while ((n + c - 1) / c > kThumbnailSize) c *= 2;
+  const int t = (n + c - 1) / c;
   HeadSummary s;
   s.tokens = n;
   s.thumbMean = Mat::Zero(t, t);
   s.thumbMax = Mat::Zero(t, t);
-  const auto start = [&](int c) { return static_cast<int>((static_cast<long long>(c) * n + t - 1) / t); };
+  const auto start = [&](int cell) { return std::min(n, cell * c); };
   for (int i = 0; i < n; ++i) {
     for (int j = 0; j < n; ++j) {
       const double w = a(i, j);
@@ -96,7 +100,7 @@ class TestTiledAttention : public QObject {
     QTest::addColumn<bool>("causal");
     QTest::addColumn<int>("window");
     QTest::addColumn<float>("softcap");
-    for (int n : {1, 2, 63, 64, 65, 200}) {
+    for (int n : {1, 2, 63, 64, 65, 200, 300}) {
       QTest::addRow("causal n=%d", n) << n << true << 0 << 0.0f;
       QTest::addRow("bidirectional n=%d", n) << n << false << 0 << 0.0f;
       QTest::addRow("window 5 n=%d", n) << n << true << 5 << 0.0f;
@@ -163,6 +167,25 @@ class TestTiledAttention : public QObject {
       shorter.tokens = n + 1;
       const HeadTrace fresh = attendHeadTiled(q2, shareMat(k2), shareMat(v2), o, resumedOut2, p, &shorter);
       QCOMPARE(fresh.summary.entropy, want.entropy);
+      // A text grown at the end (issue 31): the pass of its first m rows, then the rows from m on given that pass's
+      // summary (its last, partial band filled on by the new rows; when the length crossed a power of two of cells,
+      // m ≤ 64·2ᵏ < n, the earlier cells pooled 2 × 2 into the larger ones) equal the whole text's tiled pass to float
+      // rounding (the first new rows are attended in a tile of their own); the rows before m are the short pass's.
+      for (const int m : {n - 1, n / 2 + 1, n - 37}) {
+        if (m < 1 || m >= n) continue;
+        Mat shortOut(m, 16);
+        const HeadTrace shortPass =
+            attendHeadTiled(q.topRows(m), shareMat(k.topRows(m)), shareMat(v.topRows(m)), o, shortOut);
+        Mat grownOut(n, 16);
+        grownOut.topRows(m) = shortOut;
+        grownOut.bottomRows(n - m).setZero();
+        const HeadTrace grown = attendHeadTiled(q, shareMat(k), shareMat(v), o, grownOut, m, &shortPass.summary);
+        ATTNLAB_COMPARE_MATRICES(grownOut, tiledOut, 1e-5);
+        QVERIFY(grownOut.topRows(m) == shortOut);
+        compareSummaries(grown.summary, tiled.summary);
+        compareSummaries(grown.summary, bruteForce(full.attention));
+        QCOMPARE(grown.summary.cellTokens, thumbnailCellTokens(n));
+      }
     }
     Mat rows;
     const Eigen::Index first = n / 3, count = std::max<Eigen::Index>(1, n / 2);

@@ -39,7 +39,8 @@ class TestTraceMemory : public QObject {
     const double heads = L * n * (H * dh + 2 * kv * dh);  // q per query head, K and V per kv head
     const double kept = n * d + L * n * (H * dh + 3 * d) + heads, tiled = n * d + L * n * (H * dh + d) + heads;
     QCOMPARE(traceBytes(model->forward(text, {}, keep)), 4 * (kept + L * H * 2 * n * n));
-    QCOMPARE(traceBytes(model->forward(text, {}, tile)), 4 * (tiled + L * H * 2 * t * t) + L * H * t * 4 * 8);
+    // A tiled head's summary: thumbnails of the mean, the max and the raw sums [t, t], four band sums per row band.
+    QCOMPARE(traceBytes(model->forward(text, {}, tile)), 4 * (tiled + L * H * 3 * t * t) + L * H * t * 4 * 8);
     QCOMPARE(n * d + L * n * activationFloatsPerToken(info.dModel, info.heads * info.dHead, kv * info.dHead, true),
              kept);
     QCOMPARE(n * d + L * n * activationFloatsPerToken(info.dModel, info.heads * info.dHead, kv * info.dHead, false),

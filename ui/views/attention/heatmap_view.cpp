@@ -177,10 +177,14 @@ void HeatmapView::showResult(const ResultPtr& result) {
     long_->setTitle(title);
     long_->setWindow(window());
     long_->setPyramid(pyramidOf(result, l, h), labels, labels);
+    // The spare keeps its levels' storage for the next build, not the result it was drawn from (issue 31: an old
+    // model's 1 GB trace stayed alive through it).
+    if (sparePyramid_ && sparePyramid_.use_count() == 1) sparePyramid_->releaseProducer();
     long_->setTokenMarks(pinsWithin(result->params.selection.pinned, static_cast<int>(labels.size())), hoveredToken());
     stack_->setCurrentWidget(longBox_);
   } else {
-    shownPyramid_.reset();  // 170 MB at 8,192 tokens: not kept for short inputs
+    long_->setPyramid(nullptr, {}, {});  // nor the result it was drawn from
+    shownPyramid_.reset();               // 170 MB at 8,192 tokens: not kept for short inputs
     sparePyramid_.reset();
     shownRowMax_.reset();
     plot_->setTitle(title);

@@ -1,5 +1,6 @@
 #include "ui/views/common/trace_view.h"
 
+#include "core/model/head_summary.h"
 #include "core/session/params_json.h"
 #include "core/session/token_pins.h"
 #include "ui/views/common/background_job.h"
@@ -30,11 +31,10 @@ void TraceView::addAttentionNumbers(ViewNumbers& n, const ComputeResult& result,
   const HeadTrace& head = result.trace().layers[static_cast<std::size_t>(l)].heads[static_cast<std::size_t>(h)];
   const HeadSummary s = head.keepsMaps() ? summarizeMap(head.attention) : head.summary;
   const int t = static_cast<int>(s.thumbMax.rows()), count = static_cast<int>(tokens.size());
+  const int cell = thumbnailCellTokens(count);
   QStringList spans;
-  for (int a = 0; a < t; ++a)  // cell a covers tokens [⌈a·n/t⌉, ⌈(a+1)·n/t⌉)
-    spans << QStringLiteral("%1-%2")
-                 .arg((static_cast<long long>(a) * count + t - 1) / t)
-                 .arg((static_cast<long long>(a + 1) * count + t - 1) / t - 1);
+  for (int a = 0; a < t; ++a)  // cell a covers tokens [a·s, min((a+1)·s, n))
+    spans << QStringLiteral("%1-%2").arg(a * cell).arg(std::min((a + 1) * cell, count) - 1);
   n.matrices.push_back(
       labelled("attention_pooled_max" + id, title + tr(" · pooled (max)"), s.thumbMax.cast<double>(), spans, spans));
   n.matrices.push_back(

@@ -152,6 +152,38 @@ class TestHeatmapView : public QObject {
     QCOMPARE(v.plot()->title(), QString("Attention · layer 0 · head 0"));
     QCOMPARE(v.plot()->colorBarLabel(), QString("weight"));
   }
+
+  // Issue 31: an edit of the text (the map grows or shrinks) keeps the zoom and the pan the user chose, clamped to the
+  // new map; a map shown whole stays whole as it grows.
+  void anEditKeepsTheZoomAndPan() {
+    HeatmapView v;
+    v.resize(900, 800);
+    v.show();
+    const int n = HeatmapView::kLongInput + 44;
+    v.showResult(run(n));
+    ZoomableHeatmap* w = v.longPlot();
+    QCOMPARE(w->visibleCells(), QRectF(0, 0, n, n));  // fitted at first
+    v.showResult(run(n + 1));                         // a word typed at the end: still the whole map
+    QCOMPARE(w->visibleCells(), QRectF(0, 0, n + 1, n + 1));
+    w->zoomBy(4, w->plotRect().center());
+    w->centreOn(QPointF(0.7 * n, 0.8 * n));  // towards the later tokens
+    w->panBy(QPointF(3, 0));
+    const double scale = w->scale();
+    const QRectF before = w->visibleCells();
+    QVERIFY(before.width() < n / 3.0 && before.left() > 0 && before.bottom() < n - 15);
+    QVERIFY(before.bottom() - 7 > HeatmapView::kLongInput);
+    v.showResult(run(n + 5));  // grown: the same cells in view at the same scale
+    QCOMPARE(w->scale(), scale);
+    QCOMPARE(w->visibleCells(), before);
+    QCOMPARE(w->pyramid()->rows(), n + 5);
+    // Cut short of the window's cells: the same scale, the view moved back to end at the map's last token.
+    const int cut = static_cast<int>(before.bottom()) - 7;
+    v.showResult(run(cut));
+    QCOMPARE(w->scale(), scale);
+    QCOMPARE(w->visibleCells().size(), before.size());
+    QCOMPARE(w->visibleCells().bottom(), static_cast<double>(cut));
+    QCOMPARE(w->visibleCells().left(), before.left());
+  }
 };
 
 ATTNLAB_TEST_MAIN(TestHeatmapView)
