@@ -292,7 +292,10 @@ Mat EncDecModel::feedForward(const Mat& x, const EncDecLayerWeights& w) const {
       const Eigen::Index f = hidden.cols() / 2;
       Mat gate = hidden.leftCols(f);
       activate(gate, config_.activation);
-      hidden = (gate.array() * hidden.rightCols(f).array()).matrix();
+      // Into a new matrix: assigned to `hidden` itself, the product's right half would be read after Eigen resized
+      // (freed) it — a use after free that gave wrong numbers only where the freed block was reused.
+      Mat gated = (gate.array() * hidden.rightCols(f).array()).matrix();
+      hidden = std::move(gated);
     } else {
       activate(hidden, config_.activation);
     }
