@@ -153,13 +153,13 @@ class TestPatchingView : public QObject {
         if (l->text().startsWith("Costs ")) return l->text();
       return QString();
     };
-    QVERIFY2(hint().startsWith("Costs 26 forward passes"), qPrintable(hint()));
+    QVERIFY2(hint().startsWith("Costs up to 26 patched runs"), qPrintable(hint()));
     // Typing back to the same length clears it, and the hint counts the typed text (8 + 3 · 9 = 35; it kept 26);
     // an unknown token gets resolveToken's message.
     view.controls()->corruptEdit()->setText(kCorrupt);
     emit view.controls()->inputsTyped();
     QVERIFY(!view.controls()->statusIsError());
-    QVERIFY2(hint().startsWith("Costs 35 forward passes"), qPrintable(hint()));
+    QVERIFY2(hint().startsWith("Costs up to 35 patched runs"), qPrintable(hint()));
     view.controls()->targetEdit()->setText("zebra crossing");
     emit view.controls()->inputsTyped();
     QVERIFY(view.controls()->statusIsError());
