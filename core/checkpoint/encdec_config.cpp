@@ -73,10 +73,14 @@ void readT5(const nlohmann::json& j, const std::string& name, EncDecConfig& c) {
   c.decoderStartId = intFieldOr(j, "decoder_start_token_id", 0, name, 0, c.vocabSize - 1);
   c.eosId = intFieldOr(j, "eos_token_id", -1, name, -1, c.vocabSize - 1);
   c.padId = intFieldOr(j, "pad_token_id", -1, name, -1, c.vocabSize - 1);
-  c.relativeBuckets = intFieldOr(j, "relative_attention_num_buckets", 32, name, 2, 1 << 16);
+  // At least 4 buckets and a distance past half of them: the encoder halves the buckets and the log-spaced ones start
+  // at half of those; fewer made log(0/0) or a division by log(1) = 0, and a NaN bucket read outside the bias table.
+  c.relativeBuckets = intFieldOr(j, "relative_attention_num_buckets", 32, name, 4, 1 << 16);
   c.relativeMaxDistance = intFieldOr(j, "relative_attention_max_distance", 128, name, 1, 1 << 24);
-  if (c.relativeMaxDistance * 4 <= c.relativeBuckets)
-    throw InputError(name + ": relative_attention_max_distance must exceed a quarter of the buckets");
+  if (c.relativeMaxDistance * 2 <= c.relativeBuckets)
+    throw InputError(name + ": relative_attention_max_distance (" + std::to_string(c.relativeMaxDistance) +
+                     ") must exceed half of relative_attention_num_buckets (" + std::to_string(c.relativeBuckets) +
+                     ")");
   c.layerNormEps = epsField(j, "layer_norm_epsilon", 1e-6, name);
   c.tiedLmHead = boolField(j, "tie_word_embeddings", true, name);
   c.lmHeadScale = c.tiedLmHead ? 1.0 / std::sqrt(static_cast<double>(c.dModel)) : 1.0;

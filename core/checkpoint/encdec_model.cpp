@@ -371,6 +371,8 @@ LayerTrace EncDecModel::decoderLayer(int layer, const Mat& y, const Mat& encOut,
 
 Mat EncDecModel::encode(const std::vector<int>& source) const {
   checkIds(source, config_.vocabSize, "source");
+  // The layers keep their maps as forward() does: a clear message instead of an allocation failure for a long source.
+  checkTraceMemory(static_cast<long long>(source.size()), config_.encoderLayers, config_.encoderHeads);
   Mat x = embed(encEmbed_, "encoder", source, 0, config_.vocabSize);
   const int n = static_cast<int>(source.size());
   const std::vector<Mat> bias = positionBias(false, 0, n, n);

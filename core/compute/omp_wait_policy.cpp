@@ -65,6 +65,14 @@ void setOmpWaitPolicy(int, char** argv, char** envp) {
     std::snprintf(applied, sizeof applied, "GOMP_SPINCOUNT=%s set by the program", mark);
     return;
   }
+  // A mark that does not match (an empty or changed GOMP_SPINCOUNT beside it): this process is already a restart, or
+  // a child of one. It never restarts again: an empty GOMP_SPINCOUNT= read as unset restarted the program over and
+  // over, each round adding an entry, until execve failed.
+  if (mark) {
+    std::snprintf(applied, sizeof applied, "libgomp's own spin (ATTNLAB_OMP_SPIN=%s beside GOMP_SPINCOUNT=%s)", mark,
+                  spin ? spin : "(unset)");
+    return;
+  }
   const double ns = measureNsPerPause();
   const OmpWaitChoice c = decideOmpWait(policy, spin, ns);
   if (c.userSet) {
@@ -82,7 +90,9 @@ void setOmpWaitPolicy(int, char** argv, char** envp) {
   if (env) {
     std::size_t k = 0;
     for (std::size_t i = 0; i < count; ++i)
-      if (std::strncmp(envp[i], "ATTNLAB_OMP_SPIN=", 17) != 0) env[k++] = envp[i];
+      // An empty GOMP_SPINCOUNT= (unset for the decision) goes: libgomp would read it before the one added below.
+      if (std::strncmp(envp[i], "ATTNLAB_OMP_SPIN=", 17) != 0 && std::strncmp(envp[i], "GOMP_SPINCOUNT=", 15) != 0)
+        env[k++] = envp[i];
     env[k++] = spinVar;
     env[k++] = markVar;
     env[k] = nullptr;

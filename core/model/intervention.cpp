@@ -84,9 +84,22 @@ void checkIntervention(const Intervention& iv, int layers, int heads, int tokens
                        " layers) or the text (" + std::to_string(tokens) + " tokens)");
 }
 
+namespace {
+
+/// A resample run whose heads are of another width (a model of the same layers × heads, another d_head) would copy
+/// blocks of another size past the end of `concat`'s columns.
+void checkResampleWidth(const Intervention& iv, int layer, const Mat& concat) {
+  if (iv.mode == AblationMode::Resample && !iv.ablate.empty() && iv.resample &&
+      iv.resample->layers[static_cast<std::size_t>(layer)].concat.cols() != concat.cols())
+    throw InputError("resample ablation: the other text's run is of another model (heads of another width)");
+}
+
+}  // namespace
+
 std::vector<int> interveneOnConcat(const Intervention& iv, int layer, int heads, int dHead, Mat& concat) {
   std::vector<int> changed;
   if (iv.empty()) return changed;
+  checkResampleWidth(iv, layer, concat);
   for (int h = 0; h < heads; ++h) {
     auto cols = concat.middleCols(static_cast<Eigen::Index>(h) * dHead, dHead);  // [n, d_head]
     const bool patched = has(iv.patchHeads, layer, h);
@@ -112,6 +125,7 @@ std::vector<int> interveneOnConcat(const Intervention& iv, int layer, int heads,
 
 void interveneOnConcatRows(const Intervention& iv, int layer, int heads, int dHead, int first, Mat& concat) {
   const Eigen::Index m = concat.rows();
+  checkResampleWidth(iv, layer, concat);
   for (int h = 0; h < heads; ++h) {
     auto cols = concat.middleCols(static_cast<Eigen::Index>(h) * dHead, dHead);  // rows [first, first + m)
     if (has(iv.ablate, layer, h)) {

@@ -15,10 +15,16 @@ SentenceEditor::SentenceEditor(QWidget* parent) : QPlainTextEdit(parent) {
   setLineWrapMode(WidgetWidth);
   setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
   connect(this, &QPlainTextEdit::textChanged, this, [this] {
-    if (!settingText_) emit textEdited(toPlainText());
+    if (!settingText_) emit textEdited(text());
     fitHeight();
   });
   fitHeight();
+}
+
+QString SentenceEditor::text() const {
+  QString raw = document()->toRawText();
+  raw.replace(QChar::ParagraphSeparator, QChar('\n'));
+  return raw;
 }
 
 void SentenceEditor::setText(const QString& text) {
@@ -51,7 +57,9 @@ void SentenceEditor::fitHeight() {
   // Lines of the text (wrapped lines counted for a short text; a long one is at the maximum anyway: counting its
   // wrapped lines would lay out the whole page on every keystroke).
   int lines = document()->blockCount();
-  if (lines < kMaxLines && document()->characterCount() < 4000)
+  if (document()->characterCount() >= 4000)
+    lines = kMaxLines;  // 4,000 characters wrap past five lines at any width the window allows
+  else if (lines < kMaxLines)
     for (QTextBlock b = document()->begin(); b.isValid(); b = b.next())
       if (b.layout()) lines += std::max(0, b.layout()->lineCount() - 1);
   lines = std::clamp(lines, 1, kMaxLines);
@@ -110,12 +118,13 @@ QString SentenceEditor::readTextFile(const QString& path, QString* error, std::s
                                      .arg(name);
     return {};
   }
+  if (text.startsWith(QChar(0xFEFF))) text.remove(0, 1);  // a byte-order mark is no part of the text
   if (text.trimmed().isEmpty()) {
     *error = tr("%1 holds no text").arg(name);
     return {};
   }
-  if (text.startsWith(QChar(0xFEFF))) text.remove(0, 1);  // a byte-order mark is no part of the text
   text.replace("\r\n", "\n");
+  text.replace('\r', '\n');  // an old Mac file's line breaks
   error->clear();
   return text;
 }

@@ -14,7 +14,11 @@ class SentenceEditor : public QPlainTextEdit {
  public:
   explicit SentenceEditor(QWidget* parent = nullptr);
 
-  QString text() const { return toPlainText(); }
+  /// The text exactly as typed: toPlainText() turns no-break spaces into spaces (and U+2028 into line breaks), so a
+  /// pasted or opened text with them no longer equalled the sentence the program ran (hover and the tokens' links
+  /// broke, and the next keystroke changed the tokens unasked). The document's raw text with its paragraph separators
+  /// back as "\n".
+  QString text() const;
   /// Replaces the text (not a user edit: no textEdited), the cursor at its end.
   void setText(const QString& text);
   int cursorPosition() const { return textCursor().position(); }

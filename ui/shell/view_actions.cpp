@@ -98,7 +98,12 @@ void ViewActions::exportWithDialog(TraceView* view) {
     return;
   }
   QStringList matrices;
-  for (const LabelledMatrix& m : view->numbers(*result).matrices) matrices << QString::fromStdString(m.name);
+  try {
+    for (const LabelledMatrix& m : view->numbers(*result).matrices) matrices << QString::fromStdString(m.name);
+  } catch (const std::exception& e) {  // out of a slot it would end the program
+    QMessageBox::warning(window_, tr("Export failed"), QString::fromUtf8(e.what()));
+    return;
+  }
   ExportDialog dialog(view->viewName(), view->size(), matrices, window_);
   if (dialog.exec() != QDialog::Accepted) return;
   QApplication::setOverrideCursor(Qt::WaitCursor);

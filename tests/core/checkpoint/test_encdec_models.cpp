@@ -358,6 +358,19 @@ class TestEncDecModels : public QObject {
     const QString ff = dir("ff");
     copyWithConfig("t5-v1_1", ff, [](nlohmann::json& c) { c["feed_forward_proj"] = "gated-silu"; });
     QVERIFY(errorOf(ff.toStdString()).find("feed_forward_proj \"gated-silu\" is not supported") != std::string::npos);
+    // Buckets T5's formula cannot place (log(0/0), or a division by log(1)): refused, not a bucket outside the table.
+    const QString fewBuckets = dir("fewbuckets");
+    copyWithConfig("t5-v1_1", fewBuckets, [](nlohmann::json& c) { c["relative_attention_num_buckets"] = 3; });
+    QVERIFY(errorOf(fewBuckets.toStdString()).find("relative_attention_num_buckets") != std::string::npos);
+    const QString nearDistance = dir("neardistance");
+    copyWithConfig("t5-v1_1", nearDistance, [](nlohmann::json& c) {
+      c["relative_attention_num_buckets"] = 8;
+      c["relative_attention_max_distance"] = 4;
+    });
+    QVERIFY2(errorOf(nearDistance.toStdString())
+                     .find("relative_attention_max_distance (4) must exceed half of "
+                           "relative_attention_num_buckets (8)") != std::string::npos,
+             errorOf(nearDistance.toStdString()).c_str());
     const QString mt5 = dir("mt5");
     copyWithConfig("t5-v1_1", mt5, [](nlohmann::json& c) { c["model_type"] = "mt5"; });
     QVERIFY(errorOf(mt5.toStdString()).find("model_type \"mt5\" is not supported") != std::string::npos);

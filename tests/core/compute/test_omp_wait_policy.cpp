@@ -4,6 +4,7 @@
 // 100; an unknown cost taken as libgomp's 10 ns). Then this very test program: it links core/compute, so the
 // start-up hook ran before main and restarted it with GOMP_SPINCOUNT in its environment, which is what libgomp
 // read.
+#include <QProcess>
 #include <QtTest>
 
 #include <cmath>
@@ -68,6 +69,21 @@ class TestOmpWaitPolicy : public QObject {
     QVERIFY(count >= 100 && count <= kLibgompDefaultSpinCount);
     QCOMPARE(std::string(mark).substr(0, std::strlen(spin) + 1), std::string(spin) + ":");
     QCOMPARE(applied, "GOMP_SPINCOUNT=" + std::string(mark) + " set by the program");
+  }
+
+  void anEmptySpinCountRestartsOnce() {
+    // GOMP_SPINCOUNT= (empty) reads as unset: the program restarts with its own count, once. It restarted without
+    // end before (the empty entry came first again in every round), each round adding an entry.
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove("ATTNLAB_OMP_SPIN");
+    env.remove("OMP_WAIT_POLICY");
+    env.insert("GOMP_SPINCOUNT", "");
+    p.setProcessEnvironment(env);
+    p.start(ATTNLAB_APP_BINARY, {"--version"});
+    QVERIFY(p.waitForFinished(20000));
+    QCOMPARE(p.exitCode(), 0);
+    QVERIFY(p.readAllStandardOutput().startsWith("attnlab "));
   }
 };
 

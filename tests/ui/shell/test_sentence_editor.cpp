@@ -128,6 +128,31 @@ class TestSentenceEditor : public QObject {
     QVERIFY2(error.contains("missing.txt"), qPrintable(error));
     QVERIFY(SentenceEditor::readTextFile(dir.path(), &error).isEmpty());  // a folder
     QVERIFY(!error.isEmpty());
+    // A byte-order mark alone is no text either; an old Mac file's lone CRs are line breaks.
+    QVERIFY(SentenceEditor::readTextFile(writeFile(dir, "bom.txt", "\xEF\xBB\xBF"), &error).isEmpty());
+    QCOMPARE(error, QString("bom.txt holds no text"));
+    QCOMPARE(SentenceEditor::readTextFile(writeFile(dir, "mac.txt", "one\rtwo\r\nthree"), &error),
+             QString("one\ntwo\nthree"));
+  }
+
+  void theTextComesBackAsTyped() {
+    // No-break spaces and line separators stay what they are (toPlainText() made them spaces and line breaks, and
+    // the editor's text then differed from the sentence the program ran).
+    SentenceEditor editor;
+    const QString text = QString("a") + QChar(0x00A0) + "b" + QChar(0x2028) + "c\nd";
+    editor.setText(text);
+    QCOMPARE(editor.text(), text);
+  }
+
+  void aLongParagraphGetsEveryLine() {
+    // One paragraph past 4,000 characters wraps past the five lines: it gets all five, not one.
+    SentenceEditor editor;
+    editor.resize(600, 40);
+    editor.show();
+    editor.setText(QString("word ").repeated(900));
+    QCOMPARE(editor.visibleLines(), SentenceEditor::kMaxLines);
+    editor.setText("short");
+    QCOMPARE(editor.visibleLines(), 1);
   }
 };
 

@@ -10,6 +10,7 @@
 #include <QVBoxLayout>
 
 #include "core/base/errors.h"
+#include "core/model/head_maps.h"
 #include "core/session/params_json.h"
 #include "ui/plots/view_style.h"
 #include "ui/views/common/background_job.h"
@@ -35,10 +36,15 @@ struct Side {
 
 Side sideOf(const ComputeResult& r, int l, int h, int limit) {
   Side s;
-  const std::shared_ptr<const Mat> m = r.attentionMap(l, h);
-  const int n = static_cast<int>(std::min<Eigen::Index>(m->rows(), limit));
-  s.tokenCount = static_cast<int>(m->rows());
-  s.map = m->topLeftCorner(n, n);
+  // Only the rows shown: a long input's whole map (8,192 tokens: 268 MB) is past the map cache's budget and threw out
+  // of numbers() (an export of this view ended the program); rows [0, n) of the full map, their first n keys.
+  const HeadTrace& head = r.trace().layers[static_cast<std::size_t>(l)].heads[static_cast<std::size_t>(h)];
+  const int total = r.trace().tokenCount();
+  const int n = std::min(total, limit);
+  s.tokenCount = total;
+  Mat rows;
+  if (n > 0) headAttentionRows(head, 0, n, rows);
+  s.map = n > 0 ? Mat(rows.leftCols(n)) : Mat();
   s.labels = r.tokenLabels().mid(0, n);
   for (int i = 0; i < n; ++i) s.tokens.push_back(r.trace().tokens[static_cast<std::size_t>(i)]);
   return s;

@@ -5,6 +5,7 @@
 #include <QMouseEvent>
 #include <QPlainTextEdit>
 #include <QTextCharFormat>
+#include <QTextDocument>
 #include <QTextEdit>
 #include <algorithm>
 
@@ -12,6 +13,18 @@
 #include "core/session/token_pins.h"
 
 namespace attnlab::ui {
+
+namespace {
+
+/// The editor's text as typed (SentenceEditor::text): toPlainText() turns no-break spaces into spaces, and the text
+/// then no longer equals the sentence the result was computed for.
+QString typedText(const QPlainTextEdit* editor) {
+  QString raw = editor->document()->toRawText();
+  raw.replace(QChar::ParagraphSeparator, QChar('\n'));
+  return raw;
+}
+
+}  // namespace
 
 std::vector<std::string> carryPinsThroughEdit(Params& p, const std::string& oldSentence, const ResultPtr& shown) {
   if (p.selection.pinned.empty() || p.sentence == oldSentence || !shown || !shown->ok()) return {};
@@ -68,7 +81,7 @@ void EditorTokenLink::setResult(const ResultPtr& result) {
 }
 
 int EditorTokenLink::tokenAtPosition(int pos) const {
-  if (!result_ || !result_->ok() || editor_->toPlainText().toStdString() != result_->params.sentence) return -1;
+  if (!result_ || !result_->ok() || typedText(editor_).toStdString() != result_->params.sentence) return -1;
   const std::vector<Token>& tokens = result_->run->text.tokens;
   for (std::size_t i = 0; i < tokens.size(); ++i)
     if (tokens[i].u16Begin <= pos && pos < tokens[i].u16End) return static_cast<int>(i);
@@ -95,7 +108,7 @@ bool EditorTokenLink::eventFilter(QObject* watched, QEvent* event) {
 void EditorTokenLink::refresh() {
   if (!editor_) return;
   highlighted_.clear();
-  if (result_ && result_->ok() && editor_->toPlainText().toStdString() == result_->params.sentence) {
+  if (result_ && result_->ok() && typedText(editor_).toStdString() == result_->params.sentence) {
     const std::vector<Token>& tokens = result_->run->text.tokens;
     const int n = static_cast<int>(tokens.size());
     const std::vector<int> pins = pinsWithin(result_->params.selection.pinned, n);

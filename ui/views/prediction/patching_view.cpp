@@ -85,7 +85,10 @@ PatchingView::PatchingView(QWidget* parent) : TraceView(parent) {
   connect(controls_, &PatchingControls::runRequested, this, &PatchingView::runRequested);
   connect(controls_, &PatchingControls::inputsTyped, this, &PatchingView::recheck);
   connect(controls_, &PatchingControls::mapChanged, this, [this] {
-    if (canPatch()) start(requestOf(result_->params));
+    if (!canPatch()) return;
+    const Request r = requestOf(result_->params);
+    showCost(r.in.corrupt, r.map);  // the hint counts the map chosen, not the previous one
+    start(r);
   });
   connect(controls_, &PatchingControls::cancelRequested, this, [this] {
     job_->cancel();  // the inputs stay requested: a sentence edit does not restart them, Run does
