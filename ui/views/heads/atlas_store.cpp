@@ -63,6 +63,10 @@ void AtlasStore::request(const ResultPtr& result) {
     pendingScan_.reset();
     publish(probeAtlas_);
     emit stateChanged();
+    // Its corpus result (kept, offered or scanned) from the kept atlas now: waiting for the cancelled probe of the
+    // other model parked this request, and a cancelled run delivers nothing — the Heads views stayed not ready.
+    if (!(scanKey(*result) == scanKey_)) startScan(result);
+    return;
   }
   model_ = result->run->model;  // the same model, maybe reloaded: jobs read the one alive
   if (probeJob_->busy()) {

@@ -65,9 +65,16 @@ struct Fixture {
   std::shared_ptr<const Trace> trace;
   int builds = 0;
   std::atomic<int> scans{0};
+  std::atomic<bool> slowProbe{false};  ///< the probe runs until cancelled (a real-size model's probe)
+  std::atomic<int> slowProbes{0};      ///< slow probes started
   AtlasStore store{
-      AtlasEngine{[this](const Model&, const AtlasOptions&, const RunControl&) {
+      AtlasEngine{[this](const Model&, const AtlasOptions&, const RunControl& control) {
                     ++builds;
+                    if (slowProbe) ++slowProbes;
+                    while (slowProbe) {
+                      control.checkpoint(0.1);
+                      QThread::msleep(2);
+                    }
                     return handAtlas(trace);
                   },
                   [this](const Model&, const CorpusOptions& o, HeadAtlas& a, const CorpusProgress& progress,
@@ -289,6 +296,29 @@ class TestHeadsViews : public QObject {
     showIn(view, view, f, compute(a));
     showIn(view, view, f, compute(b));
     QCOMPARE(f.scans.load(), 2);  // both kept
+  }
+
+  void goingBackWhileAnotherModelsProbeRunsShowsTheKeptResult() {
+    // A model whose probe atlas is kept, shown again while another model's probe runs: its corpus result comes at
+    // once. The request waited for the cancelled probe, which delivers nothing: the views stayed not ready.
+    Fixture f;
+    HeadContextsView view(&f.store);
+    Params a;
+    a.atlas.corpus = {"corpus.txt"};
+    showIn(view, view, f, compute(a));
+    QCOMPARE(f.scans.load(), 1);
+    Params b = a;
+    b.model.seed = 7;
+    f.slowProbe = true;
+    view.showResult(compute(b));
+    QTRY_COMPARE(f.slowProbes.load(), 1);  // B's probe is running
+    QVERIFY(f.store.probeBusy());
+    view.showResult(compute(a));
+    f.slowProbe = false;
+    QTRY_VERIFY(view.isReady());
+    QCOMPARE(f.store.atlas()->corpusTokens, 200LL);  // A's kept scan, not scanned again
+    QCOMPARE(f.scans.load(), 1);
+    QCOMPARE(f.builds, 2);
   }
 
   void aCancelledScanIsNotStartedAgain() {
