@@ -21,6 +21,7 @@
 #include <string>
 
 #include "bench/bench_util.h"
+#include "bench/synthetic_ids.h"
 #include "core/checkpoint/checkpoint.h"
 #include "core/checkpoint/decoder_model.h"
 #include "core/checkpoint/hf_config.h"
@@ -32,16 +33,6 @@ using namespace attnlab;
 using namespace attnlab::bench;
 
 namespace {
-
-TokenizedText idsOf(const Model& m, int n) {
-  TokenizedText t;
-  const int vocab = std::max(1, m.vocabularySize());
-  for (int i = 0; i < n; ++i) {
-    t.ids.push_back((1000 + 7919 * i) % vocab);
-    t.tokens.push_back(Token{"#" + std::to_string(t.ids.back())});
-  }
-  return t;
-}
 
 double residentMb() { return static_cast<double>(residentBytes()) / 1e6; }
 

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "bench/bench_util.h"
+#include "bench/synthetic_ids.h"
 #include "core/base/errors.h"
 #include "core/base/json_file.h"
 #include "core/checkpoint/checkpoint.h"
@@ -41,16 +42,6 @@ double peakMb() {
   while (in >> key)
     if (key == "VmHWM:" && in >> kb) return kb / 1e3;
   return 0;
-}
-
-TokenizedText idsOf(const Model& m, int n) {
-  TokenizedText t;
-  const int vocab = std::max(1, m.vocabularySize());
-  for (int i = 0; i < n; ++i) {
-    t.ids.push_back((1000 + 7919 * i) % vocab);
-    t.tokens.push_back(Token{"#" + std::to_string(t.ids.back())});
-  }
-  return t;
 }
 
 /// FLOP of one pass (2 per multiply-add): the layers' products — Q, K, V, the output projection and the MLP (d → inner

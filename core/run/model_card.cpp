@@ -1,12 +1,9 @@
 #include "core/run/model_card.h"
 
-#include <unistd.h>
-
 #include <sys/stat.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 
 #include "core/checkpoint/decoder_model.h"
 #include "core/checkpoint/hf_model.h"
@@ -186,14 +183,6 @@ std::string describeDtypes(const std::map<std::string, std::uint64_t>& dtypeByte
     out += (out.empty() ? "" : ", ") + name + " " + share;
   }
   return out;
-}
-
-std::uint64_t processResidentBytes() {
-  std::ifstream statm("/proc/self/statm");
-  unsigned long long size = 0, resident = 0;
-  if (!(statm >> size >> resident)) return 0;
-  const long page = ::sysconf(_SC_PAGESIZE);
-  return resident * static_cast<std::uint64_t>(page > 0 ? page : 4096);
 }
 
 }  // namespace attnlab

@@ -45,8 +45,4 @@ std::string describeWindows(const std::vector<int>& windows);
 /// The dtypes for a reader, largest share first: "F32", "BF16 98 %, F32 2 %".
 std::string describeDtypes(const std::map<std::string, std::uint64_t>& dtypeBytes);
 
-/// This process's resident set in bytes, from /proc/self/statm (resident pages × page size): the whole program, not
-/// only the model. 0 where /proc cannot be read.
-std::uint64_t processResidentBytes();
-
 }  // namespace attnlab

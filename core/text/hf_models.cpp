@@ -1,5 +1,6 @@
 #include "core/text/hf_models.h"
 
+#include <array>
 #include <cstdio>
 #include <limits>
 #include <queue>
@@ -9,6 +10,19 @@
 
 namespace attnlab {
 namespace {
+
+using ByteIds = std::array<int, 256>;
+
+/// The ids of the byte-fallback pieces "<0x00>" … "<0xFF>" (−1 where the vocabulary has none): BPE and Unigram alike.
+ByteIds byteFallbackIds(const HfVocab& vocab) {
+  ByteIds ids;
+  for (int b = 0; b < 256; ++b) {
+    char name[8];
+    std::snprintf(name, sizeof name, "<0x%02X>", b);
+    ids[static_cast<std::size_t>(b)] = vocab.lookup(name);
+  }
+  return ids;
+}
 
 std::string toUtf8(const std::u32string& s, std::size_t b, std::size_t e) {
   std::string out;
@@ -52,11 +66,7 @@ class BpeModel : public HfTokenModel {
     const nlohmann::json& merges = m.at("merges");
     if (!merges.is_array()) throw InputError(file + ": model.merges is not a list");
     for (std::size_t i = 0; i < merges.size(); ++i) addMerge(merges[i], file + ": merge " + std::to_string(i));
-    for (int b = 0; b < 256; ++b) {
-      char name[8];
-      std::snprintf(name, sizeof name, "<0x%02X>", b);
-      byteIds_[b] = vocab.lookup(name);
-    }
+    byteIds_ = byteFallbackIds(vocab);
   }
 
   void tokenize(const std::u32string& piece, std::vector<ModelToken>& out) const override;
@@ -100,7 +110,7 @@ class BpeModel : public HfTokenModel {
 
   std::unordered_map<std::uint64_t, Merge> merges_;
   std::string prefix_, suffix_;
-  int byteIds_[256];
+  ByteIds byteIds_;  ///< byte fallback: the id of "<0xNN>" for each byte, −1 where the vocabulary lacks it
   int unkId_ = -1;
   bool byteFallback_ = false, fuseUnk_ = false, ignoreMerges_ = false;
 };
@@ -258,11 +268,7 @@ class UnigramModel : public HfTokenModel {
       throw InputError(file + ": model unk_id " + unk.dump() + " is not an id of the vocabulary");
     unkId_ = unk.get<int>();
     byteFallback_ = m.value("byte_fallback", false);
-    for (int b = 0; b < 256; ++b) {
-      char name[8];
-      std::snprintf(name, sizeof name, "<0x%02X>", b);
-      byteIds_[b] = vocab.lookup(name);
-    }
+    byteIds_ = byteFallbackIds(vocab);
   }
 
   void tokenize(const std::u32string& piece, std::vector<ModelToken>& out) const override;
@@ -297,7 +303,7 @@ class UnigramModel : public HfTokenModel {
   double unkScore_ = 0;
   int unkId_ = -1;
   bool byteFallback_ = false;
-  int byteIds_[256];
+  ByteIds byteIds_;  ///< byte fallback: the id of "<0xNN>" for each byte, −1 where the vocabulary lacks it
 };
 
 void UnigramModel::tokenize(const std::u32string& piece, std::vector<ModelToken>& out) const {

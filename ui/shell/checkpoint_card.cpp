@@ -4,6 +4,7 @@
 #include <QLabel>
 #include <QLocale>
 
+#include "core/compute/heap_policy.h"
 #include "core/model/trace_memory.h"
 
 namespace attnlab::ui {
@@ -109,7 +110,7 @@ void CheckpointCard::showCard(const ModelCard& c, const QString& name) {
 }
 
 void CheckpointCard::refreshMemory() {
-  const std::uint64_t resident = processResidentBytes();
+  const std::uint64_t resident = static_cast<std::uint64_t>(residentBytes());
   values_["cardResident"]->setText(resident > 0 ? tr("%1 (whole program)").arg(bytes(resident))
                                                 : tr("unknown (no /proc/self/statm)"));
 }

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "core/checkpoint/checkpoint.h"
+#include "core/compute/heap_policy.h"
 #include "core/run/model_card.h"
 #include "core/train/shipped_models.h"
 #include "tests/harness/test_registry.h"
@@ -141,7 +142,7 @@ class TestModelCard : public QObject {
 
   void residentMemoryIsTheProcesssStatm() {
     const std::uint64_t before = readStatm();
-    const std::uint64_t card = processResidentBytes();
+    const std::uint64_t card = static_cast<std::uint64_t>(residentBytes());
     const std::uint64_t after = readStatm();
     QVERIFY(card > 0);
     // The resident set moves a little between the reads (allocations of the test harness): the card's read lies
