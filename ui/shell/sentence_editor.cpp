@@ -1,6 +1,7 @@
 #include "ui/shell/sentence_editor.h"
 
 #include <QFileInfo>
+#include <QScreen>
 #include <QStringDecoder>
 #include <QTextBlock>
 #include <algorithm>
@@ -56,13 +57,18 @@ void SentenceEditor::setSelection(int start, int length) {
 void SentenceEditor::fitHeight() {
   // Lines of the text (wrapped lines counted for a short text; a long one is at the maximum anyway: counting its
   // wrapped lines would lay out the whole page on every keystroke).
+  // At most a sixth of the screen's height: presentation mode's large font on a 720-line projector gives three lines,
+  // so the editor, a lesson and the view still share the screen (five made the window 759 px high).
+  const int maxLines =
+      screen() ? std::clamp(screen()->geometry().height() / 6 / std::max(1, fontMetrics().lineSpacing()), 2, kMaxLines)
+               : kMaxLines;
   int lines = document()->blockCount();
   if (document()->characterCount() >= 4000)
-    lines = kMaxLines;  // 4,000 characters wrap past five lines at any width the window allows
-  else if (lines < kMaxLines)
+    lines = maxLines;  // 4,000 characters wrap past five lines at any width the window allows
+  else if (lines < maxLines)
     for (QTextBlock b = document()->begin(); b.isValid(); b = b.next())
       if (b.layout()) lines += std::max(0, b.layout()->lineCount() - 1);
-  lines = std::clamp(lines, 1, kMaxLines);
+  lines = std::clamp(lines, 1, maxLines);
   const int height =
       fontMetrics().lineSpacing() * lines + 2 * static_cast<int>(document()->documentMargin()) + 2 * frameWidth() + 2;
   lines_ = lines;

@@ -26,7 +26,8 @@ class SentenceEditor : public QPlainTextEdit {
   /// Moves the cursor to the end; `mark` extends the selection.
   void end(bool mark);
   void setSelection(int start, int length);
-  /// The lines shown without scrolling: 1 to kMaxLines, as many as the text has.
+  /// The lines shown without scrolling: as many as the text has, from 1 to kMaxLines or what a sixth of the screen's
+  /// height holds (at least 2).
   int visibleLines() const { return lines_; }
   static constexpr int kMaxLines = 5;
 

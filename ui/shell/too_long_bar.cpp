@@ -3,6 +3,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
+#include <QPalette>
 #include <QPushButton>
 
 namespace attnlab::ui {
@@ -18,8 +19,15 @@ TooLongBar::TooLongBar(QWidget* parent) : QWidget(parent) {
   layout->setContentsMargins(6, 2, 6, 2);
   layout->addWidget(message_, 1);
   layout->addWidget(keep_);
-  setStyleSheet("#tooLongBar { background: #fff3cd; } #tooLongMessage { color: #664d03; }");
-  setAttribute(Qt::WA_StyledBackground);
+  // Colours through the palette, not a style sheet: a style sheet fixes its widgets' fonts at polish time, so
+  // presentation mode's large font never reached the strip.
+  QPalette pal = palette();
+  pal.setColor(QPalette::Window, QColor("#fff3cd"));
+  setPalette(pal);
+  setAutoFillBackground(true);
+  QPalette text = message_->palette();
+  text.setColor(QPalette::WindowText, QColor("#664d03"));
+  message_->setPalette(text);
   connect(keep_, &QPushButton::clicked, this, [this] { emit keepRequested(refused_, tail_); });
   hide();
 }

@@ -17,6 +17,9 @@
 #include "tests/harness/test_registry.h"
 #include "ui/shell/lesson_panel.h"
 #include "ui/shell/main_window.h"
+#include "ui/shell/model_opener.h"
+#include "ui/shell/sentence_editor.h"
+#include "ui/shell/too_long_bar.h"
 #include "ui/shell/view_navigator.h"
 #include "ui/shell/view_pages.h"
 #include "ui/views/attention/compare_view.h"
@@ -292,6 +295,60 @@ class TestLayoutFits : public QObject {
     QTRY_COMPARE(dock->width(), builtinWidth);
     shoot(w, "card_builtin_again");
     checkWidgets(dock, "parameters, built-in again", problems);
+    QVERIFY2(problems.empty(), qPrintable(QString("%1 layout problems").arg(problems.size())));
+  }
+
+  // A page of text (five editor lines, then a scroll bar) in a model too short for it, on the projector in F11 with a
+  // lesson: the editor, the "Keep the last N tokens" strip, the lesson and the heatmap share the 720 px without
+  // cutting the strip's message or button, and the window stays on the screen (issue 31).
+  void aLongTextWithTheTooLongStripFitsTheProjector() {
+    QScreen* sc = nullptr;
+    for (QScreen* s : QGuiApplication::screens())
+      if (s->size() == QSize(1280, 720)) sc = s;
+    QVERIFY(sc);
+    MainWindow w(false);
+    w.setScreen(sc);
+    w.setGeometry(sc->availableGeometry());
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTRY_VERIFY(w.controller()->lastResult());
+    w.lessonPanel()->selectLesson(0);
+    w.setPresentation(true);
+    std::string text;
+    for (int line = 0; line < 8; ++line) {
+      for (int i = 0; i < 12; ++i) text += "w" + std::to_string((line * 12 + i) % 13) + " ";
+      text += "\n";
+    }
+    Params p = w.controller()->params();
+    p.sentence = text;
+    w.applyParams(p);
+    QTRY_VERIFY(!w.controller()->busy() && w.controller()->lastResult()->params.sentence == text);
+    w.modelOpener()->open(QString(ATTNLAB_TEST_DATA) + "/reference/models/gpt2_tiny");
+    QTRY_VERIFY(w.tooLongBar()->isVisible());
+    QTest::qWait(350);  // presentation mode's by-hand fill of the screen
+    for (int round = 0; round < 8; ++round) QApplication::processEvents();
+    // The eight lines scroll in the editor: as many lines show as leave the view its room, at least two.
+    QVERIFY2(w.sentenceEditor()->visibleLines() >= 2 && w.sentenceEditor()->visibleLines() < 5,
+             qPrintable(QString::number(w.sentenceEditor()->visibleLines())));
+    // The strip reads at the back of the room as the rest of the window does.
+    QCOMPARE(w.tooLongBar()->findChild<QLabel*>("tooLongMessage")->font().pointSizeF(), w.font().pointSizeF());
+    QCOMPARE(w.sentenceEditor()->text().toStdString(), text);  // nothing cut by the strip
+    std::vector<Problem> problems;
+    checkWidgets(w.tooLongBar(), "too-long strip", problems);
+    checkWidgets(w.lessonPanel(), "lesson", problems);
+    QWidget* page = w.navigator()->pages()->currentWidget();
+    for (QCustomPlot* plot : page->findChildren<QCustomPlot*>()) checkPlot(plot, "current view", problems);
+    if (w.frameGeometry().width() > sc->geometry().width() || w.frameGeometry().height() > sc->geometry().height())
+      problems.push_back({"window larger than the screen",
+                          QString("%1 x %2").arg(w.frameGeometry().width()).arg(w.frameGeometry().height())});
+    // The strip and the editor are both whole on the screen, and the view keeps a usable height.
+    const QRect shown(QPoint(0, 0), w.size());
+    for (QWidget* part : {static_cast<QWidget*>(w.tooLongBar()), static_cast<QWidget*>(w.sentenceEditor())})
+      if (!shown.contains(QRect(part->mapTo(&w, QPoint(0, 0)), part->size())))
+        problems.push_back({"off the window", describe(part)});
+    if (page->height() < 240) problems.push_back({"view squeezed", QString("%1 px high").arg(page->height())});
+    shoot(w, "too_long_F11_lesson");
+    for (const Problem& q : problems) qInfo().noquote() << "  " << q.kind << "—" << q.where;
     QVERIFY2(problems.empty(), qPrintable(QString("%1 layout problems").arg(problems.size())));
   }
 
