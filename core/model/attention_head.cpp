@@ -70,11 +70,12 @@ HeadTrace attendHeadTiled(Mat q, SharedMat keys, SharedMat values, const HeadOpt
   HeadSummaryBuilder summary(static_cast<int>(n));
   // Rows before `resumed` are in the bands taken from the earlier pass and their out rows are known (resumed ≤
   // knownRows). An edit of a text of the same length starts at the tile holding `resumed`: tiles start at multiples
-  // of kTileRows as in a full pass, so every number is the same, bit for bit. A text grown at the end starts at
-  // `resumed` itself (the first tile runs to the next multiple of kTileRows): one token typed attends one row per
-  // head, not the up to 63 before it in its tile — the product's kernels then round those rows' scores differently
-  // (to float rounding). Without a summary to take from, tiles start at 0 and those wholly before knownRows only add
-  // to the summary.
+  // of kTileRows as in a full pass, so every number is the same, bit for bit. A text with more tokens than the
+  // summary's (typed at the end, or any edit that adds tokens: the token count alone decides) starts at `resumed`
+  // itself (the first tile runs to the next multiple of kTileRows): one token typed attends one row per head, not the
+  // up to 63 before it in its tile — the product's kernels then round those rows' scores differently (to float
+  // rounding). Without a summary to take from, tiles start at 0 and those wholly before knownRows only add to the
+  // summary.
   const Eigen::Index resumed =
       knownSummary && knownRows > 0 ? summary.resume(*knownSummary, static_cast<int>(knownRows)) : 0;
   const bool grown = knownSummary && knownSummary->tokens < n;

@@ -18,8 +18,12 @@ std::string textTail(const Model& model, const std::string& text, int positions)
   const int own = count(all) - static_cast<int>(starts.size());
   // The tail must tokenize as the text's last tokens did: a cut inside a word ("##ing" of a WordPiece, a byte-level
   // merge across the cut) tokenizes differently, so one token fewer is tried until the tail's tokens of text are the
-  // text's own. Each try tokenizes at most `positions` tokens of text.
-  for (int keep = std::min(positions - own, static_cast<int>(starts.size())); keep >= 1; --keep) {
+  // text's own. Each try tokenizes at most `positions` tokens of text; after eight tries one step at a time the steps
+  // double, so a text no cut agrees with costs O(positions · log positions) tokens of work, not O(positions²) (a
+  // 2,048-position model would tokenize 2,048 tails of up to 2,048 tokens).
+  int step = 1, tries = 0;
+  for (int keep = std::min(positions - own, static_cast<int>(starts.size())); keep >= 1;
+       keep -= step, step = ++tries < 8 ? 1 : step * 2) {
     const std::size_t first = static_cast<std::size_t>(starts[starts.size() - static_cast<std::size_t>(keep)]);
     std::string tail = text.substr(static_cast<std::size_t>(all.tokens[first].byteBegin));
     const TokenizedText cut = model.tokenize(tail);

@@ -8,7 +8,8 @@
 
 namespace attnlab {
 
-/// The longest suffix of `text` that tokenizes as the text's own last tokens and has at most `positions` tokens, the
+/// A suffix of `text` that tokenizes as the text's own last tokens and has at most `positions` tokens (the longest
+/// one unless eight cuts in a row tokenize otherwise: the tries then thin out), the
 /// tokenizer's own tokens (BOS, [CLS], [SEP]: they cover no text) counted. `text` itself when it fits. Throws
 /// InputError when not even one token of text fits beside the tokenizer's own tokens.
 std::string textTail(const Model& model, const std::string& text, int positions);
