@@ -279,9 +279,7 @@ bool ModelGridView::event(QEvent* e) {
     int l, h;
     if (headAt(help->pos(), &l, &h)) {
       QToolTip::showText(help->globalPos(),
-                         tr("L%1 H%2%3%4")
-                                 .arg(l)
-                                 .arg(h)
+                         (headLabel(l, h) + "%1%2")
                                  .arg(kvSuffix(result_->trace(), h),
                                       windowTitleNote(result_->trace().layers[l].heads[h].options.window)) +
                              "\n" + toolTip(),

@@ -59,8 +59,6 @@ double choiceValue(const HeadAtlas& atlas, const QString& choice, int layer, int
   return it->second[layer][head];
 }
 
-QString headLabel(int layer, int head) { return QString("L%1H%2").arg(layer).arg(head); }
-
 QString headSummary(const HeadAtlas& atlas, int layer, int head) {
   // A grouped-query model: the kv head it reads (the probe's trace knows the grouping).
   const QString kv = atlas.probeTrace ? kvSuffix(*atlas.probeTrace, head) : QString();

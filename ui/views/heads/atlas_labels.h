@@ -6,6 +6,7 @@
 #include <QStringList>
 
 #include "core/atlas/head_atlas.h"
+#include "ui/views/common/head_names.h"
 
 namespace attnlab::ui {
 
@@ -15,8 +16,6 @@ QStringList atlasChoices(const HeadAtlas& atlas);
 QString choiceTitle(const QString& choice);
 /// The head's value of `choice` (NaN when the atlas lacks it).
 double choiceValue(const HeadAtlas& atlas, const QString& choice, int layer, int head);
-/// "L1H2", the label the views use: as the CSV's (core/atlas headName), never "0.10", which reads as 0.1 (head 1).
-QString headLabel(int layer, int head);
 /// Hover text: the head, then every score of it, one per line.
 QString headSummary(const HeadAtlas& atlas, int layer, int head);
 /// The head's attention on the probe as a small image (one pixel per weight, the sequential colour map, scaled to

@@ -5,6 +5,7 @@
 
 #include "core/model/layer_outputs.h"
 #include "core/session/token_pins.h"
+#include "ui/views/common/head_names.h"
 
 #include <cmath>
 
@@ -105,7 +106,7 @@ void HeadOutputsView::showResult(const ResultPtr& result) {
   std::vector<Panel> panels;
   for (std::size_t h = 0; h < layer.heads.size(); ++h) {
     const Mat out = layer.headOutput(static_cast<int>(h));
-    panels.push_back({tr("L%1 H%2 output, n×%3").arg(l).arg(h).arg(out.cols()), out, tokens,
+    panels.push_back({tr("%1 output, n×%2").arg(headLabel(l, static_cast<int>(h))).arg(out.cols()), out, tokens,
                       indexLabels(static_cast<int>(out.cols()), ""), MatrixPlot::Range::Symmetric, ColorMap::Diverging,
                       "output_L" + std::to_string(l) + "_H" + std::to_string(h)});
   }
@@ -125,7 +126,7 @@ void QkvView::showResult(const ResultPtr& result) {
   const HeadTrace& head = result->trace().layers[l].heads[h];
   const QStringList tokens = result->tokenLabels();
   const QStringList dims = indexLabels(static_cast<int>(head.q.cols()), "");
-  const QString where = tr("L%1 H%2").arg(l).arg(h);
+  const QString where = headLabel(l, h);
   const std::string id = "_L" + std::to_string(l) + "_H" + std::to_string(h);
   const auto sym = MatrixPlot::Range::Symmetric;
   const auto div = ColorMap::Diverging;

@@ -22,20 +22,25 @@
 
 #include <qcustomplot.h>
 
+#include "core/atlas/head_atlas.h"
 #include "core/train/tiny_checkpoint.h"
 #include "core/train/train_json.h"
 #include "ui/plots/attention_grid.h"
 #include "ui/plots/figure_export.h"
+#include "ui/views/common/head_names.h"
 
 namespace attnlab::ui {
 
 namespace {
 
-/// "L1 H2 · induction 0.91" — the head's primary score under its heatmap.
+/// "L1H2 · induction 0.91" — the head's primary score under its heatmap.
 QString cellTitle(int l, int h, const std::map<std::string, double>& scores, TrainTask task) {
   const auto it = scores.find(primaryScore(task));
   const double v = it == scores.end() ? 0.0 : it->second;
-  return QString("L%1 H%2 · %3 %4").arg(l).arg(h).arg(QString(primaryScore(task)).replace('_', ' ')).arg(v, 0, 'f', 2);
+  return QString("%1 · %2 %3")
+      .arg(headLabel(l, h))
+      .arg(QString(primaryScore(task)).replace('_', ' '))
+      .arg(v, 0, 'f', 2);
 }
 
 }  // namespace
@@ -381,7 +386,7 @@ ViewNumbers TrainingView::numbers() const {
     int r = 0;
     for (std::size_t l = 0; l < scores.size(); ++l)
       for (std::size_t h = 0; h < scores[l].size(); ++h, ++r) {
-        m.rowLabels.push_back("L" + std::to_string(l) + " H" + std::to_string(h));
+        m.rowLabels.push_back(headName(static_cast<int>(l), static_cast<int>(h)));
         for (std::size_t c = 0; c < m.colLabels.size(); ++c) {
           const auto it = scores[l][h].find(m.colLabels[c]);
           m.values(r, static_cast<Eigen::Index>(c)) = it == scores[l][h].end() ? std::nan("") : it->second;
