@@ -71,7 +71,7 @@ struct RunSource {
 
 /// What Model.run_with_cache was called with, by the cache's first trace. The weak pointer keeps that trace's
 /// storage (made by make_shared) from being reused while the entry lives, so a stale entry never matches a new cache;
-/// entries of dead traces are dropped on the next call.
+/// entries of dead traces are dropped on the next call. Only touched with the GIL held.
 struct Provenance {
   std::weak_ptr<const Trace> trace;
   RunSource source;
