@@ -6,6 +6,7 @@
 #include "core/text/token_display.h"
 #include "python/py_analyses.h"
 #include "python/py_model.h"
+#include "python/py_show.h"
 
 namespace py = pybind11;
 using namespace attnlab;
@@ -177,4 +178,5 @@ PYBIND11_MODULE(attnlab, m) {
         "The rank-collapse experiment, as `attnlab collapse` (the same keywords: depth, tokens, d_model, heads, "
         "seeds, seed, init, mlp_gain, configs, variant, norm, input, sentence, path_samples, paths): depths and, per "
         "stack configuration, the median, min and max relative residual (float64 arrays).");
+  registerShow(m);  // attnlab.figure / show / executable / read_session (py_show.cpp)
 }
