@@ -294,8 +294,12 @@ void MatrixPlot::updateTicks() {
       forms << title;
     } else {
       const QString note = tr("1 in %1 labelled").arg(step), shortNote = tr("1/%1 labelled").arg(step);
+      // The title's first words ("key" of "key (attends to)") keep the axis named where the whole title does not fit.
+      const QString shortTitle = title.section(" (", 0, 0);
       forms << (title.isEmpty() ? note : title + " (" + note + ")")
-            << (title.isEmpty() ? shortNote : title + " (" + shortNote + ")") << shortNote;
+            << (title.isEmpty() ? shortNote : title + " (" + shortNote + ")");
+      if (!shortTitle.isEmpty() && shortTitle != title) forms << shortTitle + " (" + shortNote + ")";
+      forms << shortNote;
     }
     QString label = fm.elidedText(forms.back(), Qt::ElideRight, pixels);
     for (const QString& form : forms)
