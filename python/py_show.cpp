@@ -5,8 +5,8 @@
 #include <stdlib.h>  // mkdtemp
 #include <unistd.h>  // access
 
-#include <cstdlib>
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -46,7 +46,8 @@ std::vector<fs::path> besideTheModule() {
 std::string findExecutable() {
   if (const char* env = std::getenv("ATTNLAB_EXECUTABLE"); env && *env) {
     if (!isExecutableFile(env))
-      raise(PyExc_FileNotFoundError, std::string("ATTNLAB_EXECUTABLE is '") + env + "', which is not an executable file");
+      raise(PyExc_FileNotFoundError,
+            std::string("ATTNLAB_EXECUTABLE is '") + env + "', which is not an executable file");
     return env;
   }
   const std::vector<fs::path> beside = besideTheModule();
@@ -191,9 +192,9 @@ py::object runProgram(const std::vector<std::string>& args, py::handle timeout) 
   const py::module_ subprocess = py::module_::import("subprocess");
   py::dict env = py::module_::import("os").attr("environ").attr("copy")();
   env["QT_QPA_PLATFORM"] = "offscreen";
-  py::object done = subprocess.attr("run")(args, py::arg("env") = env, py::arg("capture_output") = true,
-                                           py::arg("text") = true, py::arg("timeout") = timeout,
-                                           py::arg("stdin") = subprocess.attr("DEVNULL"));
+  py::object done =
+      subprocess.attr("run")(args, py::arg("env") = env, py::arg("capture_output") = true, py::arg("text") = true,
+                             py::arg("timeout") = timeout, py::arg("stdin") = subprocess.attr("DEVNULL"));
   const int status = done.attr("returncode").cast<int>();
   if (status == 0) return done;
   std::string message = py::str(done.attr("stderr")).attr("strip")().cast<std::string>();
@@ -230,8 +231,8 @@ void checkSelection(const RunSource& s, const std::string& program, const std::s
 
 // ---- The functions ----
 
-py::str figure(py::handle modelOrCache, py::handle text, py::handle path, const std::string& view, int layer,
-               int head, py::handle preset, py::handle width, py::handle height, py::handle dpi, py::handle format,
+py::str figure(py::handle modelOrCache, py::handle text, py::handle path, const std::string& view, int layer, int head,
+               py::handle preset, py::handle width, py::handle height, py::handle dpi, py::handle format,
                py::handle fontScale, py::handle timeout) {
   if (path.is_none()) raise(PyExc_TypeError, "attnlab.figure: pass the file to write as path=");
   const std::string out = py::module_::import("os").attr("fspath")(path).cast<std::string>();
@@ -272,10 +273,10 @@ py::object show(py::handle modelOrCache, py::handle text, const std::string& vie
   py::object child;
   try {
     // A session of its own: the notebook's Ctrl-C (an interrupted cell) does not close the window.
-    child = subprocess.attr("Popen")(std::vector<std::string>{program, session.string()},
-                                     py::arg("stdin") = subprocess.attr("DEVNULL"), py::arg("stdout") = logFile,
-                                     py::arg("stderr") = subprocess.attr("STDOUT"),
-                                     py::arg("start_new_session") = true);
+    child =
+        subprocess.attr("Popen")(std::vector<std::string>{program, session.string()},
+                                 py::arg("stdin") = subprocess.attr("DEVNULL"), py::arg("stdout") = logFile,
+                                 py::arg("stderr") = subprocess.attr("STDOUT"), py::arg("start_new_session") = true);
   } catch (...) {
     logFile.attr("close")();
     throw;
@@ -336,11 +337,11 @@ void registerShow(py::module_& m) {
       "The program attnlab that figure and show run: $ATTNLAB_EXECUTABLE, else the build folder's (BUILD/app/attnlab "
       "beside BUILD/python), the installed package's (PREFIX/bin/attnlab beside PREFIX/lib/python3/dist-packages), or "
       "the one on PATH. Raises FileNotFoundError saying where it looked.");
-  m.def("figure", &figure, py::arg("model"), py::arg("text") = py::none(), py::arg("path") = py::none(),
-        py::kw_only(), py::arg("view") = "heatmap", py::arg("layer") = 0, py::arg("head") = 0,
-        py::arg("preset") = py::none(), py::arg("width") = py::none(), py::arg("height") = py::none(),
-        py::arg("dpi") = py::none(), py::arg("format") = py::none(), py::arg("font_scale") = py::none(),
-        py::arg("timeout") = py::none(), kFigureDoc);
+  m.def("figure", &figure, py::arg("model"), py::arg("text") = py::none(), py::arg("path") = py::none(), py::kw_only(),
+        py::arg("view") = "heatmap", py::arg("layer") = 0, py::arg("head") = 0, py::arg("preset") = py::none(),
+        py::arg("width") = py::none(), py::arg("height") = py::none(), py::arg("dpi") = py::none(),
+        py::arg("format") = py::none(), py::arg("font_scale") = py::none(), py::arg("timeout") = py::none(),
+        kFigureDoc);
   m.def("show", &show, py::arg("model"), py::arg("text") = py::none(), py::kw_only(), py::arg("view") = "heatmap",
         py::arg("layer") = 0, py::arg("head") = 0, kShowDoc);
   m.def("read_session", &readSession, py::arg("path"),

@@ -263,7 +263,7 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
       }
     }
   }
-  if (!placed) resize(1400, 860);
+  if (!placed) placeForFirstStart();
   applyParams(initial);
   if (restoreSettings_) navigator_->rememberIn("navigator/view");
   history_->stack()->clear();  // the start is not an edit to undo
@@ -338,6 +338,19 @@ void MainWindow::setFontScaleEverywhere(double scale) {
   QFont big = f;
   big.setPointSizeF(f.pointSizeF() * 1.5);
   sentence_->setFont(big);
+}
+
+void MainWindow::placeForFirstStart() {
+  // 1400 × 860, or the whole screen where that does not fit (a 1280 × 720 projector got a window larger than itself,
+  // its right and bottom edges off the screen, without a window manager to shrink it).
+  const QSize preferred(1400, 860);
+  const QRect room = screen() ? screen()->availableGeometry() : QRect(QPoint(0, 0), preferred);
+  if (room.width() < preferred.width() + 40 || room.height() < preferred.height() + 40) {
+    setGeometry(room);
+    setWindowState(windowState() | Qt::WindowMaximized);
+  } else {
+    resize(preferred);
+  }
 }
 
 void MainWindow::setPresentation(bool on) {

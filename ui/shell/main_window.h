@@ -63,6 +63,9 @@ class MainWindow : public QMainWindow {
   TooLongBar* tooLongBar() const { return tooLong_; }
   /// F11: full screen, large fonts, thick lines, high contrast.
   void setPresentation(bool on);
+  /// The size of a first start (no saved geometry) on the window's screen: 1400 × 860, or the screen's available
+  /// area, maximised, where that does not fit.
+  void placeForFirstStart();
   bool presentation() const { return presentation_; }
   /// Ends the lesson: hides its panel and, when a step was applied, brings back the parameters of before
   /// the lesson's first step (one undoable step).

@@ -254,6 +254,23 @@ class TestLayoutFits : public QObject {
     QVERIFY2(problems.empty(), qPrintable(QString("%1 layout problems").arg(problems.size())));
   }
 
+  // A first start (no saved geometry) on the projector: the window is the screen, not 1400 × 860 with its right and
+  // bottom edges off it (seen under a bare X server, where no window manager shrinks it).
+  void aFirstStartFitsTheProjector() {
+    QScreen* projector = nullptr;
+    for (QScreen* s : QGuiApplication::screens())
+      if (s->size() == QSize(1280, 720)) projector = s;
+    QVERIFY(projector);
+    MainWindow w(false);
+    w.setScreen(projector);
+    w.placeForFirstStart();
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY2(projector->availableGeometry().contains(w.frameGeometry()),
+             qPrintable(QString("%1 x %2").arg(w.frameGeometry().width()).arg(w.frameGeometry().height())));
+    QVERIFY(w.width() >= 1200);  // and it uses the room
+  }
+
   // With a checkpoint open the parameter panel shows the checkpoint's card (issue 31): on the projector it fits the
   // dock (no horizontal scroll bar, no text cut or overlapping) and leaves the heatmap more of the window than the
   // built-in model's settings do.
