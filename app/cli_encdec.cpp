@@ -237,7 +237,7 @@ int runEncDecDump(const Args& a) {
     throw InputError("--max-new sets the greedy translation's length: it does not combine with --target");
   }
   const TraceJsonOptions written = writtenParts(a, c);
-  EncDecTrace trace = o.model->forward(source.ids, input.ids);
+  EncDecTrace trace = o.model->forward(source.ids, input.ids, false);  // the dump writes no logits
   trace.encoder.tokens = source.tokens;
   trace.decoder.tokens = input.tokens;
   const nlohmann::json extra = {{"target_from", from}};

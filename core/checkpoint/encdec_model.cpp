@@ -386,7 +386,8 @@ Mat EncDecModel::logits(const Mat& decoderOut) const {
   return out;
 }
 
-EncDecTrace EncDecModel::forward(const std::vector<int>& source, const std::vector<int>& target) const {
+EncDecTrace EncDecModel::forward(const std::vector<int>& source, const std::vector<int>& target,
+                                 bool withLogits) const {
   checkIds(source, config_.vocabSize, "source");
   checkIds(target, config_.decoderVocabSize, "target");
   EncDecTrace t;
@@ -415,7 +416,7 @@ EncDecTrace EncDecModel::forward(const std::vector<int>& source, const std::vect
   for (int l = 0; l < config_.decoderLayers; ++l)
     dt.layers.push_back(decoderLayer(l, dt.layerInput(l), t.encoderOut, decBias, t.cross[static_cast<std::size_t>(l)]));
   t.decoderOut = stackOutput(true, dt.layers.back().residualOut);
-  t.logits = logits(t.decoderOut);
+  if (withLogits) t.logits = logits(t.decoderOut);
   return t;
 }
 
