@@ -291,6 +291,8 @@ class TestCliEncDec : public QObject {
     refused({"dump", "--model", QString(ATTNLAB_TEST_DATA) + "/reference/models/gpt2_tiny", "--source", "hello"},
             {"config.json"});
     refused({"dump", "--source", "hello"}, {"--model DIR"});
+    // The one-text form on an encoder–decoder points to the two-text form.
+    refused({"dump", "--model", bart, "--sentence", "hello"}, {"is an encoder–decoder", "--source TEXT"});
     refused({"dump", "--model", bart, "--source-ids", "5", "--sentence", "x"}, {"--sentence is one text's"});
     refused({"dump", "--model", bart, "--source-ids", "5", "--npy", tmp.path()}, {"--npy is not available"});
     refused({"dump", "--model", bart, "--source-ids", "5", "--only", "7.0"}, {"--only: head 7.0 does not exist"});
