@@ -5,6 +5,7 @@
 #include "app/cli_encdec.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <sstream>
@@ -189,6 +190,20 @@ void writeDocument(const std::string& out, int indent, const std::function<void(
   file.commit();
 }
 
+/// --npy DIR: the matrices as DIR/*.npy, then DIR/index.json (written last: an index names only files that exist).
+void writeNpyFolder(
+    const std::string& dir, int indent,
+    const std::function<nlohmann::json(const std::function<void(const std::string&, const std::string&)>&)>& make) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error || !std::filesystem::is_directory(dir))
+    throw InputError("--npy " + dir + ": cannot create the folder" + (error ? " (" + error.message() + ")" : ""));
+  const auto path = [&dir](const std::string& name) { return (std::filesystem::path(dir) / name).string(); };
+  const nlohmann::json index =
+      make([&](const std::string& name, const std::string& bytes) { writeFileAtomically(path(name), bytes); });
+  writeFileAtomically(path("index.json"), jsonText(index, indent) + "\n");
+}
+
 /// The decoder's last logits after running `input` (start token first) on the KV cache.
 Vec lastLogits(const Opened& o, const std::vector<int>& source, const std::vector<int>& input) {
   std::unique_ptr<EncDecDecodeSession> s = o.model->startDecoding(source);
@@ -219,7 +234,9 @@ std::vector<Option> encDecOptions(bool target, bool maxNew) {
 }
 
 int runEncDecDump(const Args& a) {
-  for (const char* one : {"npy", "only-layers", "variants", "performer-curve", "spectrum"})
+  if (a.has("npy") && a.has("out")) throw InputError("give --out FILE or --npy DIR, not both");
+  if (a.has("npy") && a.value("npy").empty()) throw InputError("--npy needs a folder");
+  for (const char* one : {"only-layers", "variants", "performer-curve", "spectrum"})
     if (a.has(one)) throw InputError(std::string("--") + one + " is not available with two texts (--source)");
   const Opened o = open(a);
   const Side source = sourceOf(a, o);
@@ -241,7 +258,14 @@ int runEncDecDump(const Args& a) {
   trace.encoder.tokens = source.tokens;
   trace.decoder.tokens = input.tokens;
   const nlohmann::json extra = {{"target_from", from}};
-  writeDocument(a.value("out"), a.intValue("indent", -1, 0, 16),
+  const int indent = a.intValue("indent", -1, 0, 16);
+  if (a.has("npy")) {
+    writeNpyFolder(a.value("npy"), indent, [&](const std::function<void(const std::string&, const std::string&)>& w) {
+      return encDecTraceToNpy(trace, configJson(o), written, extra, w);
+    });
+    return 0;
+  }
+  writeDocument(a.value("out"), indent,
                 [&](JsonStreamWriter& json) { writeEncDecTraceJson(json, trace, configJson(o), written, extra); });
   return 0;
 }

@@ -37,6 +37,11 @@ void addParts(std::vector<Entry>& entries, JsonStreamWriter& out, const std::vec
   }
 }
 
+bool mapsWritten(const TraceJsonOptions& o, int layer, int head) {
+  const auto& only = o.mapsOf;
+  return o.allMaps || std::find(only.begin(), only.end(), std::make_pair(layer, head)) != only.end();
+}
+
 void writeHeadArray(JsonStreamWriter& out, const std::vector<std::vector<TracePart>>& heads) {
   out.beginArray();
   for (const std::vector<TracePart>& head : heads) {
@@ -47,13 +52,33 @@ void writeHeadArray(JsonStreamWriter& out, const std::vector<std::vector<TracePa
   out.endArray();
 }
 
-bool mapsWritten(const TraceJsonOptions& o, int layer, int head) {
-  const auto& only = o.mapsOf;
-  return o.allMaps || std::find(only.begin(), only.end(), std::make_pair(layer, head)) != only.end();
+void writeLayers(JsonStreamWriter& out, const Trace& t, const std::vector<CrossLayerTrace>* cross,
+                 const TraceJsonOptions& o) {
+  const std::vector<TraceLayerParts> layers = traceLayerParts(t, o);
+  out.beginArray();
+  for (std::size_t li = 0; li < layers.size(); ++li) {
+    const TraceLayerParts& layer = layers[li];
+    std::vector<Entry> entries;
+    if (layer.written) {
+      addParts(entries, out, layer.beforeHeads);
+      addParts(entries, out, layer.afterHeads);
+      entries.push_back({"heads", [&out, &layer] { writeHeadArray(out, layer.heads); }});
+      if (cross) {
+        const CrossLayerTrace& c = (*cross)[li];
+        std::vector<std::vector<TracePart>> heads;
+        for (int hi = 0; hi < static_cast<int>(c.heads.size()); ++hi)
+          heads.push_back(crossHeadParts(c, o, static_cast<int>(li), hi));
+        entries.push_back({"cross_heads", [&out, heads = std::move(heads)] { writeHeadArray(out, heads); }});
+        addParts(entries, out, crossLayerParts(c, o), "cross_");
+      }
+    }
+    writeObject(out, std::move(entries));
+  }
+  out.endArray();
 }
 
-/// Cross-attention head `hi` of decoder layer `li`: q [n_tgt, d_head], k and v [n_src, d_head], the maps
-/// [n_tgt, n_src] and its output (concat's column block) [n_tgt, d_head].
+}  // namespace
+
 std::vector<TracePart> crossHeadParts(const CrossLayerTrace& l, const TraceJsonOptions& o, int li, int hi) {
   const HeadTrace& h = l.heads[static_cast<size_t>(hi)];
   std::vector<TracePart> parts;
@@ -74,40 +99,14 @@ std::vector<TracePart> crossHeadParts(const CrossLayerTrace& l, const TraceJsonO
   return parts;
 }
 
-void writeLayers(JsonStreamWriter& out, const Trace& t, const std::vector<CrossLayerTrace>* cross,
-                 const TraceJsonOptions& o) {
-  const std::vector<TraceLayerParts> layers = traceLayerParts(t, o);
-  out.beginArray();
-  for (std::size_t li = 0; li < layers.size(); ++li) {
-    const TraceLayerParts& layer = layers[li];
-    std::vector<Entry> entries;
-    if (layer.written) {
-      addParts(entries, out, layer.beforeHeads);
-      addParts(entries, out, layer.afterHeads);
-      entries.push_back({"heads", [&out, &layer] { writeHeadArray(out, layer.heads); }});
-      if (cross) {
-        const CrossLayerTrace& c = (*cross)[li];
-        std::vector<std::vector<TracePart>> heads;
-        for (int hi = 0; hi < static_cast<int>(c.heads.size()); ++hi)
-          heads.push_back(crossHeadParts(c, o, static_cast<int>(li), hi));
-        entries.push_back({"cross_heads", [&out, heads = std::move(heads)] { writeHeadArray(out, heads); }});
-        if (o.streams)
-          addParts(entries, out,
-                   {{"attention_out", [&c] { return c.attentionOut; }},
-                    {"concat", [&c] { return c.concat; }},
-                    {"residual_out", [&c] { return c.residualOut; }}},
-                   "cross_");
-      }
-    }
-    writeObject(out, std::move(entries));
-  }
-  out.endArray();
+std::vector<TracePart> crossLayerParts(const CrossLayerTrace& c, const TraceJsonOptions& o) {
+  if (!o.streams) return {};
+  return {{"attention_out", [&c] { return c.attentionOut; }},
+          {"concat", [&c] { return c.concat; }},
+          {"residual_out", [&c] { return c.residualOut; }}};
 }
 
-}  // namespace
-
-void writeEncDecTraceJson(JsonStreamWriter& out, const EncDecTrace& t, const nlohmann::json& config,
-                          const TraceJsonOptions& options, const nlohmann::json& extra) {
+nlohmann::json encDecSmallFields(const EncDecTrace& t, const nlohmann::json& config, const nlohmann::json& extra) {
   nlohmann::json small = extra.is_object() ? extra : nlohmann::json::object();
   small["schema"] = kTraceSchema;
   small["config"] = config;
@@ -115,6 +114,12 @@ void writeEncDecTraceJson(JsonStreamWriter& out, const EncDecTrace& t, const nlo
   small["source_ids"] = t.encoder.tokenIds;
   small["tokens"] = t.decoder.tokens;
   small["token_ids"] = t.decoder.tokenIds;
+  return small;
+}
+
+void writeEncDecTraceJson(JsonStreamWriter& out, const EncDecTrace& t, const nlohmann::json& config,
+                          const TraceJsonOptions& options, const nlohmann::json& extra) {
+  const nlohmann::json small = encDecSmallFields(t, config, extra);
   std::vector<Entry> entries;
   for (const auto& item : small.items()) {
     const std::string key = item.key();

@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
+#include <cstring>
 
 #include "tests/app/cli_test_util.h"
 #include "tests/harness/test_registry.h"
@@ -243,6 +244,44 @@ class TestCliEncDec : public QObject {
     QVERIFY(first[0].toArray().last().toDouble() > 0);
   }
 
+  /// --npy DIR: the same document with each matrix a float32 .npy file; the cross map's numbers equal the JSON's.
+  void npyFolder() {
+    QTemporaryDir tmp;
+    const QJsonObject ref = readJson(refDir("marian-separate") + "/reference.json");
+    const QStringList ids{"--model",      refDir("marian-separate"),
+                          "--source-ids", idList(ref["source_ids"].toArray()),
+                          "--target-ids", idList(ref["target_ids"].toArray(), 1),
+                          "--no-qkv"};
+    const QString folder = tmp.filePath("npy");
+    const AppRun r = runApp(QStringList{"dump", "--npy", folder} + ids);
+    QVERIFY2(r.code == 0, r.err.constData());
+    const QJsonObject index = readJson(folder + "/index.json"), whole = dump(ids);
+    for (const char* key : {"schema", "config", "source_ids", "token_ids", "tokens", "source_tokens"})
+      QCOMPARE(index[key], whole[key]);
+    const QJsonObject file =
+        index["layers"].toArray()[1].toObject()["cross_heads"].toArray()[3].toObject()["attention"].toObject();
+    QCOMPARE(file["npy"].toString(), QString("L1_X3_attention.npy"));
+    const int rows = ref["target_ids"].toArray().size(), cols = ref["source_ids"].toArray().size();
+    QCOMPARE(file["shape"].toArray(), (QJsonArray{rows, cols}));
+    QFile f(folder + "/" + file["npy"].toString());
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray npy = f.readAll();
+    QVERIFY(npy.startsWith("\x93NUMPY") && npy.contains("'descr': '<f4'"));
+    const int header = 10 + (static_cast<unsigned char>(npy[8]) | static_cast<unsigned char>(npy[9]) << 8);
+    QCOMPARE(npy.size(), header + 4 * rows * cols);
+    const QJsonArray json =
+        whole["layers"].toArray()[1].toObject()["cross_heads"].toArray()[3].toObject()["attention"].toArray();
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j) {
+        float v = 0;
+        std::memcpy(&v, npy.constData() + header + 4 * (i * cols + j), 4);
+        QCOMPARE(v, static_cast<float>(json[i].toArray()[j].toDouble()));
+      }
+    QVERIFY(QFile::exists(folder + "/E0_H0_attention.npy") && QFile::exists(folder + "/L0_cross_residual_out.npy") &&
+            QFile::exists(folder + "/source_embeddings.npy"));
+    QVERIFY(!QFile::exists(folder + "/L0_X0_q.npy"));  // --no-qkv
+  }
+
   /// Bad input: a clear message and exit 1, never a crash.
   void badInputs() {
     QTemporaryDir tmp;
@@ -294,7 +333,8 @@ class TestCliEncDec : public QObject {
     // The one-text form on an encoder–decoder points to the two-text form.
     refused({"dump", "--model", bart, "--sentence", "hello"}, {"is an encoder–decoder", "--source TEXT"});
     refused({"dump", "--model", bart, "--source-ids", "5", "--sentence", "x"}, {"--sentence is one text's"});
-    refused({"dump", "--model", bart, "--source-ids", "5", "--npy", tmp.path()}, {"--npy is not available"});
+    refused({"dump", "--model", bart, "--source-ids", "5", "--npy", tmp.path(), "--out", tmp.filePath("x.json")},
+            {"give --out FILE or --npy DIR, not both"});
     refused({"dump", "--model", bart, "--source-ids", "5", "--only", "7.0"}, {"--only: head 7.0 does not exist"});
     refused({"dump", "--model", bart, "--source-ids", "5", "--target-ids", "6", "--max-new", "3"}, {"--max-new"});
   }
