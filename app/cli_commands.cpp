@@ -1,11 +1,37 @@
 #include "app/cli_commands.h"
 
+#include "app/cli_encdec.h"
+
 #include <sstream>
 
 namespace attnlab::cli {
+namespace {
+
+/// dump, generate and predict also take two texts of an encoder–decoder (app/cli_encdec.h).
+std::vector<Subcommand> withEncDecForms(std::vector<Subcommand> table) {
+  for (Subcommand& c : table) {
+    const bool dump = c.name == "dump";
+    if (!dump && c.name != "generate" && c.name != "predict") continue;
+    for (const Option& o : encDecOptions(true, dump)) c.options.push_back(o);
+    c.usage += "  |  --model DIR --source TEXT" + std::string(c.name == "generate" ? " --steps N" : " [--target TEXT]");
+    c.summary += dump ? " Two texts (an encoder-decoder: Marian, BART, T5): \"source_tokens\", \"source_ids\", "
+                        "\"encoder_layers\" (bidirectional maps, n_src x n_src), \"tokens\" and \"token_ids\" the "
+                        "decoder's input (its start token, then the target without its final </s>; without --target "
+                        "the greedy translation), \"layers\" the decoder's, each with \"cross_heads\": [{\"q\", "
+                        "\"k\", \"v\", \"scores\", \"attention\" (n_tgt x n_src), \"output\"}...]."
+                 : c.name == "generate"
+                     ? " With --source TEXT, an encoder-decoder's target tokens after its start token (and "
+                       "--target), until </s>."
+                     : " With --source TEXT, an encoder-decoder's next target token after its start token and "
+                       "--target (\"source_tokens\", \"source_ids\" added).";
+  }
+  return table;
+}
+
+}  // namespace
 
 const std::vector<Subcommand>& subcommands() {
-  static const std::vector<Subcommand> table{
+  static const std::vector<Subcommand> table = withEncDecForms({
       {"dump",
        "[options] [--out FILE]",
        "Writes the forward pass's Trace as JSON (schema attnlab.trace/1): tokens, config, and per layer "
@@ -208,7 +234,7 @@ const std::vector<Subcommand>& subcommands() {
        "[[{\"induction\": a, \"previous_token\": b, ...} per head] per layer], \"best_head\", \"ms_per_step\"}}. "
        "--save DIR writes the model as a checkpoint folder that --model DIR opens.",
        trainOptions(), false, false, runTrain},
-  };
+  });
   return table;
 }
 

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "app/cli_commands.h"
+#include "app/cli_encdec.h"
 #include "app/cli_progress.h"
 #include "core/base/atomic_file.h"
 #include "core/base/errors.h"
@@ -133,6 +134,7 @@ void writeJsonStream(const std::string& out, const Trace& trace, const nlohmann:
 }  // namespace
 
 int runDump(const Args& args) {
+  if (hasSource(args)) return runEncDecDump(args);
   if (args.has("npy") && args.has("out")) throw InputError("give --out FILE or --npy DIR, not both");
   if (args.has("npy") && args.value("npy").empty()) throw InputError("--npy needs a folder");
   const Params p = paramsFromArgs(args);

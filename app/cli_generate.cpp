@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "app/cli_commands.h"
+#include "app/cli_encdec.h"
 #include "core/base/errors.h"
 #include "core/model/generate.h"
 #include "core/run/model_factory.h"
@@ -23,6 +24,7 @@ const std::vector<Option>& generateOptions() {
 }
 
 int runGenerate(const Args& args) {
+  if (hasSource(args)) return runEncDecGenerate(args);
   if (!args.has("steps")) throw InputError("--steps N is required");
   const bool sampled = args.has("temperature") || args.has("top-k") || args.has("top-p");
   if (args.has("greedy") && sampled)

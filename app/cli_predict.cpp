@@ -1,4 +1,5 @@
 #include "app/cli_commands.h"
+#include "app/cli_encdec.h"
 #include "app/cli_predict_json.h"
 #include "core/base/errors.h"
 #include "core/predict/patching.h"
@@ -9,6 +10,7 @@ namespace attnlab::cli {
 // attnlab.predict/1: the top-k next tokens at a position, with the heads of --ablate switched off, and the
 // logit lens there when asked.
 int runPredict(const Args& args) {
+  if (hasSource(args)) return runEncDecPredict(args);
   const Params p = paramsWithoutPosition(args);
   PipelineResult r = runPipeline(p);
   requireUnembedding(*r.model);

@@ -25,8 +25,9 @@ EncDecFolder openEncDecFolder(const std::string& dir) {
   // Marian's own files first (a converted folder may also carry a tokenizer.json, whose one vocabulary would not
   // tell the sides apart).
   if (c.family == EncDecFamily::Marian && fileExists(dir + "/source.spm")) {
-    f.source = loadMarianTokenizer(dir, MarianSide::Source);
-    f.target = loadMarianTokenizer(dir, MarianSide::Target);
+    MarianTokenizers both = loadMarianTokenizers(dir);  // each file read once
+    f.source = std::move(both.source);
+    f.target = std::move(both.target);
   } else {
     f.source = loadTokenizerForFolder(dir);
     f.target = loadTokenizerForFolder(dir);

@@ -11,7 +11,7 @@
 namespace attnlab {
 
 struct EncDecFolder {
-  std::unique_ptr<EncDecModel> model;
+  std::shared_ptr<EncDecModel> model;  ///< shared: decoding sessions keep it alive
   std::unique_ptr<TextTokenizer> source, target;
 };
 

@@ -147,9 +147,9 @@ EncDecModel::EncDecModel(EncDecConfig config, std::shared_ptr<SafetensorsSet> fi
   top.finish();
 }
 
-std::unique_ptr<EncDecModel> EncDecModel::open(const std::string& dir) {
+std::shared_ptr<EncDecModel> EncDecModel::open(const std::string& dir) {
   EncDecConfig c = readEncDecConfig(dir + "/config.json");
-  return std::make_unique<EncDecModel>(std::move(c), openCheckpointWeights(dir));
+  return std::make_shared<EncDecModel>(std::move(c), openCheckpointWeights(dir));
 }
 
 EncDecAttentionWeights EncDecModel::loadAttention(WeightSource& w, const std::string& a, bool cross) {
@@ -386,7 +386,8 @@ Mat EncDecModel::logits(const Mat& decoderOut) const {
   return out;
 }
 
-EncDecTrace EncDecModel::forward(const std::vector<int>& source, const std::vector<int>& target) const {
+EncDecTrace EncDecModel::forward(const std::vector<int>& source, const std::vector<int>& target,
+                                 bool withLogits) const {
   checkIds(source, config_.vocabSize, "source");
   checkIds(target, config_.decoderVocabSize, "target");
   EncDecTrace t;
@@ -415,12 +416,17 @@ EncDecTrace EncDecModel::forward(const std::vector<int>& source, const std::vect
   for (int l = 0; l < config_.decoderLayers; ++l)
     dt.layers.push_back(decoderLayer(l, dt.layerInput(l), t.encoderOut, decBias, t.cross[static_cast<std::size_t>(l)]));
   t.decoderOut = stackOutput(true, dt.layers.back().residualOut);
-  t.logits = logits(t.decoderOut);
+  if (withLogits) t.logits = logits(t.decoderOut);
   return t;
 }
 
 std::unique_ptr<EncDecDecodeSession> EncDecModel::startDecoding(const std::vector<int>& source) const {
-  return std::make_unique<EncDecDecodeSession>(*this, source);
+  std::shared_ptr<const EncDecModel> self = weak_from_this().lock();
+  if (!self)
+    throw std::logic_error(
+        "EncDecModel::startDecoding: the model must be owned by a shared_ptr (EncDecModel::open gives one): the "
+        "session keeps it alive");
+  return std::make_unique<EncDecDecodeSession>(std::move(self), source);
 }
 
 std::vector<int> EncDecModel::generateGreedy(const std::vector<int>& source, int maxNewTokens) const {
@@ -436,8 +442,8 @@ std::vector<int> EncDecModel::generateGreedy(const std::vector<int>& source, int
   return out;
 }
 
-EncDecDecodeSession::EncDecDecodeSession(const EncDecModel& model, const std::vector<int>& source)
-    : m_(model), encOut_(model.encode(source)) {
+EncDecDecodeSession::EncDecDecodeSession(std::shared_ptr<const EncDecModel> model, const std::vector<int>& source)
+    : owner_(std::move(model)), m_(*owner_), encOut_(m_.encode(source)) {
   const Eigen::Index d = m_.config_.decoderAttnWidth();
   for (const EncDecLayerWeights& w : m_.decoder_) {
     const Mat kv = w.cross.kvW.affine(encOut_, w.cross.kvB);  // [n_src, 2d], once per text

@@ -95,7 +95,8 @@ HfConfig parseHfConfig(const nlohmann::json& j, const std::string& name) {
       readDecoderConfig(j, name, c);
     else if (isEncoderDecoderType(c.modelType))  // read by encdec_model.h; the program does not open them yet
       throw InputError(name + ": model_type \"" + c.modelType +
-                       "\" is an encoder–decoder (a source and a target text): the program does not open these yet");
+                       "\" is an encoder–decoder (a source and a target text): the window does not open these yet; "
+                       "attnlab dump, generate and predict read them with --source TEXT [--target TEXT]");
     else
       throw InputError(name + ": model_type \"" + c.modelType +
                        "\" is not supported (supported: gpt2, bert, distilbert, llama, mistral, qwen2, qwen3, gemma, "

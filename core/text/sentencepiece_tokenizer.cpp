@@ -4,36 +4,10 @@
 
 #include "core/base/errors.h"
 #include "core/base/json_file.h"
+#include "core/text/marian_language_codes.h"
 #include "core/text/text_offsets.h"
 
 namespace attnlab {
-namespace {
-
-/// Python's re ">>.+<<" (greedy, '.' not matching a line break) over [begin, end) of `text`: the
-/// matches, leftmost first, each from ">>" to the LAST "<<" of its line with at least one character
-/// between.
-std::vector<std::pair<std::size_t, std::size_t>> languageCodes(std::string_view text, std::size_t begin,
-                                                               std::size_t end) {
-  std::vector<std::pair<std::size_t, std::size_t>> out;
-  for (std::size_t p = begin; p + 1 < end;) {
-    if (text[p] != '>' || text[p + 1] != '>') {
-      ++p;
-      continue;
-    }
-    std::size_t lineEnd = text.find('\n', p);
-    lineEnd = lineEnd == std::string_view::npos ? end : std::min(lineEnd, end);
-    const std::size_t close = lineEnd >= 2 ? text.rfind("<<", lineEnd - 2) : std::string_view::npos;
-    if (close == std::string_view::npos || close < p + 3) {
-      ++p;
-      continue;
-    }
-    out.emplace_back(p, close + 2);
-    p = close + 2;
-  }
-  return out;
-}
-
-}  // namespace
 
 struct SentencePieceTokenizer::Impl {
   sentencepiece::SentencePieceProcessor sp;
@@ -110,7 +84,7 @@ void SentencePieceTokenizer::encodePlain(std::string_view text, std::size_t begi
   std::string rest;
   std::vector<std::size_t> kept;
   std::size_t pos = begin;
-  const auto codes = impl_->options.languageCodes ? languageCodes(text, begin, end)
+  const auto codes = impl_->options.languageCodes ? marianLanguageCodes(text, begin, end)
                                                   : std::vector<std::pair<std::size_t, std::size_t>>();
   if (!codes.empty() && codes[0].first == begin) {
     const std::string code(text.substr(codes[0].first, codes[0].second - codes[0].first));
@@ -210,9 +184,10 @@ void checkPieces(const SentencePieceTokenizer& model, const std::string& modelPa
 namespace {
 
 /// Marian's options for one side: its vocabulary, the special tokens' ids in it, language codes, </s>.
-SentencePieceTokenizer::Options marianOptions(const nlohmann::json& cfg, const std::string& vocabPath) {
+SentencePieceTokenizer::Options marianOptions(const nlohmann::json& cfg, std::unordered_map<std::string, int> vocab,
+                                              const std::string& vocabPath) {
   SentencePieceTokenizer::Options o;
-  o.vocab = readVocabJson(vocabPath);
+  o.vocab = std::move(vocab);
   for (const char* key : {"unk_token", "eos_token", "pad_token"}) {
     const std::string token = cfg.contains(key) ? specialTokenContent(cfg[key]) : std::string();
     const std::string name = !token.empty()                    ? token
@@ -228,9 +203,18 @@ SentencePieceTokenizer::Options marianOptions(const nlohmann::json& cfg, const s
   return o;
 }
 
+/// tokenizer_config.json's separate_vocabs (false when absent): refused by name when not a boolean.
+bool separateVocabs(const nlohmann::json& cfg, const std::string& dir) {
+  if (!cfg.contains("separate_vocabs")) return false;
+  const nlohmann::json& v = cfg["separate_vocabs"];
+  if (!v.is_boolean())
+    throw InputError(dir + "/tokenizer_config.json: \"separate_vocabs\" must be true or false, not " + v.dump());
+  return v.get<bool>();
+}
+
 }  // namespace
 
-std::unique_ptr<SentencePieceTokenizer> loadMarianTokenizer(const std::string& dir, MarianSide side) {
+MarianTokenizers loadMarianTokenizers(const std::string& dir) {
   std::string missing;
   for (const char* f : {"source.spm", "target.spm", "vocab.json"})
     if (!fileExists(dir + "/" + f)) missing += std::string(missing.empty() ? "" : ", ") + f;
@@ -239,18 +223,25 @@ std::unique_ptr<SentencePieceTokenizer> loadMarianTokenizer(const std::string& d
   const nlohmann::json cfg = readConfig(dir);
   const std::string vocabPath = dir + "/vocab.json";
   // With separate vocabularies (separate_vocabs) the target side maps through target_vocab.json.
-  const std::string targetVocabPath = cfg.value("separate_vocabs", false) && fileExists(dir + "/target_vocab.json")
-                                          ? dir + "/target_vocab.json"
-                                          : vocabPath;
-  // Both models are read and checked whichever side is asked for: a folder whose vocabularies disagree is
-  // refused as a whole.
-  const SentencePieceTokenizer::Options so = marianOptions(cfg, vocabPath);
-  auto source = SentencePieceTokenizer::fromFile(dir + "/source.spm", so);
-  checkPieces(*source, dir + "/source.spm", so.vocab, vocabPath);
-  const SentencePieceTokenizer::Options to = marianOptions(cfg, targetVocabPath);
-  auto target = SentencePieceTokenizer::fromFile(dir + "/target.spm", to);
-  checkPieces(*target, dir + "/target.spm", to.vocab, targetVocabPath);
-  return side == MarianSide::Source ? std::move(source) : std::move(target);
+  const std::string targetVocabPath =
+      separateVocabs(cfg, dir) && fileExists(dir + "/target_vocab.json") ? dir + "/target_vocab.json" : vocabPath;
+  // Each file is read once; both models are checked: a folder whose vocabularies disagree is refused as a whole.
+  std::unordered_map<std::string, int> vocab = readVocabJson(vocabPath);
+  std::unordered_map<std::string, int> targetVocab =
+      targetVocabPath == vocabPath ? vocab : readVocabJson(targetVocabPath);
+  MarianTokenizers t;
+  const SentencePieceTokenizer::Options so = marianOptions(cfg, std::move(vocab), vocabPath);
+  t.source = SentencePieceTokenizer::fromFile(dir + "/source.spm", so);
+  checkPieces(*t.source, dir + "/source.spm", so.vocab, vocabPath);
+  const SentencePieceTokenizer::Options to = marianOptions(cfg, std::move(targetVocab), targetVocabPath);
+  t.target = SentencePieceTokenizer::fromFile(dir + "/target.spm", to);
+  checkPieces(*t.target, dir + "/target.spm", to.vocab, targetVocabPath);
+  return t;
+}
+
+std::unique_ptr<SentencePieceTokenizer> loadMarianTokenizer(const std::string& dir, MarianSide side) {
+  MarianTokenizers t = loadMarianTokenizers(dir);
+  return side == MarianSide::Source ? std::move(t.source) : std::move(t.target);
 }
 
 std::unique_ptr<SentencePieceTokenizer> loadT5SentencePiece(const std::string& dir) {

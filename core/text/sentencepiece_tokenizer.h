@@ -60,6 +60,11 @@ enum class MarianSide { Source, Target };
 /// from vocab.json.
 std::unique_ptr<SentencePieceTokenizer> loadMarianTokenizer(const std::string& dir,
                                                             MarianSide side = MarianSide::Source);
+/// Both sides of a Marian folder, each file read once (openEncDecFolder needs both).
+struct MarianTokenizers {
+  std::unique_ptr<SentencePieceTokenizer> source, target;
+};
+MarianTokenizers loadMarianTokenizers(const std::string& dir);
 /// T5's folder without tokenizer.json: spiece.model (tokenizer_config.json optional).
 std::unique_ptr<SentencePieceTokenizer> loadT5SentencePiece(const std::string& dir);
 

@@ -16,6 +16,7 @@
 
 #include "core/base/errors.h"
 #include "core/base/json_file.h"
+#include "core/checkpoint/checkpoint.h"
 #include "core/checkpoint/encdec_folder.h"
 #include "core/checkpoint/encdec_model.h"
 #include "core/checkpoint/hf_config.h"
@@ -145,7 +146,7 @@ class TestEncDecModels : public QObject {
   void matchesReference() {
     QFETCH(QString, name);
     const nlohmann::json ref = readJsonFile(refDir(name) + "/reference.json");
-    const std::unique_ptr<EncDecModel> m = EncDecModel::open(refDir(name));
+    const std::shared_ptr<EncDecModel> m = EncDecModel::open(refDir(name));
     const EncDecTrace t = m->forward(ids(ref["source_ids"]), ids(ref["target_ids"]));
     QCOMPARE(t.encoder.causal, false);
     QCOMPARE(t.decoder.causal, true);
@@ -175,7 +176,7 @@ class TestEncDecModels : public QObject {
   void cachedStepEqualsRecomputation() {
     QFETCH(QString, name);
     const nlohmann::json ref = readJsonFile(refDir(name) + "/reference.json");
-    const std::unique_ptr<EncDecModel> m = EncDecModel::open(refDir(name));
+    const std::shared_ptr<EncDecModel> m = EncDecModel::open(refDir(name));
     const std::vector<int> src = ids(ref["source_ids"]), tgt = ids(ref["target_ids"]);
     const Mat full = m->forward(src, tgt).logits;  // [n_tgt, vocab]
     auto s = m->startDecoding(src);
@@ -188,12 +189,58 @@ class TestEncDecModels : public QObject {
     QCOMPARE(s->position(), static_cast<int>(tgt.size()));
   }
 
+  /// A session holds a shared owner of its model: after every other owner let go, its steps still give the
+  /// reference's logits, row by row. A model no shared_ptr owns cannot start one (a reference would dangle).
+  void sessionOutlivesItsModel() {
+    const nlohmann::json ref = readJsonFile(refDir("bart") + "/reference.json");
+    std::shared_ptr<EncDecModel> m = EncDecModel::open(refDir("bart"));
+    const std::weak_ptr<EncDecModel> watch = m;
+    auto s = m->startDecoding(ids(ref["source_ids"]));
+    m.reset();
+    QVERIFY(!watch.expired());  // the session keeps it
+    const std::vector<int> tgt = ids(ref["target_ids"]);
+    for (std::size_t i = 0; i < tgt.size(); ++i)
+      QVERIFY(close(Mat(s->step(tgt[i]).transpose()), nlohmann::json::array({ref["logits"][i]}),
+                    "step " + std::to_string(i)));
+    s.reset();
+    QVERIFY(watch.expired());  // and only it
+    const EncDecModel unowned(readEncDecConfig(refDir("bart") + "/config.json"), openCheckpointWeights(refDir("bart")));
+    QVERIFY_THROWS_EXCEPTION(std::logic_error, unowned.startDecoding({0, 2}));
+  }
+
+  /// tokenizer_config.json's separate_vocabs that is not a boolean: a message naming the file and the field (it was
+  /// the JSON library's type error).
+  void separateVocabsNotABoolean() {
+    QTemporaryDir tmp;
+    const QString dir = tmp.path() + "/marian";
+    QDir(tmp.path()).mkdir("marian");
+    copyWithConfig("marian-spm", dir, [](nlohmann::json&) {});
+    const QString spm = QString(ATTNLAB_TEST_DATA) + "/reference/tokenizers/spm/marian";
+    for (const QString& f : QDir(spm).entryList(QDir::Files)) QFile::copy(spm + "/" + f, dir + "/" + f);
+    const std::string cfgPath = dir.toStdString() + "/tokenizer_config.json";
+    nlohmann::json cfg = readJsonFile(cfgPath);
+    for (const nlohmann::json& bad : {nlohmann::json("yes"), nlohmann::json(1), nlohmann::json::array()}) {
+      cfg["separate_vocabs"] = bad;
+      std::ofstream(cfgPath) << cfg.dump();
+      try {
+        openEncDecFolder(dir.toStdString());
+        QFAIL("a non-boolean separate_vocabs was accepted");
+      } catch (const InputError& e) {
+        const std::string want = cfgPath + ": \"separate_vocabs\" must be true or false, not " + bad.dump();
+        QVERIFY2(std::string(e.what()) == want, e.what());
+      }
+    }
+    cfg["separate_vocabs"] = false;
+    std::ofstream(cfgPath) << cfg.dump();
+    QVERIFY(openEncDecFolder(dir.toStdString()).source->vocabSize() == 396);
+  }
+
   void greedyEqualsReference_data() { matchesReference_data(); }
 
   void greedyEqualsReference() {
     QFETCH(QString, name);
     const nlohmann::json ref = readJsonFile(refDir(name) + "/reference.json");
-    const std::unique_ptr<EncDecModel> m = EncDecModel::open(refDir(name));
+    const std::shared_ptr<EncDecModel> m = EncDecModel::open(refDir(name));
     const std::vector<int> got = m->generateGreedy(ids(ref["source_ids"]), ref["greedy"]["max_new_tokens"]);
     QCOMPARE(got, ids(ref["greedy"]["tokens"]));
   }
@@ -282,7 +329,7 @@ class TestEncDecModels : public QObject {
 
   /// Ids outside either vocabulary, empty and too-long texts, a step past the positions: InputError, no crash.
   void badInputs() {
-    const std::unique_ptr<EncDecModel> m = EncDecModel::open(refDir("marian-separate"));  // 96 source, 80 target
+    const std::shared_ptr<EncDecModel> m = EncDecModel::open(refDir("marian-separate"));  // 96 source, 80 target
     auto msg = [&](const std::vector<int>& s, const std::vector<int>& t) -> std::string {
       try {
         m->forward(s, t);
@@ -297,7 +344,7 @@ class TestEncDecModels : public QObject {
     QVERIFY(msg({}, {79}).find("source text is empty") != std::string::npos);
     QVERIFY(msg(std::vector<int>(513, 3), {79}).find("at most 512") != std::string::npos);
     // T5 has no length limit: 30,000 tokens would keep 2·2·2·30,000² floats of maps (29 GB) — refused with a message.
-    const std::unique_ptr<EncDecModel> t5 = EncDecModel::open(refDir("t5-v1_0"));
+    const std::shared_ptr<EncDecModel> t5 = EncDecModel::open(refDir("t5-v1_0"));
     try {
       t5->forward(std::vector<int>(30000, 3), {0});
       QFAIL("a 30,000-token source was accepted");

@@ -159,6 +159,22 @@ class TestTokenizerSpm : public QObject {
     QCOMPARE(compared, 16);
   }
 
+  /// Both sides from one reading of the folder (openEncDecFolder's call): the same ids as the one-side loaders, the
+  /// source side python sentencepiece's through vocab.json (reference.json's "marian").
+  void bothSidesAtOnce() {
+    const MarianTokenizers both = loadMarianTokenizers(spmDir() + "marian");
+    const auto source = loadMarianTokenizer(spmDir() + "marian", MarianSide::Source);
+    const auto target = loadMarianTokenizer(spmDir() + "marian", MarianSide::Target);
+    const auto texts = reference()["texts"];
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      const std::string text = texts[i];
+      QCOMPARE(idsOf(both.source->encode(text, true)), idsOf(source->encode(text, true)));
+      QCOMPARE(both.source->encode(text, true).ids, reference()["marian"][i]["ids"].get<std::vector<int>>());
+      QCOMPARE(idsOf(both.target->encode(text, true)), idsOf(target->encode(text, true)));
+    }
+    QCOMPARE(both.target->vocabSize(), target->vocabSize());
+  }
+
   void badFolders() {
     QTemporaryDir dir;
     {

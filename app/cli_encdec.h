@@ -1,0 +1,20 @@
+#pragma once
+// `attnlab dump | generate | predict --model DIR --source TEXT [--target TEXT]`: the encoder–decoder forms (issue 33).
+// The subcommands hand over to these when a source text is given (--source, --source-file or --source-ids).
+#include <vector>
+
+#include "app/cli_args.h"
+
+namespace attnlab::cli {
+
+/// Whether the arguments give a source text (the two-text form).
+bool hasSource(const Args& args);
+/// The options of the two-text forms: --source, --source-file, --source-ids, --target, --target-ids (dump and predict)
+/// and --max-new (dump).
+std::vector<Option> encDecOptions(bool target, bool maxNew);
+
+int runEncDecDump(const Args& args);
+int runEncDecGenerate(const Args& args);
+int runEncDecPredict(const Args& args);
+
+}  // namespace attnlab::cli
