@@ -198,7 +198,10 @@ class Show(unittest.TestCase):
         self.config = tempfile.mkdtemp(prefix='attnlab-py-show-config-')
         self.addCleanup(shutil.rmtree, self.config)
         patch = mock.patch.dict(os.environ, {'QT_QPA_PLATFORM': 'offscreen', 'ATTNLAB_QUIT_AFTER_FIRST_RESULT': '1',
-                                             'XDG_CONFIG_HOME': self.config})
+                                             'XDG_CONFIG_HOME': self.config,
+                                             # the autosave too: another run's crash would ask "Restore?" and wait
+                                             'XDG_DATA_HOME': os.path.join(self.config, 'data'),
+                                             'XDG_CACHE_HOME': os.path.join(self.config, 'cache')})
         patch.start()
         self.addCleanup(patch.stop)
 
