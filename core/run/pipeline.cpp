@@ -14,15 +14,27 @@ PipelineResult runPipeline(const Params& p, std::shared_ptr<const Model> model, 
   r.info = r.model->info();
   r.text = keepLastTokens(r.model->tokenize(p.sentence), p.keepLastTokens, r.info.maxTokens, *r.model);
   r.intervention = ablationOf(p.prediction);
+  const bool sameModel = previous && previous->model == r.model;
+  RunControl rest = control;
+  if (needsResampleRun(r.intervention)) {
+    // An unchanged resample text keeps the last result's run (the same pointer: firstDifferingLayer then sees the
+    // same ablation and the layers before the first ablated head are reused); an edited one is run again.
+    r.resampleRun = resampleRunFor(*r.model, p.prediction.resampleText, static_cast<int>(r.text.tokens.size()),
+                                   p.keepLastTokens, control.part(0, 0.5), sameModel ? previous->resampleRun : nullptr);
+    r.intervention.resample = r.resampleRun.get();
+    rest = control.part(0.5, 1);
+  }
   Intervention iv = r.intervention;
-  if (previous && previous->model == r.model && previous->text.ids == r.text.ids) {
+  // Two runs' ablations are the same when their heads, mode and — in resample mode — resample runs are.
+  const bool sameAblation = previous && previous->intervention.ablate == iv.ablate &&
+                            previous->intervention.mode == iv.mode && previous->intervention.resample == iv.resample;
+  if (sameModel && previous->text.ids == r.text.ids) {
     iv.reuse = &previous->trace;
     iv.reuseLayers = firstDifferingLayer(previous->intervention, iv, r.info.layers);
-  } else if (previous && previous->model == r.model && previous->intervention.ablate == iv.ablate &&
-             previous->intervention.mode == iv.mode) {
+  } else if (sameModel && sameAblation) {
     iv.prefix = &previous->trace;  // an edited text: a long input's unchanged first rows come from the last run
   }
-  r.trace = r.model->forward(r.text, control, iv);
+  r.trace = r.model->forward(r.text, rest, iv);
   return r;
 }
 
@@ -57,6 +69,36 @@ Intervention ablationOf(const PredictionSettings& s) {
   iv.ablate = s.ablate;
   iv.mode = s.ablationMode;
   return iv;
+}
+
+bool needsResampleRun(const Intervention& iv) { return iv.mode == AblationMode::Resample && !iv.ablate.empty(); }
+
+TokenizedText resampleTokens(const Model& model, const std::string& text, int tokens, int keep,
+                             const std::string& what) {
+  if (text.empty())
+    throw InputError(
+        "resample ablation needs a resample text, whose run gives the ablated heads' outputs: it is empty (type one, "
+        "or use zero or mean ablation)");
+  TokenizedText t = keepLastTokens(model.tokenize(text), keep, model.info().maxTokens, model);
+  const int n = static_cast<int>(t.tokens.size());
+  if (n < tokens)
+    throw InputError("resample ablation: the resample text has " + std::to_string(n) + " token" + (n == 1 ? "" : "s") +
+                     ", fewer than " + what + " " + std::to_string(tokens) +
+                     " (position i takes the heads' outputs at position i of the resample text: make it at least as "
+                     "long)");
+  return t;
+}
+
+std::shared_ptr<const Trace> resampleRunFor(const Model& model, const std::string& text, int tokens, int keep,
+                                            const RunControl& control, std::shared_ptr<const Trace> reuse,
+                                            const std::string& what) {
+  const TokenizedText t = resampleTokens(model, text, tokens, keep, what);
+  if (reuse && !t.ids.empty() && reuse->tokenIds == t.ids) return reuse;  // the same tokens: the same run
+  try {
+    return std::make_shared<const Trace>(model.forward(t, control));
+  } catch (const InputError& e) {
+    throw InputError(std::string("resample text: ") + e.what());
+  }
 }
 
 void checkSelection(const Params& p, const Trace& t) {

@@ -37,7 +37,8 @@ json toJson(const PredictionSettings& s) {
               {"target", s.target},
               {"versus", s.versus},
               {"ablate", formatHeadList(s.ablate)},
-              {"ablation_mode", s.ablationMode == AblationMode::Mean ? "mean" : "zero"},
+              {"ablation_mode", ablationModeName(s.ablationMode)},
+              {"resample_text", s.resampleText},
               {"clean", s.clean},
               {"corrupt", s.corrupt},
               {"patch_target", s.patchTarget},
@@ -64,7 +65,8 @@ void readPredictionSettings(const json& j, PredictionSettings& out) {
                             {"clean", &s.clean},
                             {"corrupt", &s.corrupt},
                             {"patch_target", &s.patchTarget},
-                            {"patch_versus", &s.patchVersus}})
+                            {"patch_versus", &s.patchVersus},
+                            {"resample_text", &s.resampleText}})
     read(j, key, *field, "a string");
   if (const auto a = j.find("ablate"); a != j.end()) {
     std::vector<std::string> items;
@@ -75,10 +77,13 @@ void readPredictionSettings(const json& j, PredictionSettings& out) {
       s.ablate.insert(s.ablate.end(), one.begin(), one.end());
     }
   }
-  std::string mode = s.ablationMode == AblationMode::Mean ? "mean" : "zero";
+  std::string mode = ablationModeName(s.ablationMode);
   read(j, "ablation_mode", mode, "a string");
-  if (mode != "zero" && mode != "mean") fail("ablation_mode", "is '" + mode + "' (use zero or mean)");
-  s.ablationMode = mode == "mean" ? AblationMode::Mean : AblationMode::Zero;
+  try {
+    s.ablationMode = parseAblationMode(mode, "ablation_mode");
+  } catch (const InputError&) {
+    fail("ablation_mode", "is '" + mode + "' (use zero, mean or resample)");
+  }
   validate(s);
   std::sort(s.ablate.begin(), s.ablate.end());
   s.ablate.erase(std::unique(s.ablate.begin(), s.ablate.end()), s.ablate.end());

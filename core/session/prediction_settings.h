@@ -2,7 +2,7 @@
 // The Prediction chapter's choices (issue 16), stored with the parameters so a session re-creates them:
 // params JSON "prediction": {"temperature": 1, "top_k": 0, "top_p": 1, "greedy": true, "seed": 1,
 //   "generate_steps": 8, "target": "", "versus": "", "ablate": ["9.6", "9.9"], "ablation_mode": "zero",
-//   "clean": "...", "corrupt": "...", "patch_target": " Mary", "patch_versus": " John"}.
+//   "resample_text": "", "clean": "...", "corrupt": "...", "patch_target": " Mary", "patch_versus": " John"}.
 // Token fields hold what the user typed: a vocabulary piece ("Ġmat"), a decimal id, or text that the
 // model's tokenizer makes into one token (" mat"); empty target = the model's prediction.
 #include <cstdint>
@@ -30,6 +30,9 @@ struct PredictionSettings {
   /// Heads switched off in the forward pass every view draws (the model stays as it is on disk).
   std::vector<HeadRef> ablate;
   AblationMode ablationMode = AblationMode::Zero;
+  /// Resample mode: the text whose run gives the ablated heads' outputs (the pipeline runs it through the same model;
+  /// it needs at least as many tokens as the sentence). Kept, unused, under the other modes.
+  std::string resampleText;
 
   // Activation patching: two texts of the same token length and the logit difference they move.
   std::string clean = "When Mary and John went to the store, John gave a drink to";

@@ -578,6 +578,7 @@ void MainWindow::onResult(const ResultPtr& result) {
   if (!result->ok()) {
     status_->setStyleSheet("color: #b2182b; font-weight: bold;");
     status_->setText(tr("⚠ %1 — showing the last valid result").arg(result->error));
+    for (TraceView* v : views_) v->showFailure(result);
     return;
   }
   status_->setStyleSheet({});

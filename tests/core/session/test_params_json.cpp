@@ -37,7 +37,8 @@ class TestParamsJson : public QObject {
     p.prediction.target = "ĠMary";
     p.prediction.versus = "464";
     p.prediction.ablate = {{0, 3}, {9, 6}};
-    p.prediction.ablationMode = AblationMode::Mean;
+    p.prediction.ablationMode = AblationMode::Resample;
+    p.prediction.resampleText = "Then Anne and Bob \"left\" 🐱";
     p.prediction.clean = "a b";
     p.prediction.corrupt = "a c";
     p.prediction.patchTarget = " b";
@@ -49,6 +50,9 @@ class TestParamsJson : public QObject {
     QCOMPARE(q.keepLastTokens, 512);
     QVERIFY_THROWS_EXCEPTION(InputError, paramsFromJson(nlohmann::json::parse(R"({"keep_last_tokens": -1})")));
     QVERIFY(q.prediction.ablate == p.prediction.ablate);
+    QVERIFY(q.prediction.ablationMode == AblationMode::Resample);
+    QCOMPARE(q.prediction.resampleText, p.prediction.resampleText);
+    QCOMPARE(toJson(q.prediction)["ablation_mode"].get<std::string>(), std::string("resample"));
     QCOMPARE(toJson(q.prediction)["ablate"].dump(), std::string(R"(["0.3","9.6"])"));
   }
 
@@ -62,6 +66,19 @@ class TestParamsJson : public QObject {
     QVERIFY((s.ablate == std::vector<HeadRef>{{5, 1}, {9, 6}}));
     QVERIFY(isAblated(s, {9, 6}));
     QVERIFY(!isAblated(s, {0, 3}));
+  }
+
+  void resampleTextIsOptional() {
+    // A session written before resample ablation came to the window has neither field: zero mode, no text.
+    const Params old = paramsFromJson(nlohmann::json::parse(R"({"prediction": {"ablation_mode": "mean"}})"));
+    QVERIFY(old.prediction.ablationMode == AblationMode::Mean);
+    QCOMPARE(old.prediction.resampleText, std::string());
+    // The text is kept under the other modes (switching back to resample finds it again).
+    const Params kept = paramsFromJson(
+        nlohmann::json::parse(R"({"prediction": {"ablation_mode": "zero", "resample_text": "The cat sat"}})"));
+    QVERIFY(kept.prediction.ablationMode == AblationMode::Zero);
+    QCOMPARE(kept.prediction.resampleText, std::string("The cat sat"));
+    QCOMPARE(toJson(kept)["prediction"]["resample_text"].get<std::string>(), std::string("The cat sat"));
   }
 
   void absentFieldsKeepTheBase() {
@@ -104,7 +121,13 @@ class TestParamsJson : public QObject {
     QTest::newRow("ablate type") << R"({"prediction": {"ablate": "3.1"}})"
                                  << "prediction.ablate must be a list";
     QTest::newRow("mode") << R"({"prediction": {"ablation_mode": "half"}})"
-                          << "prediction.ablation_mode is 'half'";
+                          << "prediction.ablation_mode is 'half' (use zero, mean or resample)";
+    QTest::newRow("mode type") << R"({"prediction": {"ablation_mode": 2}})"
+                               << "prediction.ablation_mode must be a string";
+    QTest::newRow("resample text") << R"({"prediction": {"resample_text": 7}})"
+                                   << "prediction.resample_text must be a string";
+    QTest::newRow("resample text list") << R"({"prediction": {"resample_text": ["a", "b"]}})"
+                                        << "prediction.resample_text must be a string";
     QTest::newRow("steps") << R"({"prediction": {"generate_steps": 0}})"
                            << "prediction.generate_steps must be 1–512";
   }

@@ -23,6 +23,8 @@
 #include "ui/shell/view_navigator.h"
 #include "ui/shell/view_pages.h"
 #include "ui/views/attention/compare_view.h"
+#include "ui/views/prediction/prediction_view.h"
+#include "ui/views/prediction/resample_field.h"
 
 using namespace attnlab;
 using namespace attnlab::ui;
@@ -421,6 +423,69 @@ class TestLayoutFits : public QObject {
     shoot(w, QString("compare_%1").arg(QTest::currentDataTag()).replace(' ', '_'));
     for (const Problem& q : problems) qInfo().noquote() << "  " << q.kind << "—" << q.where;
     QVERIFY2(problems.empty(), qPrintable(QString("%1 layout problems").arg(problems.size())));
+  }
+
+  // The Prediction view's resample field (issue 31) on the projector, in F11 and beside a lesson: first refused (a
+  // resample text shorter than the sentence: the window's failure reaches the view, whose field shows why), then run.
+  void resampleFieldFitsTheProjector_data() {
+    QTest::addColumn<bool>("present");
+    QTest::addColumn<bool>("lesson");
+    QTest::newRow("window") << false << false;
+    QTest::newRow("F11") << true << false;
+    QTest::newRow("F11 lesson") << true << true;
+  }
+  void resampleFieldFitsTheProjector() {
+    QFETCH(bool, present);
+    QFETCH(bool, lesson);
+    QScreen* sc = nullptr;
+    for (QScreen* s : QGuiApplication::screens())
+      if (s->size() == QSize(1280, 720)) sc = s;
+    QVERIFY(sc);
+    MainWindow w(false);
+    w.setScreen(sc);
+    w.setGeometry(sc->availableGeometry());
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    if (lesson) w.lessonPanel()->selectLesson(0);
+    if (present) w.setPresentation(true);
+    w.showView("prediction");
+    auto* view = static_cast<PredictionView*>(w.view("prediction"));
+    Params p = w.controller()->params();
+    p.modelDir = std::string(ATTNLAB_TEST_DATA) + "/reference/models/gpt2_tiny";
+    p.sentence = "the cat sat on the mat and the cat";
+    p.prediction.ablate = {{0, 1}, {1, 2}};
+    p.prediction.ablationMode = AblationMode::Resample;
+    p.prediction.resampleText = "the dog ran";
+    p.selection.view = "prediction";
+    w.applyParams(p);
+    QTRY_VERIFY(!view->resampleProblem().isEmpty());
+    QVERIFY2(view->resampleProblem().contains("the resample text has"), qPrintable(view->resampleProblem()));
+    const auto check = [&](const QString& where) {
+      QTest::qWait(350);  // presentation mode's by-hand fill of the screen
+      for (int round = 0; round < 8; ++round) QApplication::processEvents();
+      std::vector<Problem> problems;
+      QWidget* page = w.navigator()->pages()->currentWidget();
+      checkWidgets(page, where, problems);
+      if (w.frameGeometry().width() > sc->geometry().width() || w.frameGeometry().height() > sc->geometry().height())
+        problems.push_back({"window larger than the screen", where});
+      // The plots are reported, not checked: in F11 the bars' and the lens's tick labels overlap on this model with
+      // zero ablation too (no field), which the everyView test does not reach (the built-in model predicts nothing).
+      std::vector<Problem> plots;
+      for (QCustomPlot* plot : page->findChildren<QCustomPlot*>()) checkPlot(plot, where, plots);
+      for (const Problem& q : plots) qInfo().noquote() << "  (plot, not checked)" << q.kind << "—" << q.where;
+      shoot(w, QString("resample_%1_%2").arg(where, QTest::currentDataTag()).replace(' ', '_'));
+      for (const Problem& q : problems) qInfo().noquote() << "  " << q.kind << "—" << q.where;
+      QVERIFY(view->resampleField()->isVisible());
+      QVERIFY2(problems.empty(), qPrintable(QString("%1 layout problems").arg(problems.size())));
+    };
+    check("refused");
+    p.prediction.resampleText = "a dog ran to the red ball and a dog barked twice at the mailman";
+    w.applyParams(p);
+    QTRY_VERIFY(!w.controller()->busy() &&
+                w.controller()->lastResult()->params.prediction.resampleText == p.prediction.resampleText);
+    view->waitForAnalyses();
+    QVERIFY2(view->resampleProblem().isEmpty(), qPrintable(view->resampleProblem()));
+    check("run");
   }
 
  private:

@@ -5,11 +5,16 @@
 #include <cctype>
 #include <string>
 
+#include "core/session/params_json.h"
 #include "core/text/bpe_tokenizer.h"
 #include "core/text/token_display.h"
 #include "core/text/utf8.h"
 
 namespace attnlab::ui {
+
+std::string ComputeResult::modelIdentity() const {
+  return params.modelDir + "|" + toJson(params.model).dump() + "|" + (params.lowercase ? "lc" : "cs");
+}
 namespace {
 
 /// Stand-in code point → byte (−1: not a stand-in). The 256 stand-ins lie below U+0144.

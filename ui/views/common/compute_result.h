@@ -28,6 +28,9 @@ struct ComputeResult {
   bool textTooLong() const { return modelPositions > 0; }
 
   bool ok() const { return run != nullptr; }
+  /// What the window rebuilds the model from (folder, configuration, case folding): equal identities are the same
+  /// weights and tokenizer. Compare these, not Model addresses — a freed model's address can be another's.
+  std::string modelIdentity() const;
   const Trace& trace() const { return run->trace; }
   /// The tokens as a reader sees them: GPT-2's byte-level pieces decoded (byteLevelDisplay), other
   /// models' tokens as they are. For axes, legends and figures.

@@ -22,6 +22,9 @@ class TraceView : public QWidget {
   /// Tab title in the window.
   virtual QString displayName() const = 0;
   virtual void showResult(const ResultPtr& result) = 0;
+  /// A run that failed (result->error; the window keeps the last valid result on screen): a view whose own
+  /// control asked for what failed says so beside it. The default does nothing.
+  virtual void showFailure(const ResultPtr& /*result*/) {}
   /// Presentation mode: scale fonts (1 = normal).
   virtual void setFontScale(double) {}
   /// Blocks until the analyses the view started on its BackgroundJobs have finished and been drawn

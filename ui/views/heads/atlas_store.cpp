@@ -18,10 +18,7 @@ AtlasStore::AtlasStore(AtlasEngine engine, QObject* parent)
           [this](double f) { emit progress(tr("Scoring every head on the probe"), f); });
 }
 
-std::string AtlasStore::modelIdentity(const ComputeResult& r) {
-  // What LiveController rebuilds a model from: the same identity is the same weights and tokenizer.
-  return r.params.modelDir + "|" + toJson(r.params.model).dump() + "|" + (r.params.lowercase ? "lc" : "cs");
-}
+std::string AtlasStore::modelIdentity(const ComputeResult& r) { return r.modelIdentity(); }
 
 AtlasStore::ProbeKey AtlasStore::probeKey(const ComputeResult& r) {
   return {modelIdentity(r), r.params.atlas.probeLength, r.params.atlas.probeSeed};

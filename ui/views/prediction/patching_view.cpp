@@ -44,6 +44,16 @@ bool sameModel(const std::weak_ptr<const Model>& a, const std::shared_ptr<const 
 
 int textTokens(const TokenizedText& t) { return static_cast<int>(t.tokens.size()); }
 
+/// What the resample text must be as long as, in its messages.
+const std::string kPatchTexts = "the clean and corrupted texts'";
+
+/// How the ablated heads are switched off, for the summary: "zero", "mean", "resampled from “…”".
+QString modeText(const std::string& mode, const std::string& resampleText) {
+  if (resampleText.empty()) return QString::fromStdString(mode);
+  const QString text = QString::fromStdString(resampleText);
+  return QObject::tr("resampled from “%1”").arg((text.size() > 40 ? text.left(39) + "…" : text).toHtmlEscaped());
+}
+
 }  // namespace
 
 PatchingView::PatchingView(QWidget* parent) : TraceView(parent) {
@@ -167,6 +177,7 @@ PatchingView::Request PatchingView::requestOf(const Params& p) const {
   r.map = controls_->map();
   r.ablate = p.prediction.ablate;
   r.mode = p.prediction.ablationMode;
+  if (r.mode == AblationMode::Resample && !r.ablate.empty()) r.resampleText = p.prediction.resampleText;
   return r;
 }
 
@@ -217,6 +228,10 @@ void PatchingView::start(const Request& in) {
   Checked c;
   try {
     c = check(*model, in.in);
+    // Resample ablation: every run's heads take the resample text's outputs position by position (its run is made
+    // with the map; a text that cannot stand in is refused here, with the inputs).
+    if (in.mode == AblationMode::Resample && !in.ablate.empty())
+      resampleTokens(*model, in.resampleText, textTokens(c.clean), 0, kPatchTexts);
   } catch (const std::exception& e) {
     job_->cancel();
     // The map on screen was computed for other inputs (another model, other texts): it no longer applies.
@@ -243,6 +258,11 @@ void PatchingView::start(const Request& in) {
         options.map = in.map;
         options.ablation.ablate = in.ablate;
         options.ablation.mode = in.mode;
+        std::shared_ptr<const Trace> resample;  // the resample text's run, alive while the map is made
+        if (in.mode == AblationMode::Resample && !in.ablate.empty()) {
+          resample = resampleRunFor(*model, in.resampleText, textTokens(c.clean), 0, {}, nullptr, kPatchTexts);
+          options.ablation.resample = resample.get();
+        }
         out.map = activationPatching(*model, c.clean, c.corrupt, c.target, c.versus, control, options);
         out.in = in;
         out.model = model;
@@ -334,7 +354,7 @@ void PatchingView::draw(const Computed& c) {
     for (const std::string& h : formatHeadList(c.in.ablate)) heads << QString::fromStdString(h);
     text += tr(" <b>Patched on top of the ablations in force:</b> heads %1 (%2) are switched off in the clean, the "
                "corrupted and every patched run.")
-                .arg(heads.join(", "), QString::fromUtf8(ablationModeName(c.in.mode)));
+                .arg(heads.join(", "), modeText(ablationModeName(c.in.mode), c.in.resampleText));
   }
   if (m.skipped > 0)
     text += tr(" %1 of %2 patches copy values equal to the corrupted run's (the texts agree before position %3): "

@@ -53,8 +53,12 @@ class PatchingView : public TraceView {
     PatchMap map = PatchMap::All;
     std::vector<HeadRef> ablate;
     AblationMode mode = AblationMode::Zero;
+    /// Resample ablation with heads ablated: the text whose run gives their outputs (empty otherwise).
+    std::string resampleText;
     /// Same inputs and ablations (the map may differ: numbers() exports whatever maps were made).
-    bool sameInputs(const Request& o) const { return in == o.in && ablate == o.ablate && mode == o.mode; }
+    bool sameInputs(const Request& o) const {
+      return in == o.in && ablate == o.ablate && mode == o.mode && resampleText == o.resampleText;
+    }
     bool operator==(const Request& o) const { return sameInputs(o) && map == o.map; }
   };
   Request requestOf(const Params& p) const;

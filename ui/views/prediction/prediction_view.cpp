@@ -12,6 +12,7 @@
 #include "ui/views/prediction/prediction_controls.h"
 #include "ui/views/prediction/prediction_position.h"
 #include "ui/views/prediction/probability_text.h"
+#include "ui/views/prediction/resample_field.h"
 #include "ui/views/prediction/token_generator.h"
 
 namespace attnlab::ui {
@@ -99,6 +100,10 @@ PredictionView::PredictionView(QWidget* parent) : TraceView(parent) {
   ablation_->setTextFormat(Qt::RichText);
   ablation_->hide();
   layout->addWidget(ablation_);
+  resample_ = new ResampleField;  // below the ablation line that offers it; resample mode only
+  resample_->setProperty(kScreenOnlyProperty, true);
+  resample_->hide();
+  layout->addWidget(resample_);
   status_ = new QLabel;
   status_->setWordWrap(true);
   status_->hide();
@@ -156,6 +161,18 @@ PredictionView::PredictionView(QWidget* parent) : TraceView(parent) {
     if (link == "clear") p.prediction.ablate.clear();
     if (link == "zero") p.prediction.ablationMode = AblationMode::Zero;
     if (link == "mean") p.prediction.ablationMode = AblationMode::Mean;
+    if (link == "resample") {  // the field shows at once: an empty text is refused by the run, and typed here
+      p.prediction.ablationMode = AblationMode::Resample;
+      resample_->show();
+      resample_->edit()->setFocus();
+    }
+    emit paramsRequested(p);
+  });
+  connect(resample_, &ResampleField::edited, this, [this](const QString& text) {
+    if (!latest_) return;
+    Params p = latest_->params;  // the window takes over only what changed (the text, and the mode if it was another)
+    p.prediction.ablationMode = AblationMode::Resample;
+    p.prediction.resampleText = text.toStdString();
     emit paramsRequested(p);
   });
   connect(lens_, &MatrixPlot::cellHovered, this, [this](int row, int col, double) {
@@ -176,11 +193,12 @@ void PredictionView::showResult(const ResultPtr& result) {
   if (!result || !result->ok()) return;
   latest_ = result;
   controls_->setSettings(result->params.prediction);
+  showResampleField(result->params.prediction, {});
   // Typing over the sentence while tokens are being appended: the user's text wins.
   if (generating() && result->params.sentence.rfind(generationBase_, 0) != 0) stopGenerating();
   // The generation's line ("Step 1: “alues”") is about its model and text: gone once either is another (issue 31).
   if (!generating() && !status_->isHidden() &&
-      (result->run->model.get() != generationModel_ || result->params.sentence.rfind(generationBase_, 0) != 0)) {
+      (result->modelIdentity() != generationModel_ || result->params.sentence.rfind(generationBase_, 0) != 0)) {
     status_->clear();
     status_->hide();
   }
@@ -229,6 +247,22 @@ void PredictionView::showResult(const ResultPtr& result) {
       [this](const QString& e) { showMessage(e); });
 }
 
+void PredictionView::showResampleField(const PredictionSettings& s, const QString& problem) {
+  if (!resample_->edit()->hasFocus())  // while the user types, the field holds the newest text
+    resample_->setText(QString::fromStdString(s.resampleText));
+  resample_->setProblem(problem);
+  resample_->setVisible(s.ablationMode == AblationMode::Resample && !s.ablate.empty());
+}
+
+void PredictionView::showFailure(const ResultPtr& result) {
+  if (!result || result->ok() || result->cancelled) return;
+  const PredictionSettings& s = result->params.prediction;
+  if (s.ablationMode != AblationMode::Resample || s.ablate.empty()) return;  // not this view's field: the status bar
+  showResampleField(s, tr("Not run: %1. The views show the last run that worked.").arg(result->error));
+}
+
+QString PredictionView::resampleProblem() const { return resample_->isHidden() ? QString() : resample_->problem(); }
+
 bool PredictionView::generating() const { return generator_->running(); }
 
 void PredictionView::generate(int steps) {
@@ -236,7 +270,7 @@ void PredictionView::generate(int steps) {
   if (!r || !r->ok() || !r->run->model || !r->run->model->unembedding()) {
     status_->setText(tr("Nothing to generate with: the model has no vocabulary to predict."));
     status_->show();
-    generationModel_ = nullptr;
+    generationModel_.clear();
     return;
   }
   const PredictionSettings& s = r->params.prediction;
@@ -250,17 +284,42 @@ void PredictionView::generate(int steps) {
   q.options.topK = s.topK;
   q.options.topP = s.topP;
   q.options.seed = s.seed;
-  q.ablation = ablationOf(s);
+  q.ablation = r->run->intervention;  // the shown run's ablation; resample: its run of the resample text, kept alive
+  q.resampleRun = r->run->resampleRun;
   if (q.pieceStyle.empty())
     for (std::size_t i = 0; i < r->run->text.ids.size() && i < r->run->text.tokens.size(); ++i)
       if (r->run->text.tokens[i].byteEnd > r->run->text.tokens[i].byteBegin)
         q.promptWords[r->run->text.ids[i]] = r->run->text.tokens[i].text;
   generationBase_ = r->params.sentence;
-  generationModel_ = r->run->model.get();
-  status_->setText(s.ablate.empty() ? tr("Generating %1 token(s)…").arg(steps)
-                                    : tr("Generating %1 token(s) with the ablated model (no key/value cache: "
-                                         "each step recomputes the sentence)…")
-                                          .arg(steps));
+  generationModel_ = r->modelIdentity();
+  generationNote_.clear();
+  generationLimit_ = 0;
+  if (needsResampleRun(q.ablation) && q.resampleRun) {
+    generationLimit_ = q.resampleRun->tokenCount();
+    // Position i takes the heads' outputs at position i of the resample text: the grown sentence must stay within it.
+    const int length = q.resampleRun->tokenCount(), room = length - static_cast<int>(q.promptIds.size());
+    if (room <= 0) {
+      status_->setText(tr("Not generated: the resample text has %1 tokens and the sentence as many; each new token "
+                          "needs the resample text's heads at its position. Make the resample text longer, or use "
+                          "zero or mean ablation.")
+                           .arg(length));
+      status_->show();
+      return;
+    }
+    if (room < steps) {
+      q.steps = room;
+      generationNote_ = tr(" — %1 of the %2 tokens asked: the resample text has %3 tokens, and a longer sentence needs "
+                           "a longer resample text")
+                            .arg(room)
+                            .arg(steps)
+                            .arg(length);
+    }
+  }
+  status_->setText((s.ablate.empty() ? tr("Generating %1 token(s)…").arg(q.steps)
+                                     : tr("Generating %1 token(s) with the ablated model (no key/value cache: "
+                                          "each step recomputes the sentence)…")
+                                           .arg(q.steps)) +
+                   generationNote_);
   status_->show();
   generator_->start(q);
 }
@@ -268,10 +327,35 @@ void PredictionView::generate(int steps) {
 void PredictionView::stopGenerating() { generator_->stop(); }
 
 void PredictionView::onTokenMade(int step, const QString& piece, double prob, const QString& appended) {
-  status_->setText(tr("Step %1: “%2” (p %3)").arg(step).arg(piece).arg(probabilityText(prob)));
-  if (!latest_) return;
+  if (!latest_) {
+    status_->setText(tr("Step %1: “%2” (p %3)").arg(step).arg(piece).arg(probabilityText(prob)) + generationNote_);
+    return;
+  }
   Params p = latest_->params;  // the newest shown parameters: only the sentence is edited
   p.sentence = generationBase_ + appended.toStdString();
+  // Resample ablation: the grown sentence, read again by the tokenizer, may have more tokens than prompt + steps (a
+  // piece that splits differently): past the resample text's length the next run would be refused.
+  if (generationLimit_ > 0 && latest_->run && latest_->run->model) {
+    const Model& m = *latest_->run->model;
+    int n = 0;
+    try {
+      n = static_cast<int>(
+          keepLastTokens(m.tokenize(p.sentence), p.keepLastTokens, m.info().maxTokens, m).tokens.size());
+    } catch (const InputError&) {
+      n = 0;  // the run will say what is wrong with the text
+    }
+    if (n > generationLimit_) {
+      stopGenerating();
+      status_->setText(tr("Stopped before step %1: the sentence would have %2 tokens, more than the resample text's %3 "
+                          "(the new piece splits into more tokens when the text is read again). A longer sentence "
+                          "needs a longer resample text.")
+                           .arg(step)
+                           .arg(n)
+                           .arg(generationLimit_));
+      return;
+    }
+  }
+  status_->setText(tr("Step %1: “%2” (p %3)").arg(step).arg(piece).arg(probabilityText(prob)) + generationNote_);
   emit paramsRequested(p);
 }
 
@@ -316,17 +400,27 @@ QString PredictionView::ablationLine(const ResultPtr& r, const Outcome& o) const
   for (const std::string& h : formatHeadList(s.ablate)) heads << QString::fromStdString(h);
   const RunComparison& c = *o.ablation;
   const QString token = r->idLabel(c.target).toHtmlEscaped();
-  const bool mean = s.ablationMode == AblationMode::Mean;
+  QString how;
+  if (s.ablationMode == AblationMode::Mean) {
+    how = tr("output replaced by its mean over positions");
+  } else if (s.ablationMode == AblationMode::Resample) {
+    const QString text = QString::fromStdString(s.resampleText);
+    how = tr("output replaced by its output on “%1”")
+              .arg((text.size() > 40 ? text.left(39) + QStringLiteral("…") : text).toHtmlEscaped());
+  } else {
+    how = tr("output set to zero");
+  }
+  // The other modes, as links.
+  QStringList modes;
+  if (s.ablationMode != AblationMode::Zero) modes << tr("<a href='zero'>use zero</a>");
+  if (s.ablationMode != AblationMode::Mean) modes << tr("<a href='mean'>use the mean</a>");
+  if (s.ablationMode != AblationMode::Resample) modes << tr("<a href='resample'>resample from another text</a>");
+  // One multi-argument arg(): the resample text may hold "%2", which a chain of arg() calls would fill in.
   return tr("<b>Ablated</b> (%1): %2. p(“%3”) %4 → <b>%5</b>, KL(plain || ablated) %6 nats. "
-            "<a href='%7'>%8</a> · <a href='clear'>switch all heads back on</a>")
-      .arg(mean ? tr("output replaced by its mean over positions") : tr("output set to zero"))
-      .arg((heads.size() == 1 ? tr("head ") : tr("heads ")) + heads.join(", "))
-      .arg(token)
-      .arg(probabilityText(c.plainProb))
-      .arg(probabilityText(c.changedProb))
-      .arg(c.kl, 0, 'f', 3)
-      .arg(mean ? "zero" : "mean")
-      .arg(mean ? tr("use zero") : tr("use the mean"));
+            "%7 · <a href='clear'>switch all heads back on</a>")
+      .arg(how, (heads.size() == 1 ? tr("head ") : tr("heads ")) + heads.join(", "), token,
+           probabilityText(c.plainProb), probabilityText(c.changedProb), QString::number(c.kl, 'f', 3),
+           modes.join(" · "));
 }
 
 void PredictionView::draw(const ResultPtr& r, const Outcome& o) {

@@ -8,7 +8,9 @@
 //   controls  temperature, top-k and top-p: bars of tokens sampling would drop are grey; Next token /
 //          Generate N append the model's tokens to the sentence (token_generator.h);
 //   ablation  with heads switched off (the attribution map, the model view), a line compares the target's
-//          probability with the plain model's and gives KL(plain ‖ ablated) at the position.
+//          probability with the plain model's and gives KL(plain ‖ ablated) at the position, and offers the
+//          other modes: zero, the mean over positions, or resample — the heads' outputs on another text, typed in
+//          the field below the line (resample_field.h).
 // Both run on a BackgroundJob: the lens decodes (layers + 1)·n rows of vocab·d multiply-adds.
 // A model without an unembedding (the built-in one) gets a message instead.
 #include <QLabel>
@@ -27,6 +29,7 @@ namespace attnlab::ui {
 
 class MatrixPlot;
 class PredictionControls;
+class ResampleField;
 class TokenGenerator;
 
 class PredictionView : public TraceView {
@@ -50,6 +53,11 @@ class PredictionView : public TraceView {
   /// Stops a running generation; the tokens appended so far stay.
   void stopGenerating();
   bool generating() const;
+  /// A run that failed: when it asked for resample ablation, the resample field shows it with the reason.
+  void showFailure(const ResultPtr& result) override;
+  /// The reason shown under the resample field (empty: none, or the field hidden); for tests.
+  QString resampleProblem() const;
+  ResampleField* resampleField() const { return resample_; }
 
   /// The final stream [n, d] of the model without ablation on a text (ids), to compare ablated runs with, and its
   /// logits at `position` when known (from its readout: a toggle then multiplies no row by W_U for it).
@@ -79,11 +87,13 @@ class PredictionView : public TraceView {
   void drawGrid(const ResultPtr& r, const LensGrid& g);
   QString lensTooltip(int row, int col) const;
   QString ablationLine(const ResultPtr& r, const Outcome& o) const;
+  void showResampleField(const PredictionSettings& s, const QString& problem);
   void onTokenMade(int step, const QString& piece, double prob, const QString& appended);
 
   QLabel* title_;
   PredictionControls* controls_;
   QLabel* ablation_;
+  ResampleField* resample_;
   QLabel* status_;
   QCustomPlot* bars_;
   QCPBars* barItem_;
@@ -102,8 +112,10 @@ class PredictionView : public TraceView {
   /// switched on or off in layer L leaves the rows up to L).
   std::shared_ptr<const PositionReadout> readout_;
   std::weak_ptr<const Model> readoutModel_;
-  std::string generationBase_;              ///< the sentence Generate appends to
-  const Model* generationModel_ = nullptr;  ///< the model status_'s generation line is about
+  std::string generationBase_;   ///< the sentence Generate appends to
+  std::string generationModel_;  ///< ComputeResult::modelIdentity of the model status_'s generation line is about
+  QString generationNote_;       ///< why a generation makes fewer tokens than asked (a short resample text)
+  int generationLimit_ = 0;      ///< resample ablation: the resample text's tokens, which the sentence may not exceed
 };
 
 }  // namespace attnlab::ui

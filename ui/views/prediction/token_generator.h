@@ -26,6 +26,8 @@ class TokenGenerator : public QObject {
     int steps = 1;
     SamplingOptions options;
     Intervention ablation;
+    /// Resample ablation: the run ablation.resample points to, kept alive while the generation runs.
+    std::shared_ptr<const Trace> resampleRun;
     /// Word-level vocabularies (the trained tiny models, whose symbols are given to the words of each
     /// sentence): the words of the prompt by id, so a copied symbol appends its word, not "#37".
     std::map<int, std::string> promptWords;
