@@ -17,8 +17,10 @@ import), the same weights also run through a PyTorch float32 GPT-2 (bench/pytorc
 an nn.Identity where TransformerLens has a HookPoint) with the same hooks through register_forward_hook; set
 OPENBLAS_NUM_THREADS to --threads for it (Debian's torch multiplies through the system BLAS: libopenblas0-pthread)."""
 import argparse
+import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -57,7 +59,6 @@ def torch_gpt2(directory, threads):
         return None
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from pytorch_gpt2 import load_safetensors
-    import json
     torch.set_num_threads(threads)
     with open(os.path.join(directory, 'config.json'), encoding='utf-8') as f:
         cfg = json.load(f)
@@ -100,6 +101,63 @@ def torch_gpt2(directory, threads):
     return torch, Gpt2()
 
 
+def interleaved(calls, runs):
+    """Times (ms) of each call, the calls taking turns `runs` times after a warm-up each: a hooked run and the run
+    without hooks see the same machine (its load drifts by tens of percent within a minute)."""
+    for call in calls:
+        call()
+    times = [[] for _ in calls]
+    for r in range(runs):
+        for i in range(len(calls)):
+            k = (i + r) % len(calls)
+            start = time.perf_counter()
+            calls[k]()
+            times[k].append((time.perf_counter() - start) * 1e3)
+    return times
+
+
+def added(hooked, plain, label):
+    """A hooked run's cost: the median of the differences between it and the run without hooks of the same turn."""
+    diffs = sorted(h - p for h, p in zip(hooked, plain))
+    ratio = statistics.median(hooked) / statistics.median(plain)
+    print(f'{label}: median {statistics.median(hooked):.1f} ms = {ratio:.3f}x the run without hooks; '
+          f'{statistics.median(diffs):+.2f} ms the median paired difference over {len(diffs)} turns')
+
+
+def torch_child(args, ids):
+    """The PyTorch side in a process of its own (no attnlab module, whose OpenMP threads may spin): [plain, read,
+    write] times of one round, each list starting with torch's thread count."""
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), '--torch-child', '--dir', args.dir,
+                          '--threads', str(args.threads), '--torch-intra-op', str(args.torch_intra_op), '--runs',
+                          str(args.runs), '--ids', ','.join(map(str, ids))],
+                         check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def run_torch_child(args):
+    torch, tmodel = torch_gpt2(args.dir, args.torch_intra_op)
+    tids = torch.tensor([int(i) for i in args.ids.split(',')])
+
+    def torch_run(handles_of):
+        handles = handles_of()
+        try:
+            with torch.inference_mode():
+                tmodel(tids)
+        finally:
+            for handle in handles:
+                handle.remove()
+
+    def torch_zero(module, inputs, out):
+        out = out.clone()
+        out[:, 0, :] = 0.0
+        return out
+    readers = lambda: [b.hook_z.register_forward_hook(lambda m, i, o: None) for b in tmodel.blocks] + \
+        [b.hook_resid_post.register_forward_hook(lambda m, i, o: None) for b in tmodel.blocks]
+    writers = lambda: [b.hook_z.register_forward_hook(torch_zero) for b in tmodel.blocks]
+    times = interleaved((lambda: torch_run(list), lambda: torch_run(readers), lambda: torch_run(writers)), args.runs)
+    print(json.dumps([[torch.get_num_threads()] + t for t in times]))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--build', default=os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'build'))
@@ -109,7 +167,15 @@ def main():
     parser.add_argument('--threads', type=int, default=2)
     parser.add_argument('--rounds', type=int, default=3)
     parser.add_argument('--no-torch', action='store_true', help='skip the PyTorch comparison')
+    parser.add_argument('--torch-intra-op', type=int, default=1,
+                        help="PyTorch's own threads; its products run on OPENBLAS_NUM_THREADS = --threads (1 + 2 was "
+                             "PyTorch at its best here, README's bench_gpt2 row; 2 + 2 oversubscribes 2 cores)")
+    parser.add_argument('--torch-child', action='store_true', help=argparse.SUPPRESS)
+    parser.add_argument('--ids', help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.torch_child:
+        os.environ.setdefault('OPENBLAS_NUM_THREADS', str(args.threads))
+        return run_torch_child(args)
     os.environ['OMP_NUM_THREADS'] = str(args.threads)  # read when the module's OpenMP starts (first forward pass)
     os.environ.setdefault('OPENBLAS_NUM_THREADS', str(args.threads))  # PyTorch's products (Debian: system BLAS)
     sys.path.insert(0, os.path.join(args.build, 'python'))
@@ -132,45 +198,22 @@ def main():
     def zero_head0(z, hook):
         z[:, :, 0, :] = 0.0
     writers = [(f'blocks.{l}.attn.hook_z', zero_head0) for l in range(layers)]
-    torch_side = None if args.no_torch else torch_gpt2(args.dir, args.threads)
-    if torch_side:
-        torch, tmodel = torch_side
-        tids = torch.tensor(ids)
-
-        def torch_run(handles_of):
-            handles = handles_of()
-            try:
-                with torch.inference_mode():
-                    tmodel(tids)
-            finally:
-                for handle in handles:
-                    handle.remove()
-
-        def torch_readers():
-            return [b.hook_z.register_forward_hook(lambda m, i, o: None) for b in tmodel.blocks] + \
-                   [b.hook_resid_post.register_forward_hook(lambda m, i, o: None) for b in tmodel.blocks]
-
-        def torch_zero(module, inputs, out):
-            out = out.clone()
-            out[:, 0, :] = 0.0
-            return out
-
-        def torch_writers():
-            return [b.hook_z.register_forward_hook(torch_zero) for b in tmodel.blocks]
-    hooks_plain, hooks_read, hooks_write, torch_plain, torch_read, torch_write = [], [], [], [], [], []
+    hook_calls = (lambda: model.run_with_hooks(ids, return_type=None),
+                  lambda: model.run_with_hooks(ids, fwd_hooks=readers, return_type=None),
+                  lambda: model.run_with_hooks(ids, fwd_hooks=writers, return_type=None))
+    hooked, torch_rows, torch_threads = [[], [], []], [[], [], []], 0
     bare, with_logits, every_hook = [], [], []
     # Rounds alternate the C++ program and the Python calls: a busy machine slows both alike within a round.
     for _ in range(args.rounds):
         bare.append(times_ms(lambda: model.run_with_cache(ids, return_type=None), args.runs))
         with_logits.append(times_ms(lambda: model.run_with_cache(ids), args.runs))
         every_hook.append(times_ms(read_all, max(3, args.runs // 4)))
-        hooks_plain.append(times_ms(lambda: model.run_with_hooks(ids, return_type=None), args.runs))
-        hooks_read.append(times_ms(lambda: model.run_with_hooks(ids, fwd_hooks=readers, return_type=None), args.runs))
-        hooks_write.append(times_ms(lambda: model.run_with_hooks(ids, fwd_hooks=writers, return_type=None), args.runs))
-        if torch_side:
-            torch_plain.append(times_ms(lambda: torch_run(list), args.runs))
-            torch_read.append(times_ms(lambda: torch_run(torch_readers), args.runs))
-            torch_write.append(times_ms(lambda: torch_run(torch_writers), args.runs))
+        for rows, times in zip(hooked, interleaved(hook_calls, args.runs)):
+            rows.extend(times)
+        if not args.no_torch:
+            for rows, times in zip(torch_rows, torch_child(args, ids)):
+                torch_threads = times[0]
+                rows.extend(times[1:])
         cpp.append(cpp_times(args.build, args.dir, args.tokens, args.runs, args.threads))
     best = lambda rows: min(r[1] for r in rows)
     median = lambda rows: sorted(r[0] for r in rows)[len(rows) // 2]
@@ -182,24 +225,19 @@ def main():
         print(f'{label}: min {best(rows):.1f} ms = {best(rows) / best(cpp):.2f}x the C++ forward\'s min; '
               f'median {median(rows):.1f} ms = {median(rows) / median(cpp):.2f}x its median')
 
-    def cost(rows, plain, label):
-        """A hooked run's medians against the same round's run without hooks (the machine's load drifts)."""
-        ratios = sorted(r[0] / p[0] for r, p in zip(rows, plain))
-        added = sorted(r[0] - p[0] for r, p in zip(rows, plain))
-        print(f'{label}: median {median(rows):.1f} ms; per round {", ".join(f"{x:.3f}" for x in ratios)}x the run '
-              f'without hooks (median {ratios[len(ratios) // 2]:.3f}x), {added[len(added) // 2]:+.1f} ms median '
-              f'added; mins {best(rows):.1f} vs {best(plain):.1f} ms')
-    print(f'run_with_hooks(return_type=None) without hooks: min {best(hooks_plain):.1f} ms, median '
-          f'{median(hooks_plain):.1f} ms = {median(hooks_plain) / median(cpp):.2f}x the C++ forward\'s median')
-    cost(hooks_read, hooks_plain, f'  + {len(readers)} hooks that only read (hook_z, hook_resid_post)')
-    cost(hooks_write, hooks_plain, f'  + a Python hook at every layer\'s hook_z zeroing head 0 ({layers} calls)')
-    if torch_side:
-        print(f'PyTorch {torch.__version__} float32 forward (same weights and ids, {torch.get_num_threads()} threads, '
-              f'OPENBLAS_NUM_THREADS={os.environ.get("OPENBLAS_NUM_THREADS", "unset")}): min {best(torch_plain):.1f} '
-              f'ms, median {median(torch_plain):.1f} ms = {median(torch_plain) / median(hooks_plain):.2f}x '
-              f'run_with_hooks\' median')
-        cost(torch_read, torch_plain, f'  + {2 * layers} register_forward_hook hooks that only read')
-        cost(torch_write, torch_plain, '  + a forward hook at every layer\'s hook_z zeroing head 0')
+    plain = hooked[0]
+    print(f'run_with_hooks(return_type=None) without hooks: median {statistics.median(plain):.1f} ms = '
+          f'{statistics.median(plain) / median(cpp):.2f}x the C++ forward\'s median')
+    added(hooked[1], plain, f'  + {len(readers)} hooks that only read (every hook_z and hook_resid_post)')
+    added(hooked[2], plain, f'  + a Python hook at every layer\'s hook_z zeroing head 0 ({layers} calls)')
+    if torch_rows[0]:
+        print(f'PyTorch float32 forward in a process of its own ({torch_threads} intra-op threads, OPENBLAS_NUM_THREADS='
+              f'{os.environ["OPENBLAS_NUM_THREADS"]}), same weights and ids: median '
+              f'{statistics.median(torch_rows[0]):.1f} ms = '
+              f'{statistics.median(torch_rows[0]) / statistics.median(plain):.2f}x run_with_hooks\' median')
+        added(torch_rows[1], torch_rows[0], f'  + {2 * layers} register_forward_hook hooks that only read')
+        added(torch_rows[2], torch_rows[0], '  + a forward hook at every layer\'s hook_z zeroing head 0')
+
 
 if __name__ == '__main__':
     main()

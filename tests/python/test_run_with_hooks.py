@@ -13,7 +13,8 @@ from support import GPT2_TINY, LLAMA_GQA, REFERENCE, cli, reference
 
 TEXT = 'Mary gave roses to Susan, and she smiled.'
 BERT_TINY = os.path.join(REFERENCE, 'models', 'bert_tiny')
-MODELS = (GPT2_TINY, LLAMA_GQA, 'builtin:induction')
+DISTILBERT = os.path.join(REFERENCE, 'models', 'distilbert_mlm')
+MODELS = (GPT2_TINY, LLAMA_GQA, 'builtin:induction', DISTILBERT)  # GPT-2, a decoder, a tiny model, a masked LM
 # attnlab patch resumes each patched run from the layer patched, in products of other shapes than a full pass: the
 # logits agree to float rounding (~1e-6), which the normalisation by clean − corrupt enlarges.
 PATCH_TOLERANCE = 5e-5
@@ -113,7 +114,7 @@ class HooksChangeTheRun(unittest.TestCase):
                         model.run_with_hooks(TEXT, fwd_hooks=[('blocks.0.hook_mlp_out', same)])
 
     def test_reading_hooks_see_run_with_caches_activations(self):
-        for folder in MODELS + (BERT_TINY,):
+        for folder in MODELS + (BERT_TINY, 'builtin'):
             with self.subTest(model=folder):
                 model = attnlab.load(folder)
                 _, cache = model.run_with_cache(TEXT)
@@ -124,6 +125,18 @@ class HooksChangeTheRun(unittest.TestCase):
                 self.assertEqual(sorted(seen), sorted(names))
                 for name in names:
                     np.testing.assert_allclose(seen[name], cache[name], rtol=1e-6, atol=1e-6, err_msg=name)
+
+    def test_the_builtin_model_runs_hooks(self):
+        model = attnlab.load('builtin')  # words, no vocabulary: no logits
+        last = f'blocks.{model.cfg.n_layers - 1}.hook_resid_post'
+        seen = {}
+        keep = lambda name: (lambda x, hook: seen.update({name: x.copy()}))
+        self.assertIsNone(model.run_with_hooks(TEXT, fwd_hooks=[(lambda name: True, lambda x, hook: x),
+                                                                (last, keep('same'))]))
+        _, cache = model.run_with_cache(TEXT)
+        np.testing.assert_array_equal(seen['same'], cache[last])
+        model.run_with_hooks(TEXT, fwd_hooks=[('blocks.0.attn.hook_z', zero_head(0)), (last, keep('ablated'))])
+        self.assertGreater(np.abs(seen['ablated'] - cache[last]).max(), 1e-4)
 
     def test_patching_through_hooks_equals_attnlab_patch(self):
         model = attnlab.load(GPT2_TINY)
