@@ -11,11 +11,12 @@ bench_gpt2 times), with the logits ([pos, 50257]: one more product of 64 × 768 
 hook read once (the maps stacked into [batch, head, query, key] arrays).
 
 run_with_hooks (return_type=None) is timed without hooks, with hooks that only read (every layer's hook_z and
-hook_resid_post: fn returns None) and with a hook at every layer's hook_z that zeroes head 0 in place; the costs of
-the hooks are differences against the run without hooks of the same round. Unless --no-torch (or torch does not
-import), the same weights also run through a PyTorch float32 GPT-2 (bench/pytorch_gpt2.py's forward as nn.Modules,
-an nn.Identity where TransformerLens has a HookPoint) with the same hooks through register_forward_hook; set
-OPENBLAS_NUM_THREADS to --threads for it (Debian's torch multiplies through the system BLAS: libopenblas0-pthread)."""
+hook_resid_post: fn returns None) and with a hook at every layer's hook_z that zeroes head 0 in place, the three
+taking turns run by run; a hook's cost is the median of the differences between turns. Unless --no-torch, the same
+weights and ids also run through a PyTorch float32 GPT-2 (bench/pytorch_gpt2.py's forward as nn.Modules, an
+nn.Identity where TransformerLens has a HookPoint) with the same hooks through register_forward_hook, in a process of
+its own (this one's OpenMP threads may spin), --torch-intra-op threads (1) and OPENBLAS_NUM_THREADS = --threads
+(Debian's torch multiplies through the system BLAS: install libopenblas0-pthread)."""
 import argparse
 import json
 import os
