@@ -5,6 +5,7 @@
 #include "core/base/errors.h"
 #include "core/text/token_display.h"
 #include "python/py_analyses.h"
+#include "python/py_hooks.h"
 #include "python/py_model.h"
 #include "python/py_show.h"
 
@@ -60,6 +61,27 @@ trace (no copy; read-only). A long input keeps no attention maps and no layer ou
 as the window does.)";
 
 }  // namespace
+
+constexpr const char* kHooksDoc =
+    R"(Runs the input with forward hooks and returns the logits [batch, pos, vocab] (None for return_type=None or a
+model without a vocabulary), as TransformerLens's run_with_hooks.
+
+fwd_hooks: a list of (name, fn) pairs; name is a hook name (as in run_with_cache, model.hook_names lists them) or a
+function name -> bool choosing several. fn(activation, hook) gets a float32 array of TransformerLens's shape —
+residual streams, attn_out, mlp_out [batch, pos, d_model]; q, k, v, z [batch, pos, head, d_head] (k and v with the
+key/value heads); attn_scores and pattern [batch, head, query, key] — and `hook.name`, `hook.layer`. The array is a
+copy that is written back after fn returns: changes made in place count, and an array fn returns (same shape,
+float32) replaces it. The forward pass continues from those values: ablations, patching, steering. Hooks that return
+nothing and change nothing only read. Several hooks on one name run in the order given.
+
+Each text of a batch is its own forward pass: the hooks are called once per text with batch 1.
+Sites: q and k of rotary models are after the rotation; hook_attn_scores is masked (-inf where the query does not
+see the key) and the pattern is the softmax of what the hook leaves; hook_embed is the W_E rows (before a decoder's
+embedding scale); hook_pos_embed (GPT-2) the position rows; ln_final.hook_normalized is the final stream centred
+and divided by its scale, before the norm's weights. The trained tiny models have no hook_attn_scores.
+Errors: KeyError for an unknown hook name (naming the near ones), TypeError / ValueError for a wrong dtype / shape
+returned, and an exception inside a hook is raised again with the hook's name in its message (the original as
+__cause__). The model is unchanged by any of them.)";
 
 PYBIND11_MODULE(attnlab, m) {
   m.doc() = kModuleDoc;
@@ -138,6 +160,10 @@ PYBIND11_MODULE(attnlab, m) {
            "lists for a batch).")
       .def("run_with_cache", &runWithCache, py::arg("input"), py::arg("names_filter") = py::none(),
            py::arg("return_type") = "logits", py::arg("maps") = "auto", kRunDoc)
+      .def("run_with_hooks", &runWithHooks, py::arg("input"), py::arg("fwd_hooks") = py::list(),
+           py::arg("return_type") = "logits", kHooksDoc)
+      .def_property_readonly("hook_names", &hookableNames,
+                             "Every hook name run_with_hooks accepts, in TransformerLens's order.")
       .def("__repr__", [](const LoadedModel& lm) {
         return "<attnlab.Model " + lm.info.name + ": " + std::to_string(lm.info.layers) + " layers × " +
                std::to_string(lm.info.heads) + " heads, d_model " + std::to_string(lm.info.dModel) + ">";
@@ -149,10 +175,11 @@ PYBIND11_MODULE(attnlab, m) {
         "(the built-in random transformer). Raises ValueError naming the problem.");
   m.def("predict", &py_module::predictTop, py::arg("model"), py::arg("text"), py::arg("position") = py::none(),
         py::arg("top") = 10, py::arg("temperature") = 1.0, py::arg("ablate") = py::none(),
-        py::arg("ablate_mode") = "zero",
+        py::arg("ablate_mode") = "zero", py::arg("resample_text") = py::none(),
         "The top tokens at a position, as `attnlab predict` (same numbers): a dict of position, ids (int64 [top]), "
         "tokens, logits and probs (float64 [top]). position None: the last token (a masked LM: its first [MASK]). "
-        "ablate: heads switched off, as \"L.H\" strings or (layer, head) pairs; ablate_mode \"zero\" or \"mean\".");
+        "ablate: heads switched off, as \"L.H\" strings or (layer, head) pairs; ablate_mode \"zero\", \"mean\" or "
+        "\"resample\" (the heads' outputs from a run of resample_text, at least as long), as --ablate-mode.");
   m.def("attribute", &py_module::attribute, py::arg("model"), py::arg("text"), py::arg("target") = py::none(),
         py::arg("versus") = py::none(), py::arg("position") = py::none(),
         "Direct logit attribution, as `attnlab attribute`: each head's (heads float64 [layers, heads]), MLP's (mlp "
@@ -160,11 +187,16 @@ PYBIND11_MODULE(attnlab, m) {
         "target / versus: an id or a vocabulary piece (target None: the top prediction); with versus, d[\"versus\"] "
         "holds the same parts of logit(target) - logit(versus).");
   m.def("patch", &py_module::patch, py::arg("model"), py::arg("clean"), py::arg("corrupt"), py::arg("target"),
-        py::arg("versus"), py::arg("residual") = true,
+        py::arg("versus"), py::arg("residual") = true, py::arg("map") = py::none(), py::arg("ablate") = py::none(),
+        py::arg("ablate_mode") = "zero", py::arg("resample_text") = py::none(),
         "Activation patching, as `attnlab patch`: (patched - corrupt) / (clean - corrupt) of logit(target) - "
         "logit(versus) at the last token when each head (heads [layers, heads]) or the residual stream entering "
         "each layer at each position (resid [layers + 1, pos]) is copied from the clean run into the corrupted one. "
-        "The texts must have the same token length.");
+        "The texts must have the same token length. map (None: \"all\" with residual, else \"heads\"): \"all\", "
+        "\"heads\", \"positions\" or \"head-position\" (head_positions [layers·heads, pos]), as --map; ablate, "
+        "ablate_mode, resample_text as predict's: heads off in every run. Also map, first_difference (the first "
+        "position where the texts differ), runs and skipped (patched runs computed / not needed), warning (when clean "
+        "and corrupt differ too little to trust the map), as the command line's JSON.");
   m.def("head_scores", &py_module::headScores, py::arg("model"), py::arg("probe_length") = 64,
         py::arg("probe_seed") = 0,
         "The head atlas on the probe BOS r1..rT r1..rT of random tokens, as `attnlab heads`: metrics (a dict of "

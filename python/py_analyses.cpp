@@ -52,6 +52,29 @@ std::vector<HeadRef> headsOf(py::handle list) {
   return heads;
 }
 
+/// The ablations of `ablate` in `mode` (parseAblationMode's words, as --ablate-mode); resample runs `resampleText`
+/// into `other`, whose heads' outputs stand in (as the command line's --resample-text).
+Intervention ablationOf(const LoadedModel& m, py::handle ablate, const std::string& mode, py::handle resampleText,
+                        Trace& other) {
+  Intervention iv;
+  iv.mode = parseAblationMode(mode, "ablate_mode");
+  if (ablate.is_none()) {
+    if (!resampleText.is_none()) throw InputError("resample_text is for ablate_mode='resample' with heads in ablate");
+    return iv;
+  }
+  iv.ablate = headsOf(ablate);
+  if (iv.mode == AblationMode::Resample) {
+    if (resampleText.is_none()) throw InputError("ablate_mode='resample' needs resample_text");
+    const TokenizedText t = singleText(m, resampleText, "resample_text");
+    py::gil_scoped_release release;
+    other = m.model->forward(t);
+    iv.resample = &other;
+  } else if (!resampleText.is_none()) {
+    throw InputError("resample_text is only read with ablate_mode='resample'");
+  }
+  return iv;
+}
+
 void putParts(py::dict& d, const Attribution& a) {
   d["logit"] = a.logit;
   d["heads"] = toArray(a.heads);
@@ -63,14 +86,14 @@ void putParts(py::dict& d, const Attribution& a) {
 }  // namespace
 
 py::dict predictTop(const LoadedModel& m, py::handle text, py::handle position, int top, double temperature,
-                    py::handle ablate, const std::string& ablateMode) {
+                    py::handle ablate, const std::string& ablateMode, py::handle resampleText) {
   requireVocabulary(m, "predict");
   if (top < 1 || top > 1000) throw InputError("top must be 1–1000, got " + std::to_string(top));
   if (!(temperature >= 1e-3 && temperature <= 1e3))
     throw InputError("temperature must be 0.001–1000, got " + std::to_string(temperature));
-  if (ablateMode != "zero" && ablateMode != "mean")
-    throw InputError("ablate_mode must be zero or mean, got '" + ablateMode + "'");
   const TokenizedText t = singleText(m, text, "predict");
+  Trace other;  // resample: the other text's run
+  const Intervention iv = ablationOf(m, ablate, ablateMode, resampleText, other);
   std::vector<TokenScore> scores;
   int pos = 0;
   {
@@ -80,10 +103,7 @@ py::dict predictTop(const LoadedModel& m, py::handle text, py::handle position, 
       py::gil_scoped_acquire acquire;
       pos = position.is_none() ? defaultPosition(*m.model, trace)
                                : resolvePosition(position.cast<int>(), trace.tokenCount());
-      if (!ablate.is_none()) {
-        Intervention iv;
-        iv.ablate = headsOf(ablate);
-        iv.mode = ablateMode == "mean" ? AblationMode::Mean : AblationMode::Zero;
+      if (!iv.ablate.empty()) {
         py::gil_scoped_release again;
         trace = ablationEffect(*m.model, t, trace, iv, pos).ablated;
       }
@@ -147,23 +167,40 @@ py::dict attribute(const LoadedModel& m, py::handle text, py::handle target, py:
 }
 
 py::dict patch(const LoadedModel& m, py::handle clean, py::handle corrupt, py::handle target, py::handle versus,
-               bool residual) {
+               bool residual, py::handle map, py::handle ablate, const std::string& ablateMode,
+               py::handle resampleText) {
   requireVocabulary(m, "patch");
   const TokenizedText c = singleText(m, clean, "patch");
   const TokenizedText x = singleText(m, corrupt, "patch");
   const int targetId = tokenOf(m, target), versusId = tokenOf(m, versus);
+  PatchingOptions options;
+  options.map =
+      map.is_none() ? (residual ? PatchMap::All : PatchMap::Heads) : parsePatchMap(map.cast<std::string>(), "map");
+  Trace other;  // resample: the other text's run
+  options.ablation = ablationOf(m, ablate, ablateMode, resampleText, other);
   PatchingResult r;
   {
     py::gil_scoped_release release;
-    r = activationPatching(*m.model, c, x, targetId, versusId, {}, residual);
+    r = activationPatching(*m.model, c, x, targetId, versusId, {}, options);
   }
+  // The fields of attnlab patch's JSON (app/cli_patch.cpp), matrices as float64 arrays.
   py::dict d;
   d["target"] = tokenDict(m, targetId);
   d["versus"] = tokenDict(m, versusId);
-  d["heads"] = toArray(r.heads);
-  if (residual) d["resid"] = toArray(r.resid);
   d["clean_diff"] = r.cleanDiff;
   d["corrupt_diff"] = r.corruptDiff;
+  d["map"] = patchMapName(r.map);
+  d["first_difference"] = r.firstDifference;
+  d["runs"] = r.runs;
+  d["skipped"] = r.skipped;
+  if (r.heads.size() > 0) d["heads"] = toArray(r.heads);
+  if (r.resid.size() > 0) d["resid"] = toArray(r.resid);
+  if (r.headPositions.size() > 0) d["head_positions"] = toArray(r.headPositions);
+  if (!options.ablation.ablate.empty()) {
+    d["ablate"] = formatHeadList(options.ablation.ablate);
+    d["ablate_mode"] = ablationModeName(options.ablation.mode);
+  }
+  if (!r.warning.empty()) d["warning"] = r.warning;
   return d;
 }
 

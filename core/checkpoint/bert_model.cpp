@@ -6,6 +6,7 @@
 #include "core/compute/heap_policy.h"
 #include "core/model/attention_head.h"
 #include "core/model/blocks.h"
+#include "core/model/forward_hooks.h"
 
 namespace attnlab {
 
@@ -139,15 +140,25 @@ Trace BertModel::forward(const TokenizedText& text, const RunControl& control, c
 
   // h⁰ = LN_emb(word[ids] + pos[0..n) + type[0])   [n, d]; every token is of type 0 (one sentence).
   Mat e(n, config_.dModel);
-  for (int i = 0; i < n; ++i) {
-    e.row(i) = word_.matrix().row(text.ids[i]) + pos_.matrix().row(i);
-    if (type_.data) e.row(i) += type_.matrix().row(0);
+  if (wantsHook(iv.hooks, HookSite::Embed, -1)) {
+    for (int i = 0; i < n; ++i) e.row(i) = word_.matrix().row(text.ids[i]);
+    runHook(iv.hooks, HookSite::Embed, -1, e);  // W_E rows, before the positions and the embedding LayerNorm
+    for (int i = 0; i < n; ++i) {
+      e.row(i) += pos_.matrix().row(i);
+      if (type_.data) e.row(i) += type_.matrix().row(0);
+    }
+  } else {
+    for (int i = 0; i < n; ++i) {
+      e.row(i) = word_.matrix().row(text.ids[i]) + pos_.matrix().row(i);
+      if (type_.data) e.row(i) += type_.matrix().row(0);
+    }
   }
   Mat h = layerNorm(e, embGamma_.vector(), embBeta_.vector(), config_.layerNormEps);
   trace.embeddings = h;
   for (int l = 0; l < config_.layers; ++l) {
     control.checkpoint(static_cast<double>(l) / config_.layers);
     interveneOnTracedResidual(iv, l, trace, h);
+    hookTracedResidual(iv, l, trace, h);
     trace.layers.push_back(runLayer(l, h, iv, keepMaps));
     h = trace.layers.back().residualOut;
   }
@@ -161,20 +172,33 @@ LayerTrace BertModel::runLayer(int layer, const Mat& x, const Intervention& iv, 
   const int dh = config_.dHead();
   LayerTrace t;
   // Q = x·W_qᵀ + b_q and likewise K, V   [n, d]; head h uses columns h·d_head …
-  const Mat q = w.qW.affine(x, w.qB.vector());
-  const Mat k = w.kW.affine(x, w.kB.vector());
-  const Mat v = w.vW.affine(x, w.vB.vector());
+  Mat q = w.qW.affine(x, w.qB.vector());
+  Mat k = w.kW.affine(x, w.kB.vector());
+  Mat v = w.vW.affine(x, w.vB.vector());
+  if (iv.hooks) {
+    runHook(iv.hooks, HookSite::Q, layer, q);
+    runHook(iv.hooks, HookSite::K, layer, k);
+    runHook(iv.hooks, HookSite::V, layer, v);
+  }
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
   t.heads = attendHeads(q, k, v, config_.heads, dh, scale, /*causal=*/false, t.concat, keepMaps);
+  runAttentionHooks(iv.hooks, layer, t.heads, t.concat);
   interveneOnConcat(iv, layer, config_.heads, dh, t.concat);
+  runHook(iv.hooks, HookSite::Z, layer, t.concat);
   t.attentionOut = w.oW.affine(t.concat, w.oB.vector());  // [n, d]
-  const Mat h = layerNorm(Mat(x + t.attentionOut), w.ln1Gamma.vector(), w.ln1Beta.vector(), config_.layerNormEps);
+  runHook(iv.hooks, HookSite::AttnOut, layer, t.attentionOut);
+  // hook_resid_mid: x + attn_out, before the post-attention LayerNorm (TransformerLens's BertBlock)
+  Mat mid = x + t.attentionOut;
+  runHook(iv.hooks, HookSite::ResidMid, layer, mid);
+  const Mat h = layerNorm(mid, w.ln1Gamma.vector(), w.ln1Beta.vector(), config_.layerNormEps);
 
   // MLP: act(h·W_iᵀ + b_i)·W_o2ᵀ + b_o2   [n, inner] → [n, d]
   Mat hidden = w.iW.affine(h, w.iB.vector());
   applyActivation(hidden, config_.activation);
   t.mlpOut = w.o2W.affine(hidden, w.o2B.vector());
+  runHook(iv.hooks, HookSite::MlpOut, layer, t.mlpOut);
   t.residualOut = layerNorm(Mat(h + t.mlpOut), w.ln2Gamma.vector(), w.ln2Beta.vector(), config_.layerNormEps);
+  runHook(iv.hooks, HookSite::ResidPost, layer, t.residualOut);
   return t;
 }
 

@@ -8,6 +8,7 @@
 #include "core/compute/heap_policy.h"
 #include "core/model/attention_head.h"
 #include "core/model/blocks.h"
+#include "core/model/forward_hooks.h"
 #include "core/model/prefix_reuse.h"
 #include "core/model/resumed_runs.h"
 
@@ -161,7 +162,13 @@ Trace DecoderModel::forward(const TokenizedText& text, const RunControl& control
                                static_cast<long long>(config_.decoder.kvHeads) * config_.dHead(), keepOutputs));
   trace.kvHeads = config_.decoder.kvHeads;
   Mat h(n, config_.dModel);  // [n, d]
-  for (int i = 0; i < n; ++i) h.row(i) = embed_.matrix().row(text.ids[i]) * embedScale_;
+  if (wantsHook(iv.hooks, HookSite::Embed, -1)) {
+    for (int i = 0; i < n; ++i) h.row(i) = embed_.matrix().row(text.ids[i]);
+    runHook(iv.hooks, HookSite::Embed, -1, h);  // W_E rows, before the embedding scale
+    h *= embedScale_;
+  } else {
+    for (int i = 0; i < n; ++i) h.row(i) = embed_.matrix().row(text.ids[i]) * embedScale_;
+  }
   trace.embeddings = h;
   const RopeTables global = ropeTables(config_.decoder.rope, config_.dHead(), n);
   RopeTables local;
@@ -175,6 +182,7 @@ Trace DecoderModel::forward(const TokenizedText& text, const RunControl& control
   for (int l = copyReusedLayers(iv, text.ids, trace, h); l < config_.layers; ++l) {
     control.checkpoint(static_cast<double>(l) / config_.layers);
     interveneOnTracedResidual(iv, l, trace, h);
+    hookTracedResidual(iv, l, trace, h);
     trace.layers.push_back(
         runLayer(l, h, config_.decoder.usesLocalRope[l] ? local : global, iv, keepMaps, keepOutputs, p));
     h = trace.layers.back().residualOut;
@@ -204,6 +212,11 @@ LayerTrace DecoderModel::runLayer(int layer, const Mat& x, const RopeTables& rop
   const RopeTables newRows = p > 0 ? RopeTables{rope.cos.bottomRows(m), rope.sin.bottomRows(m)} : RopeTables{};
   applyRope(q, heads, dh, p > 0 ? newRows : rope);  // positions p … n − 1
   applyRope(k, kv, dh, p > 0 ? newRows : rope);
+  if (iv.hooks) {  // q and k after the rotation (TransformerLens's hook_rot_q, hook_rot_k)
+    runHook(iv.hooks, HookSite::Q, layer, q);
+    runHook(iv.hooks, HookSite::K, layer, k);
+    runHook(iv.hooks, HookSite::V, layer, v);
+  }
   if (p > 0) {
     const LayerTrace& prev = iv.prefix->layers[static_cast<std::size_t>(layer)];
     q = stackHeadRows(prev, HeadPart::Q, p, q, heads, 1, dh);
@@ -217,13 +230,19 @@ LayerTrace DecoderModel::runLayer(int layer, const Mat& x, const RopeTables& rop
   // An edit: the heads' outputs of rows before p are the last run's (their tiles skip the A·V product).
   const LayerTrace* known = p > 0 ? &iv.prefix->layers[static_cast<std::size_t>(layer)] : nullptr;
   t.heads = attendGroupedHeads(q, k, v, heads, kv, dh, o, t.concat, keepMaps && p == 0, known, p);
+  runAttentionHooks(iv.hooks, layer, t.heads, t.concat);
   interveneOnConcat(iv, layer, heads, dh, t.concat);
+  runHook(iv.hooks, HookSite::Z, layer, t.concat);
   Mat attentionOut = attentionOutput(layer, t.concat.bottomRows(m));  // [m, d]
-  const Mat h = rows + attentionOut;
+  runHook(iv.hooks, HookSite::AttnOut, layer, attentionOut);
+  Mat h = rows + attentionOut;
+  runHook(iv.hooks, HookSite::ResidMid, layer, h);
   Mat mlpOut = mlp(norm(h, d.sandwichNorms ? w.preFfnNorm : w.postAttnNorm), w);
   if (d.sandwichNorms) mlpOut = norm(mlpOut, w.postFfnNorm);
+  runHook(iv.hooks, HookSite::MlpOut, layer, mlpOut);
   if (p == 0) {
     t.residualOut = h + mlpOut;
+    runHook(iv.hooks, HookSite::ResidPost, layer, t.residualOut);
     if (keepOutputs) {
       t.attentionOut = std::move(attentionOut);
       t.mlpOut = std::move(mlpOut);

@@ -6,6 +6,7 @@
 #include "core/compute/heap_policy.h"
 #include "core/model/attention_head.h"
 #include "core/model/blocks.h"
+#include "core/model/forward_hooks.h"
 #include "core/model/prefix_reuse.h"
 
 namespace attnlab {
@@ -71,12 +72,24 @@ Trace Gpt2Model::forward(const TokenizedText& text, const RunControl& control, c
                         activationFloatsPerToken(config_.dModel, headColumns, headColumns, keepOutputs));
   // h⁰ = wte[ids] + wpe[0..n)   [n, d]
   Mat h(n, config_.dModel);
-  for (int i = 0; i < n; ++i) h.row(i) = wte_.matrix().row(text.ids[i]) + wpe_.matrix().row(i);
+  if (wantsHook(iv.hooks, HookSite::Embed, -1) || wantsHook(iv.hooks, HookSite::PosEmbed, -1)) {
+    Mat e(n, config_.dModel);  // W_E rows and W_pos rows, each offered to its hook
+    for (int i = 0; i < n; ++i) {
+      e.row(i) = wte_.matrix().row(text.ids[i]);
+      h.row(i) = wpe_.matrix().row(i);
+    }
+    runHook(iv.hooks, HookSite::Embed, -1, e);
+    runHook(iv.hooks, HookSite::PosEmbed, -1, h);
+    h += e;
+  } else {
+    for (int i = 0; i < n; ++i) h.row(i) = wte_.matrix().row(text.ids[i]) + wpe_.matrix().row(i);
+  }
   trace.embeddings = h;
   const int p = reusablePrefixRows(iv, text.ids, config_.layers, keepMaps);  // rows taken from the last run
   for (int l = copyReusedLayers(iv, text.ids, trace, h); l < config_.layers; ++l) {
     control.checkpoint(static_cast<double>(l) / config_.layers);
     interveneOnTracedResidual(iv, l, trace, h);
+    hookTracedResidual(iv, l, trace, h);
     trace.layers.push_back(runLayer(l, h, iv, keepMaps, keepOutputs, p));
     h = trace.layers.back().residualOut;
   }
@@ -91,7 +104,12 @@ LayerTrace Gpt2Model::runLayer(int layer, const Mat& x, const Intervention& iv, 
   LayerTrace t;
   // qkv = LN₁(x)·W_attn + b   [n − p, 3d] for the rows not taken from the last run; columns [0, d) are Q, [d, 2d) K,
   // [2d, 3d) V, head h at h·d_head.
-  const Mat qkv = queryKeyValue(layer, p > 0 ? Mat(x.bottomRows(x.rows() - p)) : x);
+  Mat qkv = queryKeyValue(layer, p > 0 ? Mat(x.bottomRows(x.rows() - p)) : x);
+  if (iv.hooks) {
+    runHook(iv.hooks, HookSite::Q, layer, qkv.middleCols(0, d));
+    runHook(iv.hooks, HookSite::K, layer, qkv.middleCols(d, d));
+    runHook(iv.hooks, HookSite::V, layer, qkv.middleCols(2 * d, d));
+  }
   const float scale = attentionScale(layer);
   if (p == 0) {
     t.heads = attendHeads(qkv.middleCols(0, d), qkv.middleCols(d, d), qkv.middleCols(2 * d, d), heads, dh, scale,
@@ -103,13 +121,19 @@ LayerTrace Gpt2Model::runLayer(int layer, const Mat& x, const Intervention& iv, 
                           stackHeadRows(prev, HeadPart::V, p, qkv.middleCols(2 * d, d), heads, 1, dh), heads, dh, scale,
                           /*causal=*/true, t.concat, /*keepMaps=*/false, &prev, p);  // outputs < p: prev's
   }
+  runAttentionHooks(iv.hooks, layer, t.heads, t.concat);
   interveneOnConcat(iv, layer, heads, dh, t.concat);
+  runHook(iv.hooks, HookSite::Z, layer, t.concat);
   const Eigen::Index m = x.rows() - p;  // rows computed here
-  const Mat attentionOut = attentionOutput(layer, t.concat.bottomRows(m));
-  const Mat h = x.bottomRows(m) + attentionOut;
-  const Mat mlpOut = mlp(layer, h);
+  Mat attentionOut = attentionOutput(layer, t.concat.bottomRows(m));
+  runHook(iv.hooks, HookSite::AttnOut, layer, attentionOut);
+  Mat h = x.bottomRows(m) + attentionOut;
+  runHook(iv.hooks, HookSite::ResidMid, layer, h);
+  Mat mlpOut = mlp(layer, h);
+  runHook(iv.hooks, HookSite::MlpOut, layer, mlpOut);
   if (p == 0) {
     t.residualOut = h + mlpOut;
+    runHook(iv.hooks, HookSite::ResidPost, layer, t.residualOut);
     if (keepOutputs) {
       t.attentionOut = attentionOut;
       t.mlpOut = mlpOut;

@@ -8,6 +8,7 @@
 #include "core/model/attention_head.h"
 #include "core/model/blocks.h"
 #include "core/model/embedding.h"
+#include "core/model/forward_hooks.h"
 #include "core/model/trace.h"
 
 namespace attnlab {
@@ -128,7 +129,7 @@ Trace BuiltinModel::forward(const TokenizedText& text, const RunControl& control
   std::vector<std::string> words;
   words.reserve(n);
   for (const Token& tok : text.tokens) words.push_back(tok.text);
-  Trace trace = forwardEmbeddings(embed(words), control);
+  Trace trace = forwardEmbeddings(embed(words), control, iv.hooks);
   trace.tokens = std::move(words);
   trace.tokenIds = text.ids;
   return trace;
@@ -148,7 +149,7 @@ Mat BuiltinModel::embed(const std::vector<std::string>& words) const {
   return x;
 }
 
-Trace BuiltinModel::forwardEmbeddings(const Mat& x, const RunControl& control) const {
+Trace BuiltinModel::forwardEmbeddings(const Mat& x, const RunControl& control, const ForwardHooks* hooks) const {
   // Checked here too, not only in forward(): a wrong width would reach Eigen products of mismatched
   // shapes, which are undefined behaviour with EIGEN_NO_DEBUG.
   const int n = static_cast<int>(x.rows());
@@ -167,14 +168,19 @@ Trace BuiltinModel::forwardEmbeddings(const Mat& x, const RunControl& control) c
   Mat h = x;
   for (int l = 0; l < config_.layers; ++l) {
     control.checkpoint(static_cast<double>(l) / config_.layers);
-    trace.layers.push_back(runLayer(layers_[l], h));
+    if (wantsHook(hooks, HookSite::ResidPre, l)) {
+      runHook(hooks, HookSite::ResidPre, l, h);
+      (l == 0 ? trace.embeddings : trace.layers.back().residualOut) = h;
+    }
+    trace.layers.push_back(runLayer(layers_[l], h, l, hooks));
     h = trace.layers.back().residualOut;
   }
   control.checkpoint(1.0);
   return trace;
 }
 
-Mat BuiltinModel::attentionBlock(const BuiltinLayerWeights& w, const Mat& x, LayerTrace& trace) const {
+Mat BuiltinModel::attentionBlock(const BuiltinLayerWeights& w, const Mat& x, LayerTrace& trace, int layer,
+                                 const ForwardHooks* hooks) const {
   const int n = static_cast<int>(x.rows()), d = config_.dModel, dh = structure_.dHead;
   const float scale = structure_.scale ? 1.0f / std::sqrt(static_cast<float>(dh)) : 1.0f;
   // Without projections the rung is w = softmax(X·Xᵀ): queries, keys and values are X itself.
@@ -184,6 +190,11 @@ Mat BuiltinModel::attentionBlock(const BuiltinLayerWeights& w, const Mat& x, Lay
     k.noalias() = x * w.wk;
     v.noalias() = x * w.wv;
   }
+  if (hooks) {
+    runHook(hooks, HookSite::Q, layer, q);
+    runHook(hooks, HookSite::K, layer, k);
+    runHook(hooks, HookSite::V, layer, v);
+  }
   trace.concat.resize(n, d);
   for (int hd = 0; hd < structure_.heads; ++hd) {
     const int c0 = hd * dh;
@@ -191,21 +202,26 @@ Mat BuiltinModel::attentionBlock(const BuiltinLayerWeights& w, const Mat& x, Lay
                                      shareMat(v.middleCols(c0, dh)), scale, structure_.causal,
                                      trace.concat.middleCols(c0, dh)));
   }
+  runAttentionHooks(hooks, layer, trace.heads, trace.concat);
+  runHook(hooks, HookSite::Z, layer, trace.concat);
   if (!structure_.outputProjection) return trace.concat;
   Mat out(n, d);
   out.noalias() = trace.concat * w.wo;  // unify the heads: [n, d]·[d, d]
   return out;
 }
 
-LayerTrace BuiltinModel::runLayer(const BuiltinLayerWeights& w, const Mat& x) const {
+LayerTrace BuiltinModel::runLayer(const BuiltinLayerWeights& w, const Mat& x, int layer,
+                                  const ForwardHooks* hooks) const {
   LayerTrace t;
   const EffectiveStructure& s = structure_;
   const bool pre = s.norm == NormPlacement::Pre, post = s.norm == NormPlacement::Post;
 
   // Attention sub-block: x ← [LN](x + attn([LN](x)))
-  t.attentionOut = attentionBlock(w, pre ? layerNorm(x, w.ln1Gamma, w.ln1Beta, kLayerNormEps) : x, t);
+  t.attentionOut = attentionBlock(w, pre ? layerNorm(x, w.ln1Gamma, w.ln1Beta, kLayerNormEps) : x, t, layer, hooks);
+  runHook(hooks, HookSite::AttnOut, layer, t.attentionOut);
   Mat h = s.skip ? Mat(x + t.attentionOut) : t.attentionOut;
   if (post) h = layerNorm(h, w.ln1Gamma, w.ln1Beta, kLayerNormEps);
+  runHook(hooks, HookSite::ResidMid, layer, h);
 
   // MLP sub-block: x ← [LN](x + W2·act(W1·[LN](x) + b1) + b2), hidden width 4·d
   if (s.mlp) {
@@ -215,9 +231,11 @@ LayerTrace BuiltinModel::runLayer(const BuiltinLayerWeights& w, const Mat& x) co
     else
       reluInPlace(hidden);
     t.mlpOut = affine(hidden, w.w2, w.b2);  // [n, d]
+    runHook(hooks, HookSite::MlpOut, layer, t.mlpOut);
     h = s.skip ? Mat(h + t.mlpOut) : t.mlpOut;
     if (post) h = layerNorm(h, w.ln2Gamma, w.ln2Beta, kLayerNormEps);
   }
+  runHook(hooks, HookSite::ResidPost, layer, h);
   t.residualOut = std::move(h);
   return t;
 }

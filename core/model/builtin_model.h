@@ -43,17 +43,19 @@ class BuiltinModel : public Model {
 
   /// Forward from given input rows X [n, d] (skips tokenization and embedding). Throws InputError
   /// when n is 0 or above max tokens, or when the rows are not d_model wide.
-  Trace forwardEmbeddings(const Mat& x, const RunControl& control = {}) const;
+  Trace forwardEmbeddings(const Mat& x, const RunControl& control = {}, const ForwardHooks* hooks = nullptr) const;
 
   const ModelConfig& config() const { return config_; }
   const std::vector<BuiltinLayerWeights>& weights() const { return layers_; }
 
  private:
-  LayerTrace runLayer(const BuiltinLayerWeights& w, const Mat& x) const;
+  LayerTrace runLayer(const BuiltinLayerWeights& w, const Mat& x, int layer = 0,
+                      const ForwardHooks* hooks = nullptr) const;
   /// Word vectors + position information  [n, d], from caches: typing re-embeds the same words and
   /// positions on every keystroke, and drawing the Gaussians is a fifth of a small forward pass.
   Mat embed(const std::vector<std::string>& words) const;
-  Mat attentionBlock(const BuiltinLayerWeights& w, const Mat& x, LayerTrace& trace) const;
+  Mat attentionBlock(const BuiltinLayerWeights& w, const Mat& x, LayerTrace& trace, int layer = 0,
+                     const ForwardHooks* hooks = nullptr) const;
 
   ModelConfig config_;
   EffectiveStructure structure_;

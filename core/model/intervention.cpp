@@ -68,6 +68,8 @@ void checkIntervention(const Intervention& iv, int layers, int heads, int tokens
     if (iv.resample->layerCount() != layers || iv.resample->headCount() != heads)
       throw InputError("resample ablation: the other text's run is of another model");
   }
+  if (iv.hooks && (iv.reuse || iv.prefix))
+    throw InputError("a run with hooks computes every layer: it cannot reuse layers or rows of another run");
   if (iv.patchPosition >= tokens)
     throw InputError("head patch at position " + std::to_string(iv.patchPosition) + " is outside the text (" +
                      std::to_string(tokens) + " tokens)");

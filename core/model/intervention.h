@@ -14,6 +14,8 @@
 
 namespace attnlab {
 
+class ForwardHooks;
+
 struct HeadRef {
   int layer = 0, head = 0;
   bool operator==(const HeadRef& o) const { return layer == o.layer && head == o.head; }
@@ -60,6 +62,9 @@ struct Intervention {
   /// The previous traced run of this model with the same ablations (the GUI's last result): a causal pass that keeps
   /// no maps takes the rows before the first changed token from it (prefix_reuse.h). Ignored otherwise.
   const Trace* prefix = nullptr;
+  /// Callbacks that read or change the activations as the pass makes them (forward_hooks.h; Python's
+  /// run_with_hooks); applied after the ablations and patches of the same site. Not with `reuse` or `prefix`.
+  const ForwardHooks* hooks = nullptr;
 
   bool empty() const { return ablate.empty() && patchHeads.empty() && residualLayer < 0; }
   /// Whether the ablations change each row from that row's own values (zero, resample), not from every row (mean).

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/base/errors.h"
+#include "core/model/forward_hooks.h"
 #include "core/train/tiny_net.h"
 
 namespace attnlab {
@@ -19,6 +20,35 @@ void checkShapes(const TinyConfig& c, const TinyParams<float>& p) {
   const auto want = tinyTensorShapes(c);
   if (have != want) throw InputError("the tiny model's weights do not match its configuration");
 }
+
+/// Python's hooks (forward_hooks.h) at the tiny network's places: Q, K, V as the column blocks of its Q | K | V, the
+/// masked scores before the softmax (Scores) and the maps after it (Pattern), the outputs and streams.
+void addForwardHooks(const ForwardHooks& fh, int layers, TinyHooks<float>& hooks) {
+  hooks.site = [&fh](TinySite site, int layer, Mat& m) {
+    if (site == TinySite::Qkv) {
+      const Eigen::Index d = m.cols() / 3;
+      runHook(&fh, HookSite::Q, layer, m.leftCols(d));
+      runHook(&fh, HookSite::K, layer, m.middleCols(d, d));
+      runHook(&fh, HookSite::V, layer, m.rightCols(d));
+      return;
+    }
+    const HookSite s = site == TinySite::AttnOut  ? HookSite::AttnOut
+                       : site == TinySite::Mid    ? HookSite::ResidMid
+                       : site == TinySite::MlpOut ? HookSite::MlpOut
+                       : site == TinySite::Embed  ? HookSite::Embed
+                                                  : HookSite::PosEmbed;
+    runHook(&fh, s, layer, m);
+  };
+  hooks.wantsScores = [&fh](int layer) { return fh.wants(HookSite::Scores, layer); };
+  hooks.scores = [&fh](int layer, std::vector<Mat>& scores) { fh.callMaps(HookSite::Scores, layer, scores); };
+  bool pattern = false;  // the heads' outputs are made again from the maps only when a hook may change them
+  for (int l = 0; l < layers; ++l) pattern = fh.wants(HookSite::Pattern, l) || pattern;
+  if (!pattern) return;
+  hooks.attention = [&fh](int layer, std::vector<Mat>& maps) {
+    if (fh.wants(HookSite::Pattern, layer)) fh.callMaps(HookSite::Pattern, layer, maps);
+  };
+}
+
 }  // namespace
 
 int tinyWordSymbol(const std::string& word, int vocab) {
@@ -110,10 +140,18 @@ Trace TinyModel::forward(const TokenizedText& text, const RunControl& control, c
   const int dh = config_.dHead();
   checkIntervention(iv, config_.layers, config_.heads, n);
   TinyHooks<float> hooks;  // ablation and patching at the places every model applies them (intervention.h)
-  hooks.concat = [&](int layer, Mat& concat) { interveneOnConcat(iv, layer, config_.heads, dh, concat); };
-  hooks.residual = [&](int layer, Mat& stream) { interveneOnResidual(iv, layer, stream); };
+  hooks.concat = [&](int layer, Mat& concat) {
+    interveneOnConcat(iv, layer, config_.heads, dh, concat);
+    runHook(iv.hooks, HookSite::Z, layer, concat);
+  };
+  hooks.residual = [&](int layer, Mat& stream) {
+    interveneOnResidual(iv, layer, stream);
+    if (layer > 0) runHook(iv.hooks, HookSite::ResidPost, layer - 1, stream);  // the same stream, as TransformerLens
+    if (layer < config_.layers) runHook(iv.hooks, HookSite::ResidPre, layer, stream);
+  };
+  if (iv.hooks) addForwardHooks(*iv.hooks, config_.layers, hooks);
   TinyForward<float> f;
-  tinyForward(config_, params_, ids.data(), 1, n, f, nullptr, iv.empty() ? nullptr : &hooks);
+  tinyForward(config_, params_, ids.data(), 1, n, f, nullptr, iv.empty() && !iv.hooks ? nullptr : &hooks);
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
   Trace t;
   for (const Token& token : text.tokens) t.tokens.push_back(token.text);
@@ -122,7 +160,8 @@ Trace TinyModel::forward(const TokenizedText& text, const RunControl& control, c
   t.embeddings = f.x0;
   for (const TinyLayerCache<float>& L : f.layers) {
     // The stream this layer read, a residual patch applied: what Trace::layerInput gives.
-    if (iv.residualLayer == t.layerCount()) (t.layers.empty() ? t.embeddings : t.layers.back().residualOut) = L.xIn;
+    if (iv.residualLayer == t.layerCount() || iv.hooks)
+      (t.layers.empty() ? t.embeddings : t.layers.back().residualOut) = L.xIn;
     LayerTrace lt;
     for (int h = 0; h < config_.heads; ++h) {
       HeadTrace ht;

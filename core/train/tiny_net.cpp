@@ -119,10 +119,42 @@ void layerForward(const TinyConfig& c, const TinyLayerParams<S>& w, int batch, i
                   int layer, const TinyHooks<S>* hooks) {
   L.a = c.layerNorm ? layerNormForward(L.xIn, w.ln1Gamma, w.ln1Beta, L.ln1) : L.xIn;
   L.qkv.noalias() = L.a * stackedQkv(w);
+  if (hooks && hooks->site) hooks->site(TinySite::Qkv, layer, L.qkv);
   attentionForward(c, batch, tokens, L);
+  const int dh = c.dHead();
+  const bool scoresHook = hooks && hooks->scores && hooks->wantsScores && hooks->wantsScores(layer) &&
+                          c.attention == TinyAttention::Softmax;
+  if (scoresHook) {  // the scores again, as attentionForward makes them, for the hook; then the softmax of its own
+    const S scale = static_cast<S>(1.0 / std::sqrt(static_cast<double>(dh)));
+    std::vector<MatS<S>> scores(L.attention.size());
+    for (int b = 0; b < batch; ++b)
+      for (int h = 0; h < c.heads; ++h) {
+        const Eigen::Index r0 = static_cast<Eigen::Index>(b) * tokens, c0 = static_cast<Eigen::Index>(h) * dh;
+        MatS<S>& a = scores[static_cast<std::size_t>(b) * c.heads + h];
+        a.noalias() = L.q().block(r0, c0, tokens, dh) * L.k().block(r0, c0, tokens, dh).transpose();
+        a *= scale;
+        applyCausalMask(a);
+      }
+    hooks->scores(layer, scores);
+    for (std::size_t i = 0; i < scores.size(); ++i) {
+      L.attention[i] = std::move(scores[i]);
+      softmaxRowsInPlace(L.attention[i]);
+    }
+  }
+  if (hooks && hooks->attention) hooks->attention(layer, L.attention);
+  if (scoresHook || (hooks && hooks->attention)) {
+    for (int b = 0; b < batch; ++b)
+      for (int h = 0; h < c.heads; ++h) {
+        const Eigen::Index r0 = static_cast<Eigen::Index>(b) * tokens, c0 = static_cast<Eigen::Index>(h) * dh;
+        L.concat.block(r0, c0, tokens, dh).noalias() =
+            L.attention[static_cast<std::size_t>(b) * c.heads + h] * L.v().block(r0, c0, tokens, dh);
+      }
+  }
   if (hooks && hooks->concat) hooks->concat(layer, L.concat);
   L.attnOut.noalias() = L.concat * w.wo;
+  if (hooks && hooks->site) hooks->site(TinySite::AttnOut, layer, L.attnOut);
   L.xOut = L.xIn + L.attnOut;
+  if (hooks && hooks->site) hooks->site(TinySite::Mid, layer, L.xOut);
   if (!c.mlp) return;
   L.mlpIn = c.layerNorm ? layerNormForward(L.xOut, w.ln2Gamma, w.ln2Beta, L.ln2) : L.xOut;
   L.hidden = affine(L.mlpIn, w.w1, w.b1.col(0));
@@ -132,6 +164,7 @@ void layerForward(const TinyConfig& c, const TinyLayerParams<S>& w, int batch, i
   else
     geluTanhInPlace(L.act);
   L.mlpOut = affine(L.act, w.w2, w.b2.col(0));
+  if (hooks && hooks->site) hooks->site(TinySite::MlpOut, layer, L.mlpOut);
   L.xOut += L.mlpOut;
 }
 
@@ -207,7 +240,18 @@ void tinyForward(const TinyConfig& c, const TinyParams<S>& p, const int* ids, in
   out.batch = batch, out.tokens = tokens;
   const Eigen::Index rows = static_cast<Eigen::Index>(batch) * tokens;
   out.x0.resize(rows, c.dModel);
-  for (Eigen::Index r = 0; r < rows; ++r) out.x0.row(r) = p.tokEmb.row(ids[r]) + p.posEmb.row(r % tokens);
+  if (hooks && hooks->site) {  // the token and position rows apart, each offered to its hook
+    MatS<S> positions(rows, c.dModel);
+    for (Eigen::Index r = 0; r < rows; ++r) {
+      out.x0.row(r) = p.tokEmb.row(ids[r]);
+      positions.row(r) = p.posEmb.row(r % tokens);
+    }
+    hooks->site(TinySite::Embed, -1, out.x0);
+    hooks->site(TinySite::PosEmbed, -1, positions);
+    out.x0 += positions;
+  } else {
+    for (Eigen::Index r = 0; r < rows; ++r) out.x0.row(r) = p.tokEmb.row(ids[r]) + p.posEmb.row(r % tokens);
+  }
   out.layers.resize(static_cast<std::size_t>(c.layers));
   const MatS<S>* x = &out.x0;
   for (int l = 0; l < c.layers; ++l) {

@@ -58,10 +58,23 @@ struct TinyForward {
 /// Changes to a forward pass at the two places every model applies the ablations and patches of
 /// core/model/intervention.h: the heads' concatenated outputs [BT, d] before the output projection, and the
 /// residual stream [BT, d] entering a layer (layer = layers: the stream after the last layer). Null: none.
+/// `site` and `attention` are Python's run_with_hooks (forward_hooks.h): the layer's other activations, changed in
+/// place (Qkv: Q | K | V [BT, 3d]; AttnOut, Mid — the stream between attention and MLP —, MlpOut [BT, d]; Embed and
+/// PosEmbed, layer −1: the token and position rows [BT, d] the embeddings add), and the
+/// attention maps (batch·heads [T, T], softmax rows) and the scores below, after which the heads' outputs are A·V of
+/// the maps left.
+enum class TinySite { Qkv, AttnOut, Mid, MlpOut, Embed, PosEmbed };
 template <typename S>
 struct TinyHooks {
-  std::function<void(int layer, Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>& concat)> concat;
-  std::function<void(int layer, Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>& stream)> residual;
+  using M = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
+  std::function<void(int layer, M& concat)> concat;
+  std::function<void(int layer, M& stream)> residual;
+  std::function<void(TinySite site, int layer, M& m)> site;
+  std::function<void(int layer, std::vector<M>& attention)> attention;
+  /// The masked scores (batch·heads [T, T], −∞ above the diagonal) before the softmax, for the layers where
+  /// wantsScores says so; the maps are then the softmax of what it leaves (softmax attention only).
+  std::function<bool(int layer)> wantsScores;
+  std::function<void(int layer, std::vector<M>& scores)> scores;
 };
 
 /// Runs the model on `batch` sequences of `tokens` ids each (ids row-major: ids[b·T + t]). Ids must lie

@@ -65,5 +65,51 @@ class BadInput(unittest.TestCase):
         self.assertTrue(np.all(np.isfinite(logits)))
 
 
+    def test_bad_hooks(self):
+        want, _ = self.model.run_with_cache('the cat sat')
+        # An unknown name: KeyError naming the valid ones near it.
+        with self.assertRaises(KeyError) as e:
+            self.model.run_with_hooks('the cat', fwd_hooks=[('blocks.0.attn.hook_zz', lambda x, hook: None)])
+        self.assertIn('blocks.0.attn.hook_z', str(e.exception))
+        with self.assertRaises(KeyError) as e:
+            self.model.run_with_hooks('the cat', fwd_hooks=[('blocks.2.hook_resid_post', lambda x, hook: None)])
+        self.assertIn('blocks.1.hook_resid_post', str(e.exception))
+        with self.assertRaisesRegex(ValueError, 'pair'):
+            self.model.run_with_hooks('the cat', fwd_hooks=['blocks.0.attn.hook_z'])
+        with self.assertRaisesRegex(ValueError, 'not callable'):
+            self.model.run_with_hooks('the cat', fwd_hooks=[('blocks.0.attn.hook_z', 3)])
+        # A wrong shape, a wrong dtype, not an array: the hook named, the expected shape given.
+        n = self.model.to_tokens('the cat sat').shape[1]
+        with self.assertRaisesRegex(ValueError, rf"hook 'blocks.0.attn.hook_z' returned shape \(1, {n}, 4\).*float32"
+                                                rf".*\(1, {n}, 4, 8\)"):
+            self.model.run_with_hooks('the cat sat', fwd_hooks=[('blocks.0.attn.hook_z', lambda z, hook: z[..., 0])])
+        with self.assertRaisesRegex(TypeError, "hook 'blocks.1.hook_resid_mid' returned dtype float64"):
+            self.model.run_with_hooks('the cat sat',
+                                      fwd_hooks=[('blocks.1.hook_resid_mid', lambda x, hook: x.astype(np.float64))])
+        with self.assertRaisesRegex(TypeError, "hook 'blocks.0.attn.hook_pattern' returned list"):
+            self.model.run_with_hooks('the cat sat', fwd_hooks=[('blocks.0.attn.hook_pattern', lambda x, hook: [1])])
+        # A Python exception inside a hook: raised again with the hook's name, the original as its cause.
+        def broken(x, hook):
+            raise ZeroDivisionError('my metric divided by zero')
+        with self.assertRaisesRegex(ZeroDivisionError, "hook 'blocks.1.attn.hook_q': my metric divided by zero") as e:
+            self.model.run_with_hooks('the cat sat', fwd_hooks=[('blocks.1.attn.hook_q', broken)])
+        self.assertIsInstance(e.exception.__cause__, ZeroDivisionError)
+        class Odd(Exception):  # an exception type that takes no message: the original, with a note
+            def __init__(self):
+                super().__init__()
+        with self.assertRaises(Odd) as e:
+            self.model.run_with_hooks('the cat sat', fwd_hooks=[('ln_final.hook_normalized',
+                                                                 lambda x, hook: (_ for _ in ()).throw(Odd()))])
+        self.assertIn("in hook 'ln_final.hook_normalized'", e.exception.__notes__)
+        # A text too long, with hooks.
+        with self.assertRaisesRegex(ValueError, '48'):
+            self.model.run_with_hooks('the cat walks on the street ' * 20,
+                                      fwd_hooks=[('blocks.0.attn.hook_z', lambda z, hook: z)])
+        # After all of these the model gives the right numbers.
+        got = self.model.run_with_hooks('the cat sat', fwd_hooks=[('blocks.0.attn.hook_z', lambda z, hook: z)])
+        np.testing.assert_array_equal(got, want)
+        got, _ = self.model.run_with_cache('the cat sat')
+        np.testing.assert_array_equal(got, want)
+
 if __name__ == '__main__':
     unittest.main()
