@@ -5,7 +5,8 @@
 //   bench_train_encdec --save DIR [--task reverse|sort] [--steps N] [--threads N]
 //                                           trains one model (the rate falling linearly to 0 over the steps) and
 //                                           saves it as a BART folder (scripts/train-encdec-model)
-// Knobs for tuning: --layers N (encoder and decoder), --d N, --heads N, --ffn N, --lr X, --batch N, --seed N.
+// Knobs for tuning: --layers N (encoder and decoder), --d N, --heads N, --ffn N, --lr X, --batch N, --seed N,
+// --symbols N, --min-length N, --max-length N.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -72,6 +73,12 @@ int main(int argc, char** argv) try {
       s.adam.lr = std::atof(v);
     else if (k == "--batch")
       s.batch = std::atoi(v);
+    else if (k == "--symbols")
+      s.model.symbols = std::atoi(v);
+    else if (k == "--max-length")
+      s.model.maxLength = std::atoi(v);
+    else if (k == "--min-length")
+      s.minLength = std::atoi(v);
     else if (k == "--seed")
       s.model.seed = std::strtoull(v, nullptr, 10);
     else

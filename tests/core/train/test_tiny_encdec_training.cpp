@@ -138,6 +138,22 @@ class TestTinyEncDecTraining : public QObject {
     QVERIFY2(held > 800 && held < 1200, qPrintable(QString::number(held)));  // 1000 expected
   }
 
+  /// The second task trains too: sorting, the same model and steps.
+  void learnsSorting() {
+    EncDecTrainSettings s = testSettings();
+    s.task = EncDecTask::Sort;
+    EncDecTrainer t(s);
+    const EncDecEvaluation before = evaluateTinyEncDec(EncDecTask::Sort, s.model, t.params(), s.minLength, 32, 5);
+    for (int i = 0; i < kTestSteps; ++i) t.step();
+    const EncDecEvaluation after = evaluateTinyEncDec(EncDecTask::Sort, s.model, t.params(), s.minLength, 32, 5);
+    qInfo("sort: untrained accuracy %.4f, aligned %.3f; after %d steps: accuracy %.4f, aligned %.3f", before.accuracy,
+          before.alignedMass, kTestSteps, after.accuracy, after.alignedMass);
+    // Measured: 0.082 → 1.000, aligned 0.170 → 0.604 (with repeated symbols several positions are equally right).
+    QVERIFY2(after.accuracy >= 0.99, qPrintable(QString::number(after.accuracy)));
+    QVERIFY(before.accuracy < 0.3);
+    QVERIFY2(after.alignedMass >= 0.45 && before.alignedMass < 0.3, qPrintable(QString::number(after.alignedMass)));
+  }
+
   /// Sorting's answer and alignment by hand: [c a b a] → [a a b c] read from positions 1, 3, 2, 0.
   void sortAnswer() {
     std::vector<int> answer, aligned;
