@@ -2,7 +2,11 @@
 
 #include <cstddef>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
+#include "core/base/atomic_file.h"
 #include "core/base/errors.h"
 #include "core/train/tiny_checkpoint.h"
 
@@ -30,11 +34,42 @@ const EmbeddedFile* embeddedFile(const std::string& path) {
 
 bool isShippedModelName(const std::string& modelDir) { return modelDir.rfind(kShippedModelPrefix, 0) == 0; }
 
+bool isShippedEncDecName(const std::string& modelDir) { return modelDir == kShippedReverseModel; }
+
+std::string shippedEncDecFolder(const std::string& modelDir) {
+  if (!isShippedEncDecName(modelDir))
+    throw InputError("unknown built-in encoder–decoder '" + modelDir + "' (known: " + kShippedReverseModel + ")");
+  const std::string name = modelDir.substr(std::strlen(kShippedModelPrefix));
+  std::error_code ec;
+  const std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
+  if (ec) throw InputError(std::string("no temporary folder for the built-in model ") + modelDir + ": " + ec.message());
+  // One folder per program build's bytes would need a hash; the files are small, so each is compared and
+  // rewritten (atomically) when it differs: two program versions never read each other's half-written files.
+  const std::filesystem::path dir = tmp / "attnlab-builtin" / name;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    throw InputError("cannot create " + dir.string() + " for the built-in model " + modelDir + ": " + ec.message());
+  for (const char* file : {"config.json", "model.safetensors", "tokenizer.json"}) {
+    const EmbeddedFile* e = embeddedFile("models/" + name + "/" + file);
+    if (!e) throw InputError("the built-in model " + modelDir + " lacks " + file + " (a build problem)");
+    const std::string path = (dir / file).string();
+    std::ifstream in(path, std::ios::binary);
+    const std::string have((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string_view want(reinterpret_cast<const char*>(e->data), e->size);
+    if (have != want) writeFileAtomically(path, want);
+  }
+  return dir.string();
+}
+
 std::shared_ptr<const TinyModel> loadShippedModel(const std::string& modelDir) {
+  if (isShippedEncDecName(modelDir))
+    throw InputError(modelDir + " is an encoder–decoder (a source and a target text): open it as one");
   const std::string name = modelDir.substr(std::strlen(kShippedModelPrefix));
   const EmbeddedFile* config = embeddedFile("models/" + name + "/config.json");
   const EmbeddedFile* weights = embeddedFile("models/" + name + "/model.safetensors");
-  if (!config || !weights) throw InputError("unknown built-in model '" + modelDir + "' (known: builtin:induction)");
+  if (!config || !weights)
+    throw InputError("unknown built-in model '" + modelDir +
+                     "' (known: builtin:induction, and the encoder–decoder builtin:reverse)");
   return loadTinyModelFromMemory(std::string(reinterpret_cast<const char*>(config->data), config->size), weights->data,
                                  weights->size, "trained induction model (" + modelDir + ")");
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/model/blocks.h"
+#include "core/train/tiny_layer_norm.h"
 
 namespace attnlab {
 namespace {
@@ -11,42 +12,6 @@ template <typename S>
 using MatS = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
 template <typename S>
 using ColS = Eigen::Matrix<S, Eigen::Dynamic, 1>;
-
-/// Mean of each row  [rows] as a matrix–vector product: with column-major storage Eigen's
-/// rowwise().mean() walks each row with a stride and was a sixth of a training step.
-template <typename S>
-ColS<S> rowMeans(const MatS<S>& x) {
-  ColS<S> m(x.rows());
-  m.noalias() = x * ColS<S>::Constant(x.cols(), S(1) / static_cast<S>(x.cols()));
-  return m;
-}
-
-/// LayerNorm over each row (as blocks.h's layerNorm), keeping what the backward pass needs.
-template <typename S>
-MatS<S> layerNormForward(const MatS<S>& x, const MatS<S>& gamma, const MatS<S>& beta, TinyLayerNormCache<S>& c) {
-  const ColS<S> mean = rowMeans<S>(x);                                 // [BT]
-  MatS<S> centred = x.colwise() - mean;                                // [BT, d]
-  const ColS<S> var = rowMeans<S>(centred.array().square().matrix());  // [BT]
-  c.invStd = (var.array() + static_cast<S>(kTinyLayerNormEps)).rsqrt();
-  c.xhat = (centred.array().colwise() * c.invStd.array()).matrix();
-  MatS<S> y = (c.xhat.array().rowwise() * gamma.col(0).transpose().array()).matrix();
-  y.rowwise() += beta.col(0).transpose();
-  return y;
-}
-
-/// dx = r·(dx̂ − mean(dx̂) − x̂·mean(dx̂∘x̂)) with dx̂ = dy∘γ, r = 1/√(var + ε); adds dγ, dβ.
-template <typename S>
-MatS<S> layerNormBackward(const MatS<S>& dy, const MatS<S>& gamma, const TinyLayerNormCache<S>& c, MatS<S>& dGamma,
-                          MatS<S>& dBeta) {
-  dGamma.col(0) += (dy.array() * c.xhat.array()).colwise().sum().transpose().matrix();
-  dBeta.col(0) += dy.colwise().sum().transpose();
-  const MatS<S> dxhat = (dy.array().rowwise() * gamma.col(0).transpose().array()).matrix();
-  const ColS<S> m1 = rowMeans<S>(dxhat);
-  const ColS<S> m2 = rowMeans<S>(dxhat.cwiseProduct(c.xhat));
-  MatS<S> dx = dxhat.colwise() - m1;
-  dx -= (c.xhat.array().colwise() * m2.array()).matrix();
-  return (dx.array().colwise() * c.invStd.array()).matrix();
-}
 
 /// φ of the linear variants, elementwise: elu(x) + 1 (= x + 1 for x > 0, eˣ otherwise) or eˣ. Both > 0,
 /// so every row of φ(Q)·φ(K)ᵀ has a positive sum.
@@ -117,7 +82,7 @@ void attentionForward(const TinyConfig& c, int batch, int tokens, TinyLayerCache
 template <typename S>
 void layerForward(const TinyConfig& c, const TinyLayerParams<S>& w, int batch, int tokens, TinyLayerCache<S>& L,
                   int layer, const TinyHooks<S>* hooks) {
-  L.a = c.layerNorm ? layerNormForward(L.xIn, w.ln1Gamma, w.ln1Beta, L.ln1) : L.xIn;
+  L.a = c.layerNorm ? tinyLayerNormForward(L.xIn, w.ln1Gamma, w.ln1Beta, L.ln1) : L.xIn;
   L.qkv.noalias() = L.a * stackedQkv(w);
   if (hooks && hooks->site) hooks->site(TinySite::Qkv, layer, L.qkv);
   attentionForward(c, batch, tokens, L);
@@ -156,7 +121,7 @@ void layerForward(const TinyConfig& c, const TinyLayerParams<S>& w, int batch, i
   L.xOut = L.xIn + L.attnOut;
   if (hooks && hooks->site) hooks->site(TinySite::Mid, layer, L.xOut);
   if (!c.mlp) return;
-  L.mlpIn = c.layerNorm ? layerNormForward(L.xOut, w.ln2Gamma, w.ln2Beta, L.ln2) : L.xOut;
+  L.mlpIn = c.layerNorm ? tinyLayerNormForward(L.xOut, w.ln2Gamma, w.ln2Beta, L.ln2) : L.xOut;
   L.hidden = affine(L.mlpIn, w.w1, w.b1.col(0));
   L.act = L.hidden;
   if (c.relu)
@@ -183,7 +148,7 @@ void layerBackward(const TinyConfig& c, const TinyLayerParams<S>& w, const TinyL
     g.b1.col(0) += dHidden.colwise().sum().transpose();
     g.w1.noalias() += L.mlpIn.transpose() * dHidden;
     MatS<S> dMlpIn = dHidden * w.w1.transpose();
-    dx += c.layerNorm ? layerNormBackward(dMlpIn, w.ln2Gamma, L.ln2, g.ln2Gamma, g.ln2Beta) : dMlpIn;
+    dx += c.layerNorm ? tinyLayerNormBackward(dMlpIn, w.ln2Gamma, L.ln2, g.ln2Gamma, g.ln2Beta) : dMlpIn;
   }
   // x_mid = x_in + concat·Wo
   g.wo.noalias() += L.concat.transpose() * dx;
@@ -229,7 +194,7 @@ void layerBackward(const TinyConfig& c, const TinyLayerParams<S>& w, const TinyL
   g.wk += gqkv.middleCols(d, d);
   g.wv += gqkv.rightCols(d);
   const MatS<S> dA = dqkv * stackedQkv(w).transpose();
-  dx += c.layerNorm ? layerNormBackward(dA, w.ln1Gamma, L.ln1, g.ln1Gamma, g.ln1Beta) : dA;
+  dx += c.layerNorm ? tinyLayerNormBackward(dA, w.ln1Gamma, L.ln1, g.ln1Gamma, g.ln1Beta) : dA;
 }
 
 }  // namespace
@@ -265,7 +230,7 @@ void tinyForward(const TinyConfig& c, const TinyParams<S>& p, const int* ids, in
     hooks->residual(c.layers, out.layers.back().xOut);
     x = &out.layers.back().xOut;
   }
-  out.final = c.layerNorm ? layerNormForward(*x, p.lnfGamma, p.lnfBeta, out.lnf) : *x;
+  out.final = c.layerNorm ? tinyLayerNormForward(*x, p.lnfGamma, p.lnfBeta, out.lnf) : *x;
   out.logitRows.clear();
   for (Eigen::Index r = 0; r < rows; ++r)
     if (!targets || targets[r] >= 0) out.logitRows.push_back(static_cast<int>(r));
@@ -321,7 +286,7 @@ void tinyBackward(const TinyConfig& c, const TinyParams<S>& p, const TinyForward
     for (std::size_t i = 0; i < f.logitRows.size(); ++i)
       dx.row(f.logitRows[i]) = dRows.row(static_cast<Eigen::Index>(i));
   }
-  if (c.layerNorm) dx = layerNormBackward(dx, p.lnfGamma, f.lnf, g.lnfGamma, g.lnfBeta);
+  if (c.layerNorm) dx = tinyLayerNormBackward(dx, p.lnfGamma, f.lnf, g.lnfGamma, g.lnfBeta);
   for (int l = c.layers - 1; l >= 0; --l)
     layerBackward(c, p.layers[static_cast<std::size_t>(l)], f.layers[static_cast<std::size_t>(l)], f.batch, f.tokens,
                   dx, g.layers[static_cast<std::size_t>(l)]);

@@ -10,15 +10,10 @@
 #include <Eigen/Dense>
 
 #include "core/train/tiny_config.h"
+#include "core/train/tiny_layer_norm.h"
 #include "core/train/tiny_params.h"
 
 namespace attnlab {
-
-template <typename S>
-struct TinyLayerNormCache {
-  Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic> xhat;  ///< normalised input  [BT, d]
-  Eigen::Matrix<S, Eigen::Dynamic, 1> invStd;             ///< 1/√(var + ε) per row  [BT]
-};
 
 template <typename S>
 struct TinyLayerCache {
@@ -96,8 +91,5 @@ double tinyCrossEntropy(const TinyForward<S>& f, const int* targets, double norm
 template <typename S>
 void tinyBackward(const TinyConfig& c, const TinyParams<S>& p, const TinyForward<S>& f, const int* ids,
                   const Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>& dLogits, TinyParams<S>& grads);
-
-/// LayerNorm's ε, as in GPT-2.
-inline constexpr double kTinyLayerNormEps = 1e-5;
 
 }  // namespace attnlab

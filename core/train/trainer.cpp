@@ -12,9 +12,7 @@
 
 namespace attnlab {
 
-void validate(const TrainSettings& s) {
-  validate(s.model);
-  const AdamSettings& a = s.adam;
+void validate(const AdamSettings& a) {
   if (!std::isfinite(a.lr) || a.lr <= 0 || a.lr > 1)
     throw InputError("learning rate must be a number in (0, 1] (got " + std::to_string(a.lr) + ")");
   if (!std::isfinite(a.beta1) || a.beta1 < 0 || a.beta1 >= 1 || !std::isfinite(a.beta2) || a.beta2 < 0 || a.beta2 >= 1)
@@ -23,6 +21,30 @@ void validate(const TrainSettings& s) {
   if (!std::isfinite(a.weightDecay) || a.weightDecay < 0 || a.weightDecay > 1)
     throw InputError("weight decay must lie in [0, 1]");
   if (!std::isfinite(a.clip) || a.clip < 0) throw InputError("gradient clip must be 0 (off) or positive");
+}
+
+void adamUpdate(const AdamSettings& a, int step, double gradNorm, const std::vector<Eigen::MatrixXf*>& params,
+                const std::vector<Eigen::MatrixXf*>& grads, const std::vector<Eigen::MatrixXf*>& ms,
+                const std::vector<Eigen::MatrixXf*>& vs) {
+  const float clipScale = a.clip > 0 && gradNorm > a.clip ? static_cast<float>(a.clip / gradNorm) : 1.0f;
+  const double bc1 = 1.0 - std::pow(a.beta1, step), bc2 = 1.0 - std::pow(a.beta2, step);
+  const float lrHat = static_cast<float>(a.lr * std::sqrt(bc2) / bc1);
+  const float b1 = static_cast<float>(a.beta1), b2 = static_cast<float>(a.beta2);
+  const float eps = static_cast<float>(a.eps * std::sqrt(bc2));
+  const float decay = static_cast<float>(a.lr * a.weightDecay);
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    Eigen::MatrixXf& p = *params[i];
+    const Eigen::MatrixXf g = *grads[i] * clipScale;
+    *ms[i] = b1 * *ms[i] + (1.0f - b1) * g;
+    *vs[i] = b2 * *vs[i] + (1.0f - b2) * g.cwiseAbs2();
+    if (decay > 0 && p.cols() > 1) p *= 1.0f - decay;  // AdamW: matrices only, not LayerNorm or biases
+    p.array() -= lrHat * ms[i]->array() / (vs[i]->array().sqrt() + eps);
+  }
+}
+
+void validate(const TrainSettings& s) {
+  validate(s.model);
+  validate(s.adam);
   if (s.batch < 1 || s.batch > 1024) throw InputError("batch size must be between 1 and 1024");
   if (s.threads < 1 || s.threads > 64) throw InputError("threads must be between 1 and 64");
   // What one step keeps alive, in floats: per layer the activations (≈ 12 d-wide rows, 3 more with an
@@ -112,26 +134,12 @@ double Trainer::step() {
     throw InputError("training diverged at step " + std::to_string(step_ + 1) +
                      " (the gradient is not a number): lower the learning rate");
   lastGradNorm_ = std::sqrt(sq);
-  const AdamSettings& a = settings_.adam;
-  const float clipScale = a.clip > 0 && lastGradNorm_ > a.clip ? static_cast<float>(a.clip / lastGradNorm_) : 1.0f;
   ++step_;
-  const double bc1 = 1.0 - std::pow(a.beta1, step_), bc2 = 1.0 - std::pow(a.beta2, step_);
-  const float lrHat = static_cast<float>(a.lr * std::sqrt(bc2) / bc1);
-  const float b1 = static_cast<float>(a.beta1), b2 = static_cast<float>(a.beta2);
-  const float eps = static_cast<float>(a.eps * std::sqrt(bc2));
-  const float decay = static_cast<float>(a.lr * a.weightDecay);
-  std::vector<Eigen::MatrixXf*> ms, vs;
+  std::vector<Eigen::MatrixXf*> ps, ms, vs;
+  params_.forEach([&](const std::string&, Eigen::MatrixXf& m) { ps.push_back(&m); });
   m_.forEach([&](const std::string&, Eigen::MatrixXf& m) { ms.push_back(&m); });
   v_.forEach([&](const std::string&, Eigen::MatrixXf& m) { vs.push_back(&m); });
-  std::size_t i = 0;
-  params_.forEach([&](const std::string&, Eigen::MatrixXf& p) {
-    const Eigen::MatrixXf g = *sum[i] * clipScale;
-    *ms[i] = b1 * *ms[i] + (1.0f - b1) * g;
-    *vs[i] = b2 * *vs[i] + (1.0f - b2) * g.cwiseAbs2();
-    if (decay > 0 && p.cols() > 1) p *= 1.0f - decay;  // AdamW: matrices only, not LayerNorm or biases
-    p.array() -= lrHat * ms[i]->array() / (vs[i]->array().sqrt() + eps);
-    ++i;
-  });
+  adamUpdate(settings_.adam, step_, lastGradNorm_, ps, sum, ms, vs);
   lastLoss_ = loss;
   return loss;
 }

@@ -28,6 +28,14 @@ struct TrainSettings {
   int threads = 2;
 };
 
+/// Throws InputError naming the first bad value (NaN or non-positive learning rate, betas, ε, decay, clip).
+void validate(const AdamSettings& a);
+/// One Adam/AdamW step on every tensor: grads[i] (the batch's summed gradient, scaled down to a.clip when the
+/// global norm gradNorm exceeds it) updates the moments ms[i], vs[i] and params[i]; `step` counts from 1.
+void adamUpdate(const AdamSettings& a, int step, double gradNorm, const std::vector<Eigen::MatrixXf*>& params,
+                const std::vector<Eigen::MatrixXf*>& grads, const std::vector<Eigen::MatrixXf*>& ms,
+                const std::vector<Eigen::MatrixXf*>& vs);
+
 /// Throws InputError naming the first bad value (NaN or non-positive learning rate, batch 0, …).
 void validate(const TrainSettings& s);
 
