@@ -65,6 +65,11 @@ class TestEncDecWindow : public QObject {
 
   MatrixPlot* heatmap(MainWindow& w) { return static_cast<HeatmapView*>(w.view("heatmap"))->plot(); }
   QString status(MainWindow& w) { return w.findChild<QLabel*>("status")->text(); }
+  static bool labelContains(QWidget* w, const QString& text) {
+    for (QLabel* l : w->findChildren<QLabel*>())
+      if (l->text().contains(text)) return true;
+    return false;
+  }
   static bool encdecShown(MainWindow& w) {
     const ResultPtr r = w.controller()->lastResult();
     return r && encDecRunOf(*r) != nullptr;
@@ -103,6 +108,11 @@ class TestEncDecWindow : public QObject {
     QCOMPARE(drawn.rows(), expected.rows());
     QVERIFY((drawn - expected).cwiseAbs().maxCoeff() < 1e-6f);
     QVERIFY(status(w).contains("encoder"));
+    QVERIFY(heatmap(w)->title().contains("encoder (source)"));
+    // A view that cannot apply to a stack says so.
+    w.showView("prediction");
+    QTRY_VERIFY(labelContains(w.view("prediction"), "the encoder predicts no token"));
+    w.showView("heatmap");
     // An empty target is no error: the decoder reads its start token alone, and the bar says so.
     QVERIFY(w.targetBar()->note()->text().contains("empty"));
 
@@ -143,6 +153,7 @@ class TestEncDecWindow : public QObject {
     emit w.targetBar()->stackChoice()->activated(1);
     QTRY_COMPARE(heatmap(w)->rows(), static_cast<int>(ids.size()));
     QVERIFY(status(w).contains("decoder"));
+    QVERIFY(heatmap(w)->title().contains("decoder (target)"));
   }
 
   /// Next token appends the argmax of the last logits row (forward()'s logits of the target on screen) as text, one

@@ -1,5 +1,6 @@
 #include "ui/views/attention/head_view.h"
 
+#include "ui/views/common/encdec_result.h"
 #include "ui/views/common/head_names.h"
 
 #include <QComboBox>
@@ -114,9 +115,9 @@ void HeadView::updateTitle() {
     for (int h : shown) names << QString::number(h);
     heads = (shown.size() == 1 ? tr("head %1 of %2") : tr("heads %1 of %2")).arg(names.join(", ")).arg(total);
   }
-  title_->setText(tr("Layer %1 · %2%3 · queries left, keys right")
+  title_->setText(tr("Layer %1 · %2%3 · queries left, keys right%4")
                       .arg(result_->layer())
-                      .arg(heads, result_->trace().causal ? tr(" · causal") : QString()));
+                      .arg(heads, result_->trace().causal ? tr(" · causal") : QString(), stackTag(*result_)));
 }
 
 void HeadView::showResult(const ResultPtr& result) {
