@@ -155,9 +155,9 @@ bool isEncDecFolder(const std::string& dir) {
 }
 
 int EncDecRun::nextTokenId() const {
-  if (trace.logits.rows() == 0) return -1;
+  if (!trace || trace->logits.rows() == 0) return -1;
   Eigen::Index best = 0;
-  trace.logits.row(trace.logits.rows() - 1).maxCoeff(&best);
+  trace->logits.row(trace->logits.rows() - 1).maxCoeff(&best);
   return static_cast<int>(best);
 }
 
@@ -181,27 +181,29 @@ PipelineResult runEncDecPipeline(const Params& p, std::shared_ptr<const EncDecFo
   checkLength(tgt, model->model().config().maxPositions, "target (with the decoder's start token)");
   control.checkpoint(0.0);
 
-  auto run = std::make_shared<EncDecRun>();
-  run->model = model;
-  run->trace = model->model().forward(src.ids, tgt.ids);
-  run->source = src;
-  run->target = tgt;
-
+  auto trace = std::make_shared<EncDecTrace>(model->model().forward(src.ids, tgt.ids));
   auto enc = std::make_shared<PipelineResult>();
   enc->model = model->stackModel(false);
   enc->info = enc->model->info();
-  enc->text = std::move(src);
-  enc->trace = std::move(run->trace.encoder);
-  run->trace.encoder = Trace{};
-  run->encoderSide = enc;
-
+  enc->text = src;
+  enc->trace = std::move(trace->encoder);
+  trace->encoder = Trace{};
   PipelineResult r;
   r.model = model->stackModel(true);
   r.info = r.model->info();
-  r.text = std::move(tgt);
-  r.trace = std::move(run->trace.decoder);
-  run->trace.decoder = Trace{};
-  r.encdec = std::move(run);
+  r.text = tgt;
+  r.trace = std::move(trace->decoder);
+  trace->decoder = Trace{};
+
+  auto encRun = std::make_shared<EncDecRun>();
+  encRun->model = model;
+  encRun->source = std::move(src);
+  encRun->target = std::move(tgt);
+  encRun->trace = std::move(trace);
+  auto decRun = std::make_shared<EncDecRun>(*encRun);
+  decRun->encoderSide = enc;
+  enc->encdec = std::move(encRun);
+  r.encdec = std::move(decRun);
   return r;
 }
 

@@ -56,14 +56,16 @@ std::shared_ptr<const EncDecFolderModel> openEncDecModel(const std::string& dir,
 /// unsupported ones). False when there is no readable config.json.
 bool isEncDecFolder(const std::string& dir);
 
-/// The encoder–decoder run beside a PipelineResult. The result itself is the decoder's side (trace = the decoder's
-/// Trace, text = the target's tokens); `encoderSide` the encoder's. `trace` keeps the cross-attention, the logits and
-/// the stacks' outputs; its encoder and decoder Traces are moved into the two sides (left empty here).
+/// The encoder–decoder run beside a PipelineResult. The pipeline's result is the decoder's side (trace = the decoder's
+/// Trace, text = the target's tokens) and its `encoderSide` the encoder's; both sides carry an EncDecRun (the encoder's
+/// without encoderSide, so that nothing owns itself), sharing one `trace`, which keeps the cross-attention, the logits
+/// and the stacks' outputs; its encoder and decoder Traces are moved into the two sides (left empty there).
 struct EncDecRun {
   std::shared_ptr<const EncDecFolderModel> model;
   TokenizedText source, target;  ///< the encoder's tokens, the decoder's (start token first)
-  EncDecTrace trace;
-  std::shared_ptr<const PipelineResult> encoderSide;
+  std::shared_ptr<const EncDecTrace> trace;
+  std::shared_ptr<const PipelineResult> encoderSide;  ///< null on the encoder's side
+  bool isDecoderSide() const { return encoderSide != nullptr; }
   /// The greedy next target token after the target: argmax of the last logits row.
   int nextTokenId() const;
 };

@@ -14,10 +14,12 @@
 #include "core/base/errors.h"
 #include "core/checkpoint/encdec_folder.h"
 #include "tests/harness/test_registry.h"
+#include "ui/plots/matrix_plot.h"
 #include "ui/shell/live_controller.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/model_opener.h"
 #include "ui/shell/target_bar.h"
+#include "ui/views/attention/cross_attention_view.h"
 #include "ui/views/attention/heatmap_view.h"
 #include "ui/views/common/encdec_result.h"
 
@@ -194,6 +196,64 @@ class TestEncDecWindow : public QObject {
     std::vector<int> ids = {start};
     for (int id : f.target->encode(typed, false).ids) ids.push_back(id);
     QCOMPARE(w.controller()->lastResult()->run->text.ids, ids);
+  }
+
+  /// The cross-attention view: its heatmap's cells are forward()'s cross attention of the selected layer/head
+  /// [n_tgt × n_src] with the target and source tokens on the axes; the means over heads and over layers are the
+  /// means of those maps; the alignment draws one line per weight ≥ its threshold; another model gets a note.
+  void crossAttentionView() {
+    QTemporaryDir tmp;
+    const QString dir = makeMarianFolder(tmp, "marian");
+    const EncDecFolder f = openEncDecFolder(dir.toStdString());
+    const std::string source = "the attention head looks back at earlier tokens", target = "the head";
+    const std::vector<int> src = f.source->encode(source, true).ids;
+    std::vector<int> tgt = {f.model->config().decoderStartId};
+    for (int id : f.target->encode(target, false).ids) tgt.push_back(id);
+    const EncDecTrace ref = f.model->forward(src, tgt);
+
+    MainWindow w(false);
+    w.show();
+    open(w, dir, source);
+    QTRY_VERIFY_WITH_TIMEOUT(encdecShown(w), 20000);
+    Params p = w.controller()->params();
+    p.target = target;
+    p.selection.layer = 1;
+    p.selection.head = 1;
+    p.selection.view = "cross";
+    w.applyParams(p);
+    auto* view = static_cast<CrossAttentionView*>(w.view("cross"));
+    QTRY_VERIFY(!w.controller()->busy() && w.controller()->lastResult()->params.target == target);
+    QTRY_COMPARE(view->plot()->rows(), static_cast<int>(tgt.size()));
+    QCOMPARE(view->plot()->cols(), static_cast<int>(src.size()));
+    const Mat& expected = ref.cross[1].heads[1].attention;
+    QVERIFY((view->plot()->matrix() - expected).cwiseAbs().maxCoeff() < 1e-6f);
+    QVERIFY(view->plot()->title().contains("layer 1 · head 1"));
+    // The encoder stack chosen for the other views changes nothing here.
+    p.selection.stack = "encoder";
+    w.applyParams(p);
+    QTRY_COMPARE(w.controller()->lastResult()->params.selection.stack, std::string("encoder"));
+    QVERIFY((view->plot()->matrix() - expected).cwiseAbs().maxCoeff() < 1e-6f);
+    // Means: over the layer's 2 heads, over the 2 × 2 heads of both layers.
+    view->averageChoice()->setCurrentIndex(1);
+    Mat layerMean = (ref.cross[1].heads[0].attention + ref.cross[1].heads[1].attention) / 2.0f;
+    QVERIFY((view->plot()->matrix() - layerMean).cwiseAbs().maxCoeff() < 1e-6f);
+    view->averageChoice()->setCurrentIndex(2);
+    Mat all = Mat::Zero(expected.rows(), expected.cols());
+    for (const CrossLayerTrace& c : ref.cross)
+      for (const HeadTrace& h : c.heads) all += h.attention;
+    all /= 4.0f;
+    QVERIFY((view->plot()->matrix() - all).cwiseAbs().maxCoeff() < 1e-6f);
+    // Alignment lines: one per weight at or above the threshold.
+    view->drawingChoice()->setCurrentIndex(1);
+    view->alignment()->repaint();
+    QCOMPARE(view->alignment()->linesDrawn(),
+             static_cast<int>((all.array() >= static_cast<float>(AlignmentCanvas::kMinWeight)).count()));
+    QVERIFY(view->alignment()->linesDrawn() > 0);
+    // The built-in model: a note, no map.
+    w.modelOpener()->open(QString());
+    QTRY_VERIFY(!encdecShown(w) && w.controller()->lastResult()->params.modelDir.empty());
+    QTRY_VERIFY(view->note()->isVisible());
+    QVERIFY(view->note()->text().contains("encoder–decoders"));
   }
 
   /// Bad input: an empty source and invalid UTF-8 get messages naming the text, the last views stay; a folder without

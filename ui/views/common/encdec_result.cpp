@@ -2,8 +2,6 @@
 
 #include <QCoreApplication>
 
-#include "core/checkpoint/encdec_config.h"
-
 namespace attnlab::ui {
 
 ResultPtr shownStack(const ResultPtr& r) {
@@ -20,17 +18,10 @@ const EncDecRun* encDecRunOf(const ComputeResult& r) {
 }
 
 QString stackTag(const ComputeResult& r) {
-  if (!r.ok()) return {};
-  // The encoder's side carries no EncDecRun of its own: it is known by its model's name.
-  const std::string& name = r.run->info.name;
-  const auto endsWith = [&](const char* s) {
-    const std::string t(s);
-    return name.size() >= t.size() && name.compare(name.size() - t.size(), t.size(), t) == 0;
-  };
-  if (r.run->encdec) return QCoreApplication::translate("EncDec", " · decoder (target)");
-  if (endsWith(" · encoder") && isEncoderDecoderType(r.run->info.kind))
-    return QCoreApplication::translate("EncDec", " · encoder (source)");
-  return {};
+  const EncDecRun* run = encDecRunOf(r);
+  if (!run) return {};
+  return run->isDecoderSide() ? QCoreApplication::translate("EncDec", " · decoder (target)")
+                              : QCoreApplication::translate("EncDec", " · encoder (source)");
 }
 
 }  // namespace attnlab::ui

@@ -11,7 +11,7 @@ namespace attnlab::ui {
 
 /// `r` with its run replaced by the chosen stack's side; `r` itself for other models, failed runs and the decoder.
 ResultPtr shownStack(const ResultPtr& r);
-/// The encoder–decoder run behind `r` (null for other models and failed runs).
+/// The encoder–decoder run behind `r`, either side (null for other models and failed runs).
 const EncDecRun* encDecRunOf(const ComputeResult& r);
 /// " · encoder (source)" / " · decoder (target)" for an encoder–decoder's side, "" otherwise: views append it to
 /// their titles so that a figure says which stack it shows.
