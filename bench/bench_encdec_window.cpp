@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
   std::printf("  core forward (baseline)                              %9.2f ms\n", forwardMs);
 
   for (const char* stack : {"encoder", "decoder"}) {
-    for (const char* view : {"heatmap", "headview", "qkv", "outputs"}) {
+    for (const char* view : {"heatmap", "headview", "qkv", "outputs", "cross"}) {
       w.showView(view);
       std::vector<TraceView*> shown = {w.view(view)};
       if (std::string(view) == "heatmap") shown.push_back(w.view("model"));  // one page, side by side

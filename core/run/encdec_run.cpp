@@ -188,12 +188,17 @@ PipelineResult runEncDecPipeline(const Params& p, std::shared_ptr<const EncDecFo
   enc->text = src;
   enc->trace = std::move(trace->encoder);
   trace->encoder = Trace{};
+  // The traces name their tokens by id; the views label them with the vocabulary's pieces.
+  for (std::size_t i = 0; i < enc->trace.tokens.size() && i < src.ids.size(); ++i)
+    enc->trace.tokens[i] = model->sourceTokenizer().pieceOf(src.ids[i]);
   PipelineResult r;
   r.model = model->stackModel(true);
   r.info = r.model->info();
   r.text = tgt;
   r.trace = std::move(trace->decoder);
   trace->decoder = Trace{};
+  for (std::size_t i = 0; i < r.trace.tokens.size() && i < tgt.ids.size(); ++i)
+    r.trace.tokens[i] = model->targetTokenizer().pieceOf(tgt.ids[i]);
 
   auto encRun = std::make_shared<EncDecRun>();
   encRun->model = model;

@@ -35,24 +35,26 @@ TargetBar::TargetBar(SentenceEditor* source, QWidget* parent)
   next_ = new QPushButton(tr("Next token"));
   next_->setToolTip(tr("Append the model's most likely next token to the target"));
   stack_ = new QComboBox;
-  stack_->addItem(tr("Views show: encoder (source)"), QStringLiteral("encoder"));
-  stack_->addItem(tr("Views show: decoder (target)"), QStringLiteral("decoder"));
-  stack_->setToolTip(tr("Which stack the single-text views (heatmap, head view, Q/K/V, …) draw"));
+  stack_->addItem(tr("encoder"), QStringLiteral("encoder"));
+  stack_->addItem(tr("decoder"), QStringLiteral("decoder"));
+  stack_->setToolTip(tr("The stack the single-text views (heatmap, head view, Q/K/V, …) show"));
   note_ = new QLabel;
   note_->setObjectName("targetNote");
   note_->setWordWrap(true);
 
-  auto* buttons = new QHBoxLayout;
-  buttons->setContentsMargins(0, 0, 0, 0);
-  buttons->addWidget(translate_);
-  buttons->addWidget(next_);
-  buttons->addWidget(stack_);
-  buttons->addWidget(note_, 1);
+  // One row (the editor and its buttons) under the source editor; the note takes a second only while it speaks.
+  auto* row = new QHBoxLayout;
+  row->setContentsMargins(0, 0, 0, 0);
+  row->addWidget(target_, 1);
+  row->addWidget(translate_);
+  row->addWidget(next_);
+  row->addWidget(stack_);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  layout->setSpacing(2);
-  layout->addWidget(target_);
-  layout->addLayout(buttons);
+  layout->setSpacing(0);
+  layout->addLayout(row);
+  layout->addWidget(note_);
+  note_->hide();
   hide();
 
   connect(target_, &SentenceEditor::textEdited, this, &TargetBar::targetEdited);
@@ -69,11 +71,13 @@ void TargetBar::setResult(const ResultPtr& result) {
   last_ = encdec ? result : nullptr;
   setVisible(encdec);
   source_->setPlaceholderText(encdec ? tr("Source: type the sentence to translate…") : sourcePlaceholder_);
-  if (!encdec) return;
-  if (result->params.target.empty() && !translating())
-    note_->setText(tr("The target is empty: the decoder reads only its start token."));
-  else if (!translating())
-    note_->clear();
+  // An empty target is no error: the decoder reads its start token alone, and the editor's placeholder says what to do.
+  if (encdec && !translating()) setNote({});
+}
+
+void TargetBar::setNote(const QString& text) {
+  note_->setText(text);
+  note_->setVisible(!text.isEmpty());
 }
 
 void TargetBar::setParams(const Params& p) {
@@ -89,7 +93,7 @@ void TargetBar::translate() {
   const int budget = translationBudget(*last_);
   translatingSource_ = source;
   translate_->setEnabled(false);
-  note_->setText(tr("Translating…"));
+  setNote(tr("Translating…"));
   watcher_.setFuture(QtConcurrent::run([model, source, budget]() {
     TranslationJob job;
     try {
@@ -105,10 +109,10 @@ void TargetBar::translated() {
   translate_->setEnabled(true);
   const TranslationJob job = watcher_.result();
   if (!job.error.isEmpty()) {
-    note_->setText(tr("⚠ Cannot translate: %1").arg(job.error));
+    setNote(tr("⚠ Cannot translate: %1").arg(job.error));
     return;
   }
-  note_->setText(tr("Greedy translation: %n token(s)", nullptr, static_cast<int>(job.translation.ids.size())));
+  setNote({});
   emit targetProduced(translatingSource_, job.translation.text);
 }
 
@@ -118,16 +122,16 @@ void TargetBar::nextToken() {
   // The last result must be the run of the texts on screen: after an edit not yet run, its logits are of another text.
   if (last_->params.sentence != source_->text().toStdString() ||
       last_->params.target != target_->text().toStdString()) {
-    note_->setText(tr("The texts changed since the last run: press again when the views have followed."));
+    setNote(tr("The texts changed since the last run: press again when the views have followed."));
     return;
   }
   const int id = run->nextTokenId();
   const EncDecConfig& c = run->model->model().config();
   if (id == c.eosId) {
-    note_->setText(tr("The model ends the translation here (its next token is the end of text)."));
+    setNote(tr("The model ends the translation here (its next token is the end of text)."));
     return;
   }
-  note_->clear();
+  setNote({});
   emit targetProduced(last_->params.sentence, run->model->appendPiece(last_->params.target, id));
 }
 

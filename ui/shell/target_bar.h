@@ -59,6 +59,8 @@ class TargetBar : public QWidget {
   void translate();
   void nextToken();
   void translated();
+  /// Shows `text` under the editor (hidden when empty).
+  void setNote(const QString& text);
 
   SentenceEditor* source_;
   SentenceEditor* target_;

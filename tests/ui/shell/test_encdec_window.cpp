@@ -110,13 +110,14 @@ class TestEncDecWindow : public QObject {
     QCOMPARE(drawn.rows(), expected.rows());
     QVERIFY((drawn - expected).cwiseAbs().maxCoeff() < 1e-6f);
     QVERIFY(status(w).contains("encoder"));
-    QVERIFY(heatmap(w)->title().contains("encoder (source)"));
+    QVERIFY(heatmap(w)->title().contains("· encoder"));
     // A view that cannot apply to a stack says so.
     w.showView("prediction");
     QTRY_VERIFY(labelContains(w.view("prediction"), "the encoder predicts no token"));
     w.showView("heatmap");
-    // An empty target is no error: the decoder reads its start token alone, and the bar says so.
-    QVERIFY(w.targetBar()->note()->text().contains("empty"));
+    // An empty target is no error: the decoder reads its start token alone, and the editor says what to do.
+    QCOMPARE(w.controller()->lastResult()->run->text.ids, std::vector<int>{f.model->config().decoderStartId});
+    QVERIFY(w.targetBar()->editor()->placeholderText().contains("Translate"));
 
     // Back to the built-in model: the bar goes.
     w.modelOpener()->open(QString());
@@ -155,7 +156,7 @@ class TestEncDecWindow : public QObject {
     emit w.targetBar()->stackChoice()->activated(1);
     QTRY_COMPARE(heatmap(w)->rows(), static_cast<int>(ids.size()));
     QVERIFY(status(w).contains("decoder"));
-    QVERIFY(heatmap(w)->title().contains("decoder (target)"));
+    QVERIFY(heatmap(w)->title().contains("· decoder"));
   }
 
   /// Next token appends the argmax of the last logits row (forward()'s logits of the target on screen) as text, one

@@ -15,9 +15,10 @@
 namespace attnlab::ui {
 namespace {
 
-QStringList labelsOf(const TokenizedText& t) {
+/// The vocabulary's pieces of a text's ids, as a reader sees them ("▁the" → "·the").
+QStringList labelsOf(const TokenizedText& t, const TextTokenizer& tokenizer) {
   QStringList out;
-  for (const Token& tok : t.tokens) out << pieceLabel(tok.text, "metaspace");
+  for (int id : t.ids) out << pieceLabel(tokenizer.pieceOf(id), "metaspace");
   return out;
 }
 
@@ -48,19 +49,22 @@ void AlignmentCanvas::paintEvent(QPaintEvent*) {
   const int rows = static_cast<int>(std::max(targets_.size(), sources_.size()));
   linesDrawn_ = 0;
   if (rows == 0 || map_.size() == 0) return;
-  // Rows share the height; the font shrinks when the texts are long, never below 6 pt.
-  const double rowH = std::max(1.0, static_cast<double>(height() - 24) / rows);
-  f.setPointSizeF(std::max(6.0, std::min(f.pointSizeF(), rowH * 0.6)));
+  // The two column headings in the window's font; rows share the rest of the height, their font shrinking when the
+  // texts are long (never below 6 pt).
   p.setFont(f);
-  const QFontMetrics fm(f);
+  const double top = QFontMetrics(f).height() + 6;
+  const double rowH = std::max(1.0, (height() - top) / rows);
+  QFont tokens = f;
+  tokens.setPointSizeF(std::max(6.0, std::min(f.pointSizeF() * 1.3, rowH * 0.55)));
+  const QFontMetrics fm(tokens);
   int labelW = 0;
   for (const QString& s : targets_ + sources_) labelW = std::max(labelW, fm.horizontalAdvance(s));
   labelW = std::min(labelW + 8, width() / 4);
-  const double top = 20;
   const double xl = labelW + 4, xr = width() - labelW - 4;
   p.setPen(ink);
-  p.drawText(QRectF(0, 0, labelW, top), Qt::AlignRight | Qt::AlignVCenter, tr("target"));
-  p.drawText(QRectF(width() - labelW, 0, labelW, top), Qt::AlignLeft | Qt::AlignVCenter, tr("source"));
+  p.drawText(QRectF(0, 0, xl, top), Qt::AlignRight | Qt::AlignVCenter, tr("target"));
+  p.drawText(QRectF(xr, 0, width() - xr, top), Qt::AlignLeft | Qt::AlignVCenter, tr("source"));
+  p.setFont(tokens);
   const auto yOf = [&](int i, int n) { return top + (i + 0.5) * (height() - top) / std::max(1, n); };
   const int nt = static_cast<int>(targets_.size()), ns = static_cast<int>(sources_.size());
   for (int i = 0; i < nt; ++i)
@@ -167,7 +171,8 @@ void CrossAttentionView::redraw() {
   stack_->show();
   QString title;
   const Mat map = shownMap(*result_, &title);
-  const QStringList targets = labelsOf(run->target), sources = labelsOf(run->source);
+  const QStringList targets = labelsOf(run->target, run->model->targetTokenizer()),
+                    sources = labelsOf(run->source, run->model->sourceTokenizer());
   title_->setText(title + tr(" · target rows × source columns"));
   stack_->setCurrentIndex(drawing_->currentIndex());
   if (drawing_->currentIndex() == 0) {
@@ -189,8 +194,9 @@ ViewNumbers CrossAttentionView::numbers(const ComputeResult& result) const {
   const EncDecRun* run = encDecRunOf(result);
   if (!run) return numbersFrame(result, displayName());
   ViewNumbers n = numbersFrame(result, title);
-  n.matrices.push_back(
-      labelled("cross_attention", title, map.cast<double>(), labelsOf(run->target), labelsOf(run->source)));
+  n.matrices.push_back(labelled("cross_attention", title, map.cast<double>(),
+                                labelsOf(run->target, run->model->targetTokenizer()),
+                                labelsOf(run->source, run->model->sourceTokenizer())));
   return n;
 }
 

@@ -115,9 +115,19 @@ void HeadView::updateTitle() {
     for (int h : shown) names << QString::number(h);
     heads = (shown.size() == 1 ? tr("head %1 of %2") : tr("heads %1 of %2")).arg(names.join(", ")).arg(total);
   }
-  title_->setText(tr("Layer %1 · %2%3 · queries left, keys right%4")
+  // An encoder–decoder's stack leads the title ("Decoder layer 0"), which then needs no "causal": on a projector
+  // a longer line wrapped and the page grew past the screen.
+  const QString stack = stackTag(*result_);
+  if (!stack.isEmpty()) {
+    title_->setText(tr("%1 layer %2 · %3 · queries left, keys right")
+                        .arg(stack.contains(QLatin1String("decoder")) ? tr("Decoder") : tr("Encoder"))
+                        .arg(result_->layer())
+                        .arg(heads));
+    return;
+  }
+  title_->setText(tr("Layer %1 · %2%3 · queries left, keys right")
                       .arg(result_->layer())
-                      .arg(heads, result_->trace().causal ? tr(" · causal") : QString(), stackTag(*result_)));
+                      .arg(heads, result_->trace().causal ? tr(" · causal") : QString()));
 }
 
 void HeadView::showResult(const ResultPtr& result) {

@@ -20,8 +20,8 @@ const EncDecRun* encDecRunOf(const ComputeResult& r) {
 QString stackTag(const ComputeResult& r) {
   const EncDecRun* run = encDecRunOf(r);
   if (!run) return {};
-  return run->isDecoderSide() ? QCoreApplication::translate("EncDec", " · decoder (target)")
-                              : QCoreApplication::translate("EncDec", " · encoder (source)");
+  return run->isDecoderSide() ? QCoreApplication::translate("EncDec", " · decoder")
+                              : QCoreApplication::translate("EncDec", " · encoder");
 }
 
 }  // namespace attnlab::ui

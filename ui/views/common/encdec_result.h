@@ -13,7 +13,7 @@ namespace attnlab::ui {
 ResultPtr shownStack(const ResultPtr& r);
 /// The encoder–decoder run behind `r`, either side (null for other models and failed runs).
 const EncDecRun* encDecRunOf(const ComputeResult& r);
-/// " · encoder (source)" / " · decoder (target)" for an encoder–decoder's side, "" otherwise: views append it to
+/// " · encoder" / " · decoder" for an encoder–decoder's side, "" otherwise: views append it to
 /// their titles so that a figure says which stack it shows.
 QString stackTag(const ComputeResult& r);
 
