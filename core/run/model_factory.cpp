@@ -3,6 +3,7 @@
 #include "core/base/errors.h"
 #include "core/checkpoint/checkpoint.h"
 #include "core/model/builtin_model.h"
+#include "core/run/encdec_run.h"
 #include "core/session/params_json.h"
 #include "core/train/shipped_models.h"
 #include "core/train/tiny_checkpoint.h"
@@ -12,7 +13,8 @@ namespace attnlab {
 std::shared_ptr<const Model> makeModel(const Params& p, const RunControl& control) {
   if (!p.modelDir.empty()) {
     if (isShippedModelName(p.modelDir)) return loadShippedModel(p.modelDir);
-    if (isTinyCheckpoint(p.modelDir)) return loadTinyModel(p.modelDir);  // saved by the Training view
+    if (isTinyCheckpoint(p.modelDir)) return loadTinyModel(p.modelDir);           // saved by the Training view
+    if (isEncDecFolder(p.modelDir)) return openEncDecModel(p.modelDir, control);  // a source and a target (issue 33)
     return loadCheckpoint(p.modelDir, control);
   }
   return std::make_shared<BuiltinModel>(p.model, p.lowercase, control);

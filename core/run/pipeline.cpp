@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/base/errors.h"
+#include "core/run/encdec_run.h"
 #include "core/run/model_factory.h"
 
 namespace attnlab {
@@ -11,6 +12,8 @@ PipelineResult runPipeline(const Params& p, std::shared_ptr<const Model> model, 
                            std::shared_ptr<const PipelineResult> previous) {
   PipelineResult r;
   r.model = model ? std::move(model) : makeModel(p);
+  if (auto encdec = std::dynamic_pointer_cast<const EncDecFolderModel>(r.model))  // two texts (issue 33)
+    return runEncDecPipeline(p, std::move(encdec), control);
   r.info = r.model->info();
   r.text = keepLastTokens(r.model->tokenize(p.sentence), p.keepLastTokens, r.info.maxTokens, *r.model);
   r.intervention = ablationOf(p.prediction);

@@ -8,6 +8,8 @@
 
 namespace attnlab {
 
+struct EncDecRun;
+
 struct PipelineResult {
   std::shared_ptr<const Model> model;
   ModelInfo info;
@@ -19,6 +21,8 @@ struct PipelineResult {
   std::shared_ptr<const Trace> resampleRun;
   /// The trace's maps on demand: a long input keeps none (trace.h), and views ask here for the ones they draw.
   std::shared_ptr<HeadMapCache> maps = std::make_shared<HeadMapCache>();
+  /// An encoder–decoder's run (encdec_run.h), null for every other model: this result is then its decoder's side.
+  std::shared_ptr<const EncDecRun> encdec;
 };
 
 /// Runs the parameters' model on their sentence, with the heads of p.prediction.ablate switched off (resample mode:

@@ -23,10 +23,14 @@ struct ViewSelection {
   /// heatmap, their lines alone in the head view, their summed attention read out. Indices past the
   /// end of the sentence are kept (typing may bring them back) and ignored when drawing.
   std::vector<int> pinned;
+  /// An encoder–decoder's stack the single-text views show: "encoder" (the source) or "decoder" (the target).
+  std::string stack = "encoder";
 };
 
 struct Params {
   std::string sentence = "the cat walks on the street";
+  /// An encoder–decoder's target text (the decoder's; `sentence` is then the source): typed, or filled by Translate.
+  std::string target;
   bool lowercase = true;
   /// A text longer than the model takes: 0 refuses it (the message names both lengths); N > 0 keeps its last
   /// min(N, the model's limit) tokens, a leading BOS kept first (issue 18). kKeepAsManyAsFit: the model's limit.

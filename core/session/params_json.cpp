@@ -269,6 +269,7 @@ json displayJson(const DisplaySettings& d) {
 json toJson(const Params& p) {
   return json{{"schema", kParamsSchema},
               {"sentence", p.sentence},
+              {"target", p.target},
               {"lowercase", p.lowercase},
               {"keep_last_tokens", p.keepLastTokens},
               {"model_dir", p.modelDir},
@@ -277,7 +278,8 @@ json toJson(const Params& p) {
                {{"layer", p.selection.layer},
                 {"head", p.selection.head},
                 {"view", p.selection.view},
-                {"pinned", p.selection.pinned}}},
+                {"pinned", p.selection.pinned},
+                {"stack", p.selection.stack}}},
               {"collapse", toJson(p.collapse)},
               {"variants", toJson(p.variants)},
               {"spectra", toJson(p.spectra)},
@@ -297,6 +299,7 @@ Params paramsFromJson(const json& j, const Params& base) {
       fail("schema", "is '" + schema + "', newer than this program understands (" + kParamsSchema + ")");
   }
   readString(j, "sentence", "", p.sentence);
+  readString(j, "target", "", p.target);
   readBool(j, "lowercase", "", p.lowercase);
   readInt(j, "keep_last_tokens", "", p.keepLastTokens);
   if (p.keepLastTokens < 0) fail("keep_last_tokens", "must be 0 (refuse a text too long) or a token count");
@@ -324,6 +327,9 @@ Params paramsFromJson(const json& j, const Params& base) {
     readInt(*s, "head", "selection.", p.selection.head);
     readString(*s, "view", "selection.", p.selection.view);
     if (const json* pins = field(*s, "pinned")) p.selection.pinned = readPins(*pins);
+    readString(*s, "stack", "selection.", p.selection.stack);
+    if (p.selection.stack != "encoder" && p.selection.stack != "decoder")
+      fail("selection.stack", "must be \"encoder\" or \"decoder\", not \"" + p.selection.stack + "\"");
   }
   if (const json* c = field(j, "collapse")) readCollapse(*c, p.collapse);
   if (const json* v = field(j, "variants")) readVariants(*v, p.variants);

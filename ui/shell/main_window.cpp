@@ -36,10 +36,12 @@
 #include "ui/shell/param_panel.h"
 #include "ui/shell/sentence_editor.h"
 #include "ui/shell/session_actions.h"
+#include "ui/shell/target_bar.h"
 #include "ui/shell/too_long_bar.h"
 #include "ui/shell/view_actions.h"
 #include "ui/shell/view_navigator.h"
 #include "ui/shell/view_pages.h"
+#include "ui/views/common/encdec_result.h"
 #include "ui/views/common/token_selection.h"
 #include "ui/views/prediction/prediction_view.h"
 #include "ui/views/training/training_view.h"
@@ -88,7 +90,7 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
   normalFont_ = font();
   controller_ = new LiveController(this);
   history_ = new ParamHistory([this](const Params& p) { applyParams(p); }, this);
-  actions_ = new ViewActions(this, [this] { return controller_->lastResult(); });
+  actions_ = new ViewActions(this, [this] { return shownStack(controller_->lastResult()); });
   sessions_ = new SessionActions(
       this, [this] { return currentParams(); }, [this](const Params& p) { applyParams(p); });
 
@@ -104,6 +106,8 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
   auto* topLayout = new QVBoxLayout(top);
   topLayout->setContentsMargins(6, 6, 6, 0);
   topLayout->addWidget(sentence_);
+  target_ = new TargetBar(sentence_);  // an encoder–decoder's second text (issue 33), hidden for other models
+  topLayout->addWidget(target_);
   tooLong_ = new TooLongBar;
   topLayout->addWidget(tooLong_);
   connect(tooLong_, &TooLongBar::keepRequested, this, [this](const std::string& refused, const std::string& tail) {
@@ -211,6 +215,22 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
   connect(sentence_, &SentenceEditor::textEdited, this, [this](const QString& text) {
     Params p = controller_->params();
     p.sentence = text.toStdString();
+    edit(p);
+  });
+  connect(target_, &TargetBar::targetEdited, this, [this](const QString& text) {
+    Params p = controller_->params();
+    p.target = text.toStdString();
+    edit(p);
+  });
+  connect(target_, &TargetBar::targetProduced, this, [this](const std::string& source, const std::string& target) {
+    Params p = controller_->params();
+    if (p.sentence != source) return;  // the source was edited while the translation ran: it is for another text
+    p.target = target;
+    edit(p);
+  });
+  connect(target_, &TargetBar::stackChosen, this, [this](const std::string& stack) {
+    Params p = controller_->params();
+    p.selection.stack = stack;
     edit(p);
   });
   // The panel writes its fields into the parameters of this moment (the typed sentence included).
@@ -464,6 +484,7 @@ void MainWindow::showView(const QString& name) { navigator_->select(name); }
 
 void MainWindow::applyParams(const Params& p) {
   if (sentence_->text().toStdString() != p.sentence) sentence_->setText(QString::fromStdString(p.sentence));
+  target_->setParams(p);
   panel_->setParams(p);
   ViewStyle::instance().setDisplay(p.display);
   showView(QString::fromStdString(p.selection.view));
@@ -485,6 +506,7 @@ void MainWindow::edit(const Params& edited) {
   // A view's edit may change the sentence (a strongest context clicked, Next token, Generate): the editor shows it, or
   // the next keystroke would throw the new text away (issue 31).
   if (sentence_->text().toStdString() != p.sentence) sentence_->setText(QString::fromStdString(p.sentence));
+  target_->setParams(p);
   history_->record(controller_->params(), p);
   ViewStyle::instance().setDisplay(p.display);
   controller_->setParams(p);
@@ -573,8 +595,10 @@ TraceView* MainWindow::currentView() const {
   return views_.empty() ? nullptr : views_.front();  // the training page exports and copies the heatmap
 }
 
-void MainWindow::onResult(const ResultPtr& result) {
-  tooLong_->setResult(result);
+void MainWindow::onResult(const ResultPtr& delivered) {
+  tooLong_->setResult(delivered);
+  target_->setResult(delivered);
+  const ResultPtr result = shownStack(delivered);  // an encoder–decoder's chosen stack (issue 33)
   if (!result->ok()) {
     status_->setStyleSheet("color: #b2182b; font-weight: bold;");
     status_->setText(tr("⚠ %1 — showing the last valid result").arg(result->error));
@@ -603,13 +627,14 @@ void MainWindow::onResult(const ResultPtr& result) {
   panel_->setModelShape(shape);
   panel_->setModelCausal(run.trace.causal);
   panel_->showModel(run.model, result->params.modelDir);
-  editorLink_->setResult(result);
+  // The sentence editor holds the source: its tokens link to the views only while they show the encoder.
+  editorLink_->setResult(delivered->ok() && delivered->run->encdec && result == delivered ? ResultPtr() : result);
   stale_ = views_;
   presentToVisibleViews();
 }
 
 void MainWindow::presentToVisibleViews() {
-  const ResultPtr r = controller_->lastResult();
+  const ResultPtr r = shownStack(controller_->lastResult());
   if (!r) return;
   // Hidden pages get the result when they are shown: only what is visible is redrawn per edit.
   bool presented = false;

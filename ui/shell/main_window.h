@@ -23,6 +23,7 @@ class ParamPanel;
 class ParamHistory;
 class TooLongBar;
 class SessionActions;
+class TargetBar;
 class ViewActions;
 class LessonPanel;
 class TrainingView;
@@ -61,6 +62,8 @@ class MainWindow : public QMainWindow {
   TokenSelection* tokenSelection() const { return selection_; }
   EditorTokenLink* editorTokens() const { return editorLink_; }
   TooLongBar* tooLongBar() const { return tooLong_; }
+  /// An encoder–decoder's target editor, Translate, Next token and stack choice (hidden for other models).
+  TargetBar* targetBar() const { return target_; }
   /// F11: full screen, large fonts, thick lines, high contrast.
   void setPresentation(bool on);
   /// The size of a first start (no saved geometry) on the window's screen: 1400 × 860, or the screen's available
@@ -103,7 +106,8 @@ class MainWindow : public QMainWindow {
   std::vector<TraceView*> views_;
   std::vector<TraceView*> stale_;  ///< views not shown the latest result yet (hidden pages)
   QLabel* status_;
-  TooLongBar* tooLong_;  ///< "Keep the last N tokens" when the model refused the text as too long
+  TooLongBar* tooLong_;
+  TargetBar* target_;  ///< "Keep the last N tokens" when the model refused the text as too long
   QProgressBar* progress_;
   QPushButton* cancel_;
   bool restoreSettings_;

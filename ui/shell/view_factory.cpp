@@ -1,6 +1,7 @@
 #include "ui/shell/view_factory.h"
 
 #include "ui/views/attention/compare_view.h"
+#include "ui/views/attention/cross_attention_view.h"
 #include "ui/views/attention/head_view.h"
 #include "ui/views/attention/heatmap_view.h"
 #include "ui/views/attention/model_grid_view.h"
@@ -24,9 +25,10 @@
 namespace attnlab::ui {
 
 QStringList viewNames() {
-  return {"heatmap",    "model",       "outputs",      "qkv",       "variants",      "complexity",    "spectrum",
-          "rank-table", "rank-demo",   "feature-maps", "head-size", "collapse",      "paths",         "headview",
-          "prediction", "attribution", "patching",     "heads",     "similar_heads", "head_contexts", "compare"};
+  return {"heatmap",       "model",         "outputs",    "qkv",          "variants",  "complexity",
+          "spectrum",      "rank-table",    "rank-demo",  "feature-maps", "head-size", "collapse",
+          "paths",         "headview",      "prediction", "attribution",  "patching",  "heads",
+          "similar_heads", "head_contexts", "compare",    "cross"};
 }
 
 TraceView* createView(const QString& name, QWidget* parent) {
@@ -45,6 +47,7 @@ TraceView* createView(const QString& name, QWidget* parent) {
   if (name == "head-size") return new HeadSizeView(parent);
   if (name == "headview") return new HeadView(parent);
   if (name == "compare") return new CompareView(parent);
+  if (name == "cross") return new CrossAttentionView(parent);  // encoder–decoders (issue 33)
   if (name == "prediction") return new PredictionView(parent);
   if (name == "attribution") return new AttributionView(parent);
   if (name == "patching") return new PatchingView(parent);

@@ -25,7 +25,7 @@ const std::vector<ViewNavigator::Chapter>& ViewNavigator::chapters() {
   // One line per chapter; the head atlas adds its own (Heads) here.
   static const std::vector<Chapter> table = {
       {QT_TR_NOOP("Attention"),
-       {{"heatmap", QT_TR_NOOP("Heatmap")}, {"model", QT_TR_NOOP("Model view")}, {"headview"}, {"compare"}}},
+       {{"heatmap", QT_TR_NOOP("Heatmap")}, {"model", QT_TR_NOOP("Model view")}, {"headview"}, {"compare"}, {"cross"}}},
       {QT_TR_NOOP("Inside a head"), {{"qkv"}, {"outputs"}}},
       {QT_TR_NOOP("Variants"), {{"variants"}, {"complexity"}, {"feature-maps"}, {"head-size"}}},
       {QT_TR_NOOP("Rank and spectra"), {{"spectrum"}, {"rank-table"}, {"rank-demo"}}},

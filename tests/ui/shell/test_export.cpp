@@ -267,9 +267,9 @@ class TestExport : public QObject {
                : view == "similar_heads" ? "similarity"
                                          : "";
     // The built-in model has no vocabulary: the Prediction views draw a message and have no numbers; nor has the
-    // head_contexts view before a corpus is scanned.
-    const bool needsVocabulary =
-        view == "prediction" || view == "attribution" || view == "patching" || view == "head_contexts";
+    // head_contexts view before a corpus is scanned, nor the cross view without an encoder–decoder.
+    const bool needsVocabulary = view == "prediction" || view == "attribution" || view == "patching" ||
+                                 view == "head_contexts" || view == "cross";
     // The Heads views' rows are heads and probe tokens, not the sentence's tokens.
     const bool sentenceRows = view != "heads" && view != "similar_heads";
     if (needsVocabulary && format != "png" && format != "svg" && format != "pdf") {

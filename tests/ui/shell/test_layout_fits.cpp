@@ -7,10 +7,13 @@
 // parameter panel showing a checkpoint's card, and Side by side with both runs and their difference.
 #include <QAbstractButton>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
+#include <QFile>
 #include <QLabel>
 #include <QScreen>
 #include <QScrollBar>
+#include <QTemporaryDir>
 #include <QtTest>
 #include <map>
 
@@ -486,6 +489,75 @@ class TestLayoutFits : public QObject {
     view->waitForAnalyses();
     QVERIFY2(view->resampleProblem().isEmpty(), qPrintable(view->resampleProblem()));
     check("run");
+  }
+
+  // An encoder–decoder on the projector (issue 33): the source editor and the target bar above the views, in F11
+  // and beside a lesson; each single-text view on the decoder, the encoder's heatmap, and the cross view drawn both
+  // ways fit.
+  void encoderDecoderFitsTheProjector_data() {
+    QTest::addColumn<bool>("present");
+    QTest::addColumn<bool>("lesson");
+    QTest::newRow("window") << false << false;
+    QTest::newRow("F11 lesson") << true << true;
+  }
+  void encoderDecoderFitsTheProjector() {
+    QFETCH(bool, present);
+    QFETCH(bool, lesson);
+    QScreen* sc = nullptr;
+    for (QScreen* s : QGuiApplication::screens())
+      if (s->size() == QSize(1280, 720)) sc = s;
+    QVERIFY(sc);
+    QTemporaryDir tmp;
+    const QString dir = tmp.path() + "/marian";
+    QDir(tmp.path()).mkdir("marian");
+    for (const char* f : {"config.json", "model.safetensors"})
+      QFile::copy(QString(ATTNLAB_TEST_DATA) + "/reference/encdec/marian-spm/" + f, dir + "/" + f);
+    const QString spm = QString(ATTNLAB_TEST_DATA) + "/reference/tokenizers/spm/marian";
+    for (const QString& f : QDir(spm).entryList(QDir::Files)) QFile::copy(spm + "/" + f, dir + "/" + f);
+    MainWindow w(false);
+    w.setScreen(sc);
+    w.setGeometry(sc->availableGeometry());
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    if (lesson) w.lessonPanel()->selectLesson(0);
+    if (present) w.setPresentation(true);
+    Params p = w.controller()->params();
+    p.modelDir = dir.toStdString();
+    p.sentence = "the attention head looks back at earlier tokens";
+    p.target = "the head looks back at the attention";
+    p.selection.stack = "decoder";
+    w.applyParams(p);
+    QTRY_VERIFY(!w.controller()->busy() && w.controller()->lastResult() &&
+                w.controller()->lastResult()->params.modelDir == p.modelDir);
+    QTest::qWait(350);  // presentation mode's by-hand fill of the screen
+    std::vector<Problem> problems;
+    const auto check = [&](const QString& shot) {
+      for (int round = 0; round < 8; ++round) QApplication::processEvents();
+      QWidget* page = w.navigator()->pages()->currentWidget();
+      checkWidgets(page, shot, problems);
+      checkWidgets(w.centralWidget(), shot + " (editors)", problems);
+      for (QCustomPlot* plot : page->findChildren<QCustomPlot*>()) checkPlot(plot, shot, problems);
+      if (w.frameGeometry().width() > sc->geometry().width() || w.frameGeometry().height() > sc->geometry().height())
+        problems.push_back(
+            {"window larger than the screen",
+             QString("%1: %2 x %3").arg(shot).arg(w.frameGeometry().width()).arg(w.frameGeometry().height())});
+      shoot(w, QString("encdec_%1_%2").arg(QTest::currentDataTag(), shot).replace(' ', '_'));
+    };
+    for (const char* view : {"heatmap", "headview", "qkv", "outputs", "spectrum", "prediction", "cross"}) {
+      w.showView(view);
+      if (TraceView* v = w.navigator()->pages()->currentView()) v->waitForAnalyses();
+      check(view);
+    }
+    auto* cross = w.view("cross");
+    cross->findChildren<QComboBox*>().at(0)->setCurrentIndex(1);  // the alignment lines
+    check("cross_alignment");
+    p.selection.stack = "encoder";
+    p.selection.view = "heatmap";
+    w.applyParams(p);
+    QTRY_COMPARE(w.controller()->lastResult()->params.selection.stack, std::string("encoder"));
+    check("heatmap_encoder");
+    for (const Problem& q : problems) qInfo().noquote() << "  " << q.kind << "—" << q.where;
+    QVERIFY2(problems.empty(), qPrintable(QString("%1 layout problems").arg(problems.size())));
   }
 
  private:

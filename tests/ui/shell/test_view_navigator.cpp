@@ -23,10 +23,10 @@ namespace {
 
 /// Every page in navigator order: the chapters Attention, Inside a head, Variants, Rank and spectra,
 /// Depth, Prediction, Heads, Training.
-const QStringList kOrder = {"heatmap",   "model",         "headview",      "compare",    "qkv",         "outputs",
-                            "variants",  "complexity",    "feature-maps",  "head-size",  "spectrum",    "rank-table",
-                            "rank-demo", "collapse",      "paths",         "prediction", "attribution", "patching",
-                            "heads",     "similar_heads", "head_contexts", "training"};
+const QStringList kOrder = {"heatmap",    "model",     "headview",      "compare",       "cross",      "qkv",
+                            "outputs",    "variants",  "complexity",    "feature-maps",  "head-size",  "spectrum",
+                            "rank-table", "rank-demo", "collapse",      "paths",         "prediction", "attribution",
+                            "patching",   "heads",     "similar_heads", "head_contexts", "training"};
 const QStringList kChapterStarts = {"heatmap",  "qkv",        "variants", "spectrum",
                                     "collapse", "prediction", "heads",    "training"};
 
@@ -114,12 +114,12 @@ class TestViewNavigator : public QObject {
   void arrowKeysPassOverChapterTitles() {
     MainWindow w(false);
     showActive(w);
-    w.showView("compare");  // the last view of chapter 1
+    w.showView("cross");  // the last view of chapter 1
     nav(w)->setFocus();
     QTest::keyClick(nav(w), Qt::Key_Down);
     QVERIFY(shows(w, "qkv"));  // over "Inside a head"
     QTest::keyClick(nav(w), Qt::Key_Up);
-    QVERIFY(shows(w, "compare"));
+    QVERIFY(shows(w, "cross"));
     QTest::keyClick(nav(w), Qt::Key_Home);
     QVERIFY(shows(w, "heatmap"));
   }

@@ -1,5 +1,6 @@
 #include "ui/views/attention/head_view.h"
 
+#include "ui/views/common/encdec_result.h"
 #include "ui/views/common/head_names.h"
 
 #include <QComboBox>
@@ -113,6 +114,16 @@ void HeadView::updateTitle() {
     QStringList names;
     for (int h : shown) names << QString::number(h);
     heads = (shown.size() == 1 ? tr("head %1 of %2") : tr("heads %1 of %2")).arg(names.join(", ")).arg(total);
+  }
+  // An encoder–decoder's stack leads the title ("Decoder layer 0"), which then needs no "causal": on a projector
+  // a longer line wrapped and the page grew past the screen.
+  const QString stack = stackTag(*result_);
+  if (!stack.isEmpty()) {
+    title_->setText(tr("%1 layer %2 · %3 · queries left, keys right")
+                        .arg(stack.contains(QLatin1String("decoder")) ? tr("Decoder") : tr("Encoder"))
+                        .arg(result_->layer())
+                        .arg(heads));
+    return;
   }
   title_->setText(tr("Layer %1 · %2%3 · queries left, keys right")
                       .arg(result_->layer())

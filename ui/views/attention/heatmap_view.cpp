@@ -14,6 +14,7 @@
 #include "core/session/token_pins.h"
 #include "ui/plots/view_style.h"
 #include "ui/plots/window_shade.h"
+#include "ui/views/common/encdec_result.h"
 #include "ui/views/common/head_names.h"
 
 namespace attnlab::ui {
@@ -147,13 +148,14 @@ std::shared_ptr<const MapPyramid> HeatmapView::pyramidOf(const ResultPtr& result
 
 QString HeatmapView::title() const {
   if (!result_ || !result_->ok()) return {};
-  return tr("Attention · layer %1 · head %2%3%4%5%6")
+  return tr("Attention%7 · layer %1 · head %2%3%4%5%6")
       .arg(result_->layer())
       .arg(result_->head())
       .arg(kvSuffix(result_->trace(), result_->head()))
       .arg(result_->trace().causal ? tr(" · causal") : "")
       .arg(windowTitleNote(window()))
-      .arg(attentionScaleTitleNote(ViewStyle::instance().attentionScale()));
+      .arg(attentionScaleTitleNote(ViewStyle::instance().attentionScale()))
+      .arg(stackTag(*result_));  // an encoder–decoder's stack (issue 33)
 }
 
 int HeatmapView::window() const {

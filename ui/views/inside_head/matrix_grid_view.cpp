@@ -5,6 +5,7 @@
 
 #include "core/model/layer_outputs.h"
 #include "core/session/token_pins.h"
+#include "ui/views/common/encdec_result.h"
 #include "ui/views/common/head_names.h"
 
 #include <cmath>
@@ -106,14 +107,16 @@ void HeadOutputsView::showResult(const ResultPtr& result) {
   std::vector<Panel> panels;
   for (std::size_t h = 0; h < layer.heads.size(); ++h) {
     const Mat out = layer.headOutput(static_cast<int>(h));
-    panels.push_back({tr("%1 output, n×%2").arg(headLabel(l, static_cast<int>(h))).arg(out.cols()), out, tokens,
-                      indexLabels(static_cast<int>(out.cols()), ""), MatrixPlot::Range::Symmetric, ColorMap::Diverging,
-                      "output_L" + std::to_string(l) + "_H" + std::to_string(h)});
+    panels.push_back(
+        {tr("%1 output, n×%2%3").arg(headLabel(l, static_cast<int>(h))).arg(out.cols()).arg(stackTag(*result)), out,
+         tokens, indexLabels(static_cast<int>(out.cols()), ""), MatrixPlot::Range::Symmetric, ColorMap::Diverging,
+         "output_L" + std::to_string(l) + "_H" + std::to_string(h)});
   }
   const Mat unified = attentionOutOf(result->trace(), l);  // a long input's: recomputed from concat
-  panels.push_back({tr("L%1 unified output: heads concatenated · Wo (n × %2)").arg(l).arg(unified.cols()), unified,
-                    tokens, indexLabels(static_cast<int>(unified.cols()), ""), MatrixPlot::Range::Symmetric,
-                    ColorMap::Diverging, "attention_out_L" + std::to_string(l)});
+  panels.push_back(
+      {tr("L%1 unified output: heads concatenated · Wo (n × %2)%3").arg(l).arg(unified.cols()).arg(stackTag(*result)),
+       unified, tokens, indexLabels(static_cast<int>(unified.cols()), ""), MatrixPlot::Range::Symmetric,
+       ColorMap::Diverging, "attention_out_L" + std::to_string(l)});
   const int heads = static_cast<int>(layer.heads.size());
   const int columns = std::min(heads, 4);
   showPanels(panels, columns, true);
@@ -126,7 +129,7 @@ void QkvView::showResult(const ResultPtr& result) {
   const HeadTrace& head = result->trace().layers[l].heads[h];
   const QStringList tokens = result->tokenLabels();
   const QStringList dims = indexLabels(static_cast<int>(head.q.cols()), "");
-  const QString where = headLabel(l, h);
+  const QString where = headLabel(l, h) + stackTag(*result);  // + an encoder–decoder's stack
   const std::string id = "_L" + std::to_string(l) + "_H" + std::to_string(h);
   const auto sym = MatrixPlot::Range::Symmetric;
   const auto div = ColorMap::Diverging;

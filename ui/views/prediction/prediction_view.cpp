@@ -9,6 +9,7 @@
 #include "core/run/pipeline.h"
 #include "ui/plots/matrix_plot.h"
 #include "ui/plots/panel_layout.h"
+#include "ui/views/common/encdec_result.h"
 #include "ui/views/prediction/prediction_controls.h"
 #include "ui/views/prediction/prediction_position.h"
 #include "ui/views/prediction/probability_text.h"
@@ -207,9 +208,14 @@ void PredictionView::showResult(const ResultPtr& result) {
     job_->cancel();
     shown_ = result;
     title_->setText(tr("Prediction"));
-    const QString why = tr("%1 has no vocabulary to predict: open GPT-2, a Llama / Qwen / Mistral / Gemma "
-                           "checkpoint, or a model trained in the Training view.")
-                            .arg(QString::fromStdString(result->run->info.name));
+    const QString why =
+        !stackTag(*result).isEmpty()  // an encoder–decoder's stack (issue 33)
+            ? tr("%1: the encoder predicts no token, and the decoder's next token is the target bar's Next token; "
+                 "this view reads single-text models.")
+                  .arg(QString::fromStdString(result->run->info.name))
+            : tr("%1 has no vocabulary to predict: open GPT-2, a Llama / Qwen / Mistral / Gemma "
+                 "checkpoint, or a model trained in the Training view.")
+                  .arg(QString::fromStdString(result->run->info.name));
     controls_->setGenerateEnabled(false, why);
     showMessage(why);
     return;

@@ -8,6 +8,7 @@
 
 #include "core/compute/lapack_spectrum.h"
 #include "ui/plots/panel_layout.h"
+#include "ui/views/common/encdec_result.h"
 
 namespace attnlab::ui {
 namespace {
@@ -144,8 +145,12 @@ void SpectrumView::showSingularValues(const HeadSpectrum& s) {
   spectrum_.expScores = s.expScores;
   const int l = result_->layer(), h = result_->head();
   svPlot_->clearAll();
-  svPlot_->setTitle(
-      tr("Singular values · layer %1 · head %2 · n = %3, head size %4").arg(l).arg(h).arg(s.n).arg(s.dHead));
+  svPlot_->setTitle(tr("Singular values · layer %1 · head %2 · n = %3, head size %4%5")
+                        .arg(l)
+                        .arg(h)
+                        .arg(s.n)
+                        .arg(s.dHead)
+                        .arg(stackTag(*result_)));
   svPlot_->addSpectrum(tr("scores QKᵀ·scale (rank %1)").arg(s.scores.numericalRank), s.scores.singularValues,
                        s.scores.threshold, seriesColor(5));
   svPlot_->addSpectrum(tr("exp(scores) (rank %1)").arg(s.expScores.numericalRank), s.expScores.singularValues,

@@ -1,0 +1,97 @@
+// The window with an encoder–decoder (issue 33): an edit of the source text until every visible view has redrawn, on
+// a random checkpoint of opus-mt-en-de's shape (bench/marian_checkpoint.h) with the tiny Marian SentencePiece files of
+// tests/reference/tokenizers/spm/marian beside it (a real tokenizer; the vocabulary size does not change the forward
+// pass but the unembedding). Target: ≤ 100 ms for a 30-token source. The baseline in the same run is the core forward
+// pass alone (EncDecModel::forward of the same ids), so the ratio is what the window adds to it.
+#include <QApplication>
+#include <QDir>
+#include <QFile>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "bench/bench_util.h"
+#include "bench/marian_checkpoint.h"
+#include "core/base/json_file.h"
+#include "core/run/encdec_run.h"
+#include "core/run/model_factory.h"
+#include "ui/shell/main_window.h"
+#include "ui/views/common/encdec_result.h"
+
+using namespace attnlab;
+using namespace attnlab::ui;
+
+namespace {
+
+const char* kWords[] = {"the", "attention", "head", "looks", "back", "at", "earlier", "tokens"};
+
+/// A source of exactly `n` tokens (eos included) for `model`, its words shifted by `variant` (a new text per edit).
+std::string sourceOf(const EncDecFolderModel& model, int n, int variant) {
+  std::string s;
+  for (int i = 0; static_cast<int>(model.tokenizeSource(s).ids.size()) < n; ++i)
+    s += std::string(s.empty() ? "" : " ") + kWords[(i + variant) % 8];
+  while (static_cast<int>(model.tokenizeSource(s).ids.size()) > n) s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  qputenv("QT_QPA_PLATFORM", "offscreen");
+  QApplication app(argc, argv);
+  const std::string dir = "/tmp/attnlab-bench-marian-window";
+  if (!fileExists(dir + "/model.safetensors")) {
+    std::filesystem::create_directories(dir);
+    bench::writeMarianCheckpoint(dir);
+  }
+  const QString spm = QString(ATTNLAB_SOURCE_DIR) + "/tests/reference/tokenizers/spm/marian";
+  for (const QString& f : QDir(spm).entryList(QDir::Files))
+    QFile::copy(spm + "/" + f, QString::fromStdString(dir) + "/" + f);
+
+  Params p;
+  p.modelDir = dir;
+  const auto model = std::dynamic_pointer_cast<const EncDecFolderModel>(makeModel(p));
+  if (!model) return std::fprintf(stderr, "not an encoder-decoder: %s\n", dir.c_str()), 1;
+
+  MainWindow w(false);
+  w.resize(1280, 720);
+  w.show();
+  QApplication::processEvents();
+  const int n = 30;
+  p.target = sourceOf(*model, n - 1, 3);  // a 30-token target too (start token + 29)
+  std::printf(
+      "opus-mt-en-de shape (d 512, 6+6 layers, 8 heads, FFN 2048, vocab 8,000), %d source tokens, %zu target "
+      "tokens\n",
+      static_cast<int>(model->tokenizeSource(sourceOf(*model, n, 0)).ids.size()),
+      model->tokenizeTarget(p.target).ids.size());
+
+  // Baseline: the forward pass alone.
+  const std::vector<int> src = model->tokenizeSource(sourceOf(*model, n, 0)).ids;
+  const std::vector<int> tgt = model->tokenizeTarget(p.target).ids;
+  const double forwardMs = bench::medianOfRuns(7, [&] { model->model().forward(src, tgt); });
+  std::printf("  core forward (baseline)                              %9.2f ms\n", forwardMs);
+
+  for (const char* stack : {"encoder", "decoder"}) {
+    for (const char* view : {"heatmap", "headview", "qkv", "outputs", "cross"}) {
+      w.showView(view);
+      std::vector<TraceView*> shown = {w.view(view)};
+      if (std::string(view) == "heatmap") shown.push_back(w.view("model"));  // one page, side by side
+      p.selection.stack = stack;
+      int variant = 0;
+      double computeMs = 0;
+      const double ms = bench::medianOfRuns(7, [&] {
+        p.sentence = sourceOf(*model, n, ++variant);  // an edit of the source
+        const auto t0 = std::chrono::steady_clock::now();
+        const ResultPtr r = shownStack(LiveController::compute(p, model, {}));
+        computeMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        for (TraceView* v : shown) v->showResult(r);
+        QApplication::processEvents();
+        w.repaint();
+      });
+      const std::string what = std::string("edit of the source to repaint, ") + view + " view, " + stack;
+      std::printf("  %-52s %9.2f ms  %5.2f x forward  (compute %.1f ms)  target 100 ms %s\n", what.c_str(), ms,
+                  ms / forwardMs, computeMs, ms <= 100.0 ? "ok" : "MISSED");
+    }
+  }
+  return 0;
+}

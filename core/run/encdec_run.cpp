@@ -1,0 +1,224 @@
+#include "core/run/encdec_run.h"
+
+#include <algorithm>
+
+#include "core/base/errors.h"
+#include "core/base/json_file.h"
+#include "core/text/utf8.h"
+
+namespace attnlab {
+namespace {
+
+const char* kMetaspace = "\xE2\x96\x81";  // "▁", SentencePiece's word start
+
+/// One stack of the pair as a single-text Model: the views read its info() (layers, heads, widths) and tokenizer.
+/// Its forward() refuses: a stack alone cannot be re-run (the decoder needs the source's encoding), so the views
+/// that run the model again (ablation, patching) say so instead of drawing a wrong picture.
+class EncDecStackModel : public Model {
+ public:
+  EncDecStackModel(std::shared_ptr<const EncDecFolder> folder, std::string name, bool decoder)
+      : folder_(std::move(folder)), name_(std::move(name)), decoder_(decoder) {}
+
+  ModelInfo info() const override {
+    const EncDecConfig& c = folder_->model->config();
+    ModelInfo i;
+    i.name = name_ + (decoder_ ? " · decoder" : " · encoder");
+    i.kind = c.modelType;
+    i.layers = decoder_ ? c.decoderLayers : c.encoderLayers;
+    i.heads = decoder_ ? c.decoderHeads : c.encoderHeads;
+    i.dModel = c.dModel;
+    i.dHead = decoder_ ? c.decoderHeadDim : c.encoderHeadDim;
+    i.maxTokens = c.maxPositions > 0 ? c.maxPositions : 1 << 20;
+    i.pieceStyle = "metaspace";
+    return i;
+  }
+  TokenizedText tokenize(const std::string& text) const override {
+    return (decoder_ ? folder_->target : folder_->source)->encode(text, !decoder_);
+  }
+  Trace forward(const TokenizedText&, const RunControl&, const Intervention&) const override {
+    throw InputError(std::string("the ") + (decoder_ ? "decoder" : "encoder") +
+                     " of an encoder–decoder cannot be run again alone: this view needs a single-text model");
+  }
+  std::string vocabularyPiece(int id) const override { return tokenizer().pieceOf(id); }
+  int vocabularySize() const override { return tokenizer().vocabSize(); }
+  bool isReservedToken(int id) const override {
+    const EncDecConfig& c = folder_->model->config();
+    return id == c.eosId || id == c.padId || (decoder_ && id == c.decoderStartId);
+  }
+
+ private:
+  const TextTokenizer& tokenizer() const { return decoder_ ? *folder_->target : *folder_->source; }
+  std::shared_ptr<const EncDecFolder> folder_;
+  std::string name_;
+  bool decoder_;
+};
+
+void checkText(const std::string& text, const char* which) {
+  if (!utf8::isValid(text)) {
+    std::size_t at = 0;
+    while (at < text.size()) {
+      const utf8::CodePoint cp = utf8::decode(text, at);
+      if (!cp.valid) break;
+      at += cp.size;
+    }
+    throw InputError(std::string("the ") + which + " text is not valid UTF-8 (byte " + std::to_string(at) + ")");
+  }
+}
+
+void checkLength(const TokenizedText& t, int limit, const char* which) {
+  if (limit > 0 && static_cast<int>(t.ids.size()) > limit)
+    throw InputError(std::string("the ") + which + " has " + std::to_string(t.ids.size()) +
+                     " tokens, but the model takes at most " + std::to_string(limit) + " positions");
+}
+
+bool blank(const std::string& s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; });
+}
+
+}  // namespace
+
+EncDecFolderModel::EncDecFolderModel(EncDecFolder folder, std::string name)
+    : folder_(std::make_shared<const EncDecFolder>(std::move(folder))), name_(std::move(name)) {}
+
+ModelInfo EncDecFolderModel::info() const { return stackModel(true)->info(); }
+
+TokenizedText EncDecFolderModel::tokenize(const std::string& text) const { return tokenizeSource(text); }
+
+Trace EncDecFolderModel::forward(const TokenizedText&, const RunControl&, const Intervention&) const {
+  throw InputError("an encoder–decoder runs a source and a target text together (runEncDecPipeline)");
+}
+
+std::string EncDecFolderModel::vocabularyPiece(int id) const { return folder_->target->pieceOf(id); }
+int EncDecFolderModel::vocabularySize() const { return folder_->target->vocabSize(); }
+bool EncDecFolderModel::isReservedToken(int id) const { return stackModel(true)->isReservedToken(id); }
+
+TokenizedText EncDecFolderModel::tokenizeSource(const std::string& text) const {
+  return folder_->source->encode(text, true);
+}
+
+TokenizedText EncDecFolderModel::tokenizeTarget(const std::string& text) const {
+  TokenizedText t = folder_->target->encode(text, false);
+  const int start = model().config().decoderStartId;
+  Token first;
+  first.text = folder_->target->pieceOf(start);
+  t.tokens.insert(t.tokens.begin(), first);
+  t.ids.insert(t.ids.begin(), start);
+  return t;
+}
+
+std::string EncDecFolderModel::appendPiece(const std::string& target, int id) const {
+  if (stackModel(true)->isReservedToken(id)) return target;
+  std::string piece = folder_->target->pieceOf(id);
+  std::string out;
+  for (std::size_t i = 0; i < piece.size();) {
+    if (piece.compare(i, 3, kMetaspace) == 0) {
+      out += ' ';
+      i += 3;
+    } else {
+      out += piece[i++];
+    }
+  }
+  if (blank(target)) out.erase(0, std::min(out.size(), out.find_first_not_of(' ')));
+  return target + out;
+}
+
+std::string EncDecFolderModel::decodeTarget(const std::vector<int>& ids) const {
+  std::string text;
+  for (int id : ids) text = appendPiece(text, id);
+  return text;
+}
+
+std::shared_ptr<const Model> EncDecFolderModel::stackModel(bool decoder) const {
+  return std::make_shared<EncDecStackModel>(folder_, name_, decoder);
+}
+
+std::shared_ptr<const EncDecFolderModel> openEncDecModel(const std::string& dir, const RunControl& control) {
+  control.checkpoint(0.0);
+  std::string name = dir;
+  while (name.size() > 1 && name.back() == '/') name.pop_back();
+  name = name.substr(name.find_last_of('/') + 1);
+  auto m = std::make_shared<const EncDecFolderModel>(openEncDecFolder(dir), name);
+  control.checkpoint(1.0);
+  return m;
+}
+
+bool isEncDecFolder(const std::string& dir) {
+  const std::string path = dir + "/config.json";
+  if (!fileExists(path)) return false;
+  try {
+    const nlohmann::json j = readJsonFile(path);
+    return j.is_object() && j.contains("model_type") && j["model_type"].is_string() &&
+           isEncoderDecoderType(j["model_type"].get<std::string>());
+  } catch (const std::exception&) {
+    return false;  // the ordinary opener reports the broken file
+  }
+}
+
+int EncDecRun::nextTokenId() const {
+  if (!trace || trace->logits.rows() == 0) return -1;
+  Eigen::Index best = 0;
+  trace->logits.row(trace->logits.rows() - 1).maxCoeff(&best);
+  return static_cast<int>(best);
+}
+
+namespace {
+
+TokenizedText checkedSource(const EncDecFolderModel& m, const std::string& source) {
+  checkText(source, "source");
+  if (blank(source)) throw InputError("the source text is empty: type the sentence to translate");
+  TokenizedText src = m.tokenizeSource(source);
+  checkLength(src, m.model().config().maxPositions, "source");
+  return src;
+}
+
+}  // namespace
+
+PipelineResult runEncDecPipeline(const Params& p, std::shared_ptr<const EncDecFolderModel> model,
+                                 const RunControl& control) {
+  TokenizedText src = checkedSource(*model, p.sentence);
+  checkText(p.target, "target");
+  TokenizedText tgt = model->tokenizeTarget(p.target);
+  checkLength(tgt, model->model().config().maxPositions, "target (with the decoder's start token)");
+  control.checkpoint(0.0);
+
+  auto trace = std::make_shared<EncDecTrace>(model->model().forward(src.ids, tgt.ids));
+  auto enc = std::make_shared<PipelineResult>();
+  enc->model = model->stackModel(false);
+  enc->info = enc->model->info();
+  enc->text = src;
+  enc->trace = std::move(trace->encoder);
+  trace->encoder = Trace{};
+  // The traces name their tokens by id; the views label them with the vocabulary's pieces.
+  for (std::size_t i = 0; i < enc->trace.tokens.size() && i < src.ids.size(); ++i)
+    enc->trace.tokens[i] = model->sourceTokenizer().pieceOf(src.ids[i]);
+  PipelineResult r;
+  r.model = model->stackModel(true);
+  r.info = r.model->info();
+  r.text = tgt;
+  r.trace = std::move(trace->decoder);
+  trace->decoder = Trace{};
+  for (std::size_t i = 0; i < r.trace.tokens.size() && i < tgt.ids.size(); ++i)
+    r.trace.tokens[i] = model->targetTokenizer().pieceOf(tgt.ids[i]);
+
+  auto encRun = std::make_shared<EncDecRun>();
+  encRun->model = model;
+  encRun->source = std::move(src);
+  encRun->target = std::move(tgt);
+  encRun->trace = std::move(trace);
+  auto decRun = std::make_shared<EncDecRun>(*encRun);
+  decRun->encoderSide = enc;
+  enc->encdec = std::move(encRun);
+  r.encdec = std::move(decRun);
+  return r;
+}
+
+Translation translateGreedy(const EncDecFolderModel& model, const std::string& source, int maxNewTokens) {
+  const TokenizedText src = checkedSource(model, source);
+  const int limit = model.model().config().maxPositions;
+  Translation t;
+  t.ids = model.model().generateGreedy(src.ids, limit > 0 ? std::min(maxNewTokens, limit - 1) : maxNewTokens);
+  t.text = model.decodeTarget(t.ids);
+  return t;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,87 @@
+#pragma once
+// An encoder–decoder in the program (issue 33): the model the parameters name when their folder holds a Marian, BART
+// or T5 checkpoint, and the run of its two texts. Params::sentence is the source (the encoder's text),
+// Params::target the target (the decoder's: typed, or filled by Translate / Next token). The run keeps the whole
+// EncDecTrace; each stack is also handed out as an ordinary PipelineResult (its Trace, its tokens, a Model that
+// describes that stack), so every single-text view shows the encoder or the decoder unchanged.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/checkpoint/encdec_folder.h"
+#include "core/run/pipeline.h"
+
+namespace attnlab {
+
+/// What makeModel returns for an encoder–decoder folder: the folder (model and both tokenizers) behind the Model
+/// interface, so that the window's model cache, progress and error paths stay as they are. info() and tokenize()
+/// describe the decoder (the stack whose logits predict); forward() refuses (one text is not enough):
+/// runEncDecPipeline runs both.
+class EncDecFolderModel : public Model {
+ public:
+  EncDecFolderModel(EncDecFolder folder, std::string name);
+  ModelInfo info() const override;
+  TokenizedText tokenize(const std::string& text) const override;
+  Trace forward(const TokenizedText& text, const RunControl& control, const Intervention& iv) const override;
+  std::string vocabularyPiece(int id) const override;
+  int vocabularySize() const override;
+  bool isReservedToken(int id) const override;
+
+  const EncDecModel& model() const { return *folder_->model; }
+  const TextTokenizer& sourceTokenizer() const { return *folder_->source; }
+  const TextTokenizer& targetTokenizer() const { return *folder_->target; }
+  /// The source text's tokens as the encoder reads them (Marian: with its eos appended).
+  TokenizedText tokenizeSource(const std::string& text) const;
+  /// The decoder's input for a target text: decoder_start_token_id (an empty-span token) then the text's tokens,
+  /// no eos (the last row predicts what comes next).
+  TokenizedText tokenizeTarget(const std::string& text) const;
+  /// Target ids as text: each piece with SentencePiece's "▁" as a space, the special ids (start, eos, pad) left out,
+  /// the leading space dropped. Tokenizing the result again gives the ids back for ordinary pieces.
+  std::string decodeTarget(const std::vector<int>& ids) const;
+  /// The text one more target id appends to `target` ("▁Haus" → " Haus"; no leading space on an empty target).
+  std::string appendPiece(const std::string& target, int id) const;
+  /// A Model describing one stack (its layers, heads, tokenizer), as the views' results carry.
+  std::shared_ptr<const Model> stackModel(bool decoder) const;
+  const std::string& name() const { return name_; }
+
+ private:
+  std::shared_ptr<const EncDecFolder> folder_;
+  std::string name_;
+};
+
+/// The encoder–decoder in `dir` (openEncDecFolder), named after the folder. Throws InputError as that does.
+std::shared_ptr<const EncDecFolderModel> openEncDecModel(const std::string& dir, const RunControl& control = {});
+
+/// True when `dir`/config.json names an encoder–decoder model_type (supported or not: readEncDecConfig names the
+/// unsupported ones). False when there is no readable config.json.
+bool isEncDecFolder(const std::string& dir);
+
+/// The encoder–decoder run beside a PipelineResult. The pipeline's result is the decoder's side (trace = the decoder's
+/// Trace, text = the target's tokens) and its `encoderSide` the encoder's; both sides carry an EncDecRun (the encoder's
+/// without encoderSide, so that nothing owns itself), sharing one `trace`, which keeps the cross-attention, the logits
+/// and the stacks' outputs; its encoder and decoder Traces are moved into the two sides (left empty there).
+struct EncDecRun {
+  std::shared_ptr<const EncDecFolderModel> model;
+  TokenizedText source, target;  ///< the encoder's tokens, the decoder's (start token first)
+  std::shared_ptr<const EncDecTrace> trace;
+  std::shared_ptr<const PipelineResult> encoderSide;  ///< null on the encoder's side
+  bool isDecoderSide() const { return encoderSide != nullptr; }
+  /// The greedy next target token after the target: argmax of the last logits row.
+  int nextTokenId() const;
+};
+
+/// Runs both texts of p (sentence = source, target) through `model`. Throws InputError for an empty source, invalid
+/// UTF-8 in either text (with its byte offset), either text longer than the model's positions (both lengths
+/// named) and a selection outside the decoder; Cancelled before the forward pass when the flag is raised.
+PipelineResult runEncDecPipeline(const Params& p, std::shared_ptr<const EncDecFolderModel> model,
+                                 const RunControl& control = {});
+
+/// Greedy translation of `source` (KV-cached decoding, cross K/V made once): the generated ids (eos included when
+/// reached) and their text. Checks the source as runEncDecPipeline does.
+struct Translation {
+  std::vector<int> ids;
+  std::string text;
+};
+Translation translateGreedy(const EncDecFolderModel& model, const std::string& source, int maxNewTokens);
+
+}  // namespace attnlab
