@@ -51,8 +51,8 @@ void AtlasStore::request(const ResultPtr& result) {
       return;
     }
     // This model's probe atlas was built before: no new probe, and its corpus result (if any) comes from scanned_.
-    probeJob_->cancel();
-    scanJob_->cancel();
+    probeJob_->stopEarly();
+    scanJob_->stopEarly();
     ++scanRun_;
     probeKey_ = probeKey(*result);
     scanKey_ = {};
@@ -84,7 +84,7 @@ bool AtlasStore::isReadyFor(const ComputeResult& result) const {
 }
 
 void AtlasStore::startProbe(const ResultPtr& result) {
-  scanJob_->cancel();
+  scanJob_->stopEarly();
   ++scanRun_;
   probeKey_ = probeKey(*result);
   scanKey_ = {};
@@ -132,7 +132,7 @@ void AtlasStore::startScan(const ResultPtr& result) {
   const bool wasOffered = !offer_.isEmpty();
   offer_.clear();
   if (scanKey_.files.empty() || !probeAtlas_) {
-    scanJob_->cancel();
+    scanJob_->stopEarly();
     if (probeAtlas_ && atlas_ != probeAtlas_) publish(probeAtlas_);  // the corpus was removed: the probe alone
     if (wasOffered) emit stateChanged();
     return;
@@ -140,7 +140,7 @@ void AtlasStore::startScan(const ResultPtr& result) {
   error_.clear();
   const std::string resultKey = text(probeKey_) + text(scanKey_);
   if (const auto kept = scanned_.find(resultKey); kept != scanned_.end()) {
-    scanJob_->cancel();
+    scanJob_->stopEarly();
     publish(kept->second);  // scanned (or cancelled by the user) before for this model
     emit stateChanged();
     return;
@@ -152,7 +152,7 @@ void AtlasStore::startScan(const ResultPtr& result) {
     scanOwner_[text(scanKey_)] = QString::fromStdString(result->run->info.name);
     allowed_.insert(allowKey);
   } else if (!allowed_.count(allowKey)) {
-    scanJob_->cancel();
+    scanJob_->stopEarly();
     offer_ = owner->second;
     if (atlas_ != probeAtlas_) publish(probeAtlas_);
     emit stateChanged();
@@ -209,7 +209,7 @@ void AtlasStore::startScan(const ResultPtr& result) {
 
 void AtlasStore::cancelScan() {
   if (scanJob_->busy()) userCancelled_ = scanRun_;
-  scanJob_->cancel();
+  scanJob_->stopEarly();
 }
 
 void AtlasStore::scanForThisModel() {

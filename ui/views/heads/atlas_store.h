@@ -89,6 +89,8 @@ class AtlasStore : public QObject {
   void publish(std::shared_ptr<const HeadAtlas> atlas);
 
   AtlasEngine engine_;
+  // Stopped with stopEarly(), never cancel(): a finished probe or scan superseded before delivery is still kept
+  // per model, and a scan the user cancelled delivers what it read (the kept result).
   BackgroundJob* probeJob_;
   BackgroundJob* scanJob_;
   ProbeKey probeKey_;                   ///< what probeAtlas_ is (or is being) built for
