@@ -565,6 +565,7 @@ void MainWindow::onResult(const ResultPtr& result) {
   if (!result->ok()) {
     status_->setStyleSheet("color: #b2182b; font-weight: bold;");
     status_->setText(tr("⚠ %1 — showing the last valid result").arg(result->error));
+    panel_->showFailedRun(*result, controller_->lastResult());  // not "loading" for ever when a checkpoint fails
     return;
   }
   status_->setStyleSheet({});
