@@ -129,6 +129,7 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
   });
   for (TraceView* v : views_) {
     v->setTokenSelection(selection_);
+    v->setParamsInForce([this] { return controller_->params(); });
     connect(v, &TraceView::selectionRequested, this, [this](int l, int h) {
       Params p = controller_->params();
       p.selection.layer = l;

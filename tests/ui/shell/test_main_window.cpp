@@ -23,6 +23,7 @@
 #include "ui/shell/param_history.h"
 #include "ui/shell/param_panel.h"
 #include "ui/shell/too_long_bar.h"
+#include "ui/views/attention/compare_view.h"
 #include "ui/views/attention/heatmap_view.h"
 #include "ui/views/attention/model_grid_view.h"
 
@@ -453,6 +454,34 @@ class TestMainWindow : public QObject {
     QCOMPARE(value("cardName"), folder);  // the card names a checkpoint by its folder
     QCOMPARE(value("cardLayers"), layers);
     QVERIFY(!failureShown());
+  }
+
+  void sideBySideSwapsTheTextInForce() {
+    // Issue 31 review: Swap started from the last successful run's parameters, so a text typed since whose run failed
+    // (or had not run yet) was thrown away: the field got the old text.
+    MainWindow w(false);
+    w.show();
+    QTRY_VERIFY(w.controller()->lastResult() && w.controller()->lastResult()->ok());
+    const std::string shownText = w.controller()->lastResult()->params.sentence;
+    w.showView("compare");
+    auto* compare = qobject_cast<CompareView*>(w.view("compare"));
+    QVERIFY(compare);
+    compare->setSecondText("the roses bloom");
+    spin(w, "heads")->setValue(5);  // 64 is not divisible by 5: every run fails from here
+    w.sentenceEditor()->selectAll();
+    QTest::keyClicks(w.sentenceEditor(), "the dog runs home");
+    QTRY_VERIFY(status(w).contains("divisible") && !w.controller()->busy());
+    QCOMPARE(w.controller()->params().sentence, std::string("the dog runs home"));
+    QCOMPARE(w.controller()->lastResult()->params.sentence, shownText);  // the views still show the old text
+    compare->swapTexts();
+    QCOMPARE(compare->secondText(), QString("the dog runs home"));
+    QCOMPARE(w.sentenceEditor()->text(), QString("the roses bloom"));
+    QCOMPARE(w.controller()->params().sentence, std::string("the roses bloom"));
+    QCOMPARE(w.controller()->params().model.heads, 5);  // the failed edit of the heads stays in force too
+    // With 4 heads again both texts run: the window's is the swapped one, B is the text typed before the swap.
+    spin(w, "heads")->setValue(4);
+    QTRY_VERIFY(w.controller()->lastResult()->params.sentence == "the roses bloom" && compare->otherRun() &&
+                compare->otherRun()->params.sentence == "the dog runs home");
   }
 };
 

@@ -154,7 +154,9 @@ QString CompareView::secondText() const { return text_->text(); }
 
 void CompareView::swapTexts() {
   if (!result_ || text_->text().isEmpty()) return;
-  Params p = result_->params;
+  // From the parameters in force, not the last run's: an edit typed since (or whose run failed) moves to the field
+  // instead of being thrown away.
+  Params p = paramsInForce(*result_);
   const QString window = QString::fromStdString(p.sentence);
   p.sentence = text_->text().toStdString();
   text_->setText(window);

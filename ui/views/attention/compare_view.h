@@ -42,7 +42,8 @@ class CompareView : public TraceView {
   /// The second text (Second text mode); the right pane follows.
   void setSecondText(const QString& text);
   QString secondText() const;
-  /// Makes the second text the window's (paramsRequested) and the window's text the second.
+  /// Makes the second text the window's (paramsRequested) and the window's text in force (typed or failed since the
+  /// last run included) the second.
   void swapTexts();
 
   MatrixPlot* leftPlot() const { return left_; }
