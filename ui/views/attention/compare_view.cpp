@@ -185,8 +185,16 @@ bool CompareView::otherParams(const ComputeResult& r, Params& q, QString& why) c
 
 void CompareView::showResult(const ResultPtr& result) {
   if (!result || !result->ok()) return;  // the last valid comparison stays
+  // Another model: the other run (a whole trace of the model left) goes now, not when this model's arrives (issue 31).
+  if (other_ && other_->run->model != result->run->model) releaseOther();
   result_ = result;
   refresh();
+}
+
+void CompareView::releaseOther() {
+  job_->cancel();  // a run still making it for the model left delivers nothing
+  other_.reset();
+  otherKey_.clear();
 }
 
 void CompareView::refresh() {
@@ -196,7 +204,7 @@ void CompareView::refresh() {
   if (!otherParams(*result_, q, why)) {
     wantedKey_.clear();
     otherError_ = why;
-    job_->cancel();
+    releaseOther();  // nothing to compare with: the other run is not shown, so not kept either
     draw();
     return;
   }

@@ -41,9 +41,35 @@ AtlasStore::ScanKey AtlasStore::scanKey(const ComputeResult& r) {
   return {r.params.atlas.corpus, r.params.atlas.window, r.params.atlas.top};
 }
 
+namespace {
+
+/// `atlas` without its probe trace (a copy when it has one).
+std::shared_ptr<const HeadAtlas> withoutTrace(std::shared_ptr<const HeadAtlas> atlas) {
+  if (!atlas || !atlas->probeTrace) return atlas;
+  auto copy = std::make_shared<HeadAtlas>(*atlas);
+  copy->probeTrace.reset();
+  return copy;
+}
+
+bool startsWith(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+
+}  // namespace
+
+void AtlasStore::keep(std::map<std::string, std::shared_ptr<const HeadAtlas>>& kept, const std::string& key,
+                      std::shared_ptr<const HeadAtlas> atlas) const {
+  kept[key] = startsWith(key, probeKey_.model + "|probe ") ? std::move(atlas) : withoutTrace(std::move(atlas));
+}
+
+void AtlasStore::dropOtherTraces(const std::string& modelIdentity) {
+  for (auto* kept : {&probeAtlases_, &scanned_})
+    for (auto& [key, atlas] : *kept)
+      if (!startsWith(key, modelIdentity + "|probe ")) atlas = withoutTrace(atlas);
+}
+
 void AtlasStore::request(const ResultPtr& result) {
   if (!result || !result->ok() || !result->run->model) return;
   lastAsked_ = result;
+  if (modelIdentity(*result) != probeKey_.model) dropOtherTraces(modelIdentity(*result));
   if (!(probeKey(*result) == probeKey_)) {
     const auto kept = probeAtlases_.find(text(probeKey(*result)));
     if (kept == probeAtlases_.end()) {
@@ -62,6 +88,7 @@ void AtlasStore::request(const ResultPtr& result) {
     offer_.clear();
     pendingScan_.reset();
     publish(probeAtlas_);
+    if (!probeAtlas_->probeTrace && engine_.probeTrace) startRetrace();  // dropped when this model was left
     emit stateChanged();
     // Its corpus result (kept, offered or scanned) from the kept atlas now: waiting for the cancelled probe of the
     // other model parked this request, and a cancelled run delivers nothing — the Heads views stayed not ready.
@@ -106,7 +133,7 @@ void AtlasStore::startProbe(const ResultPtr& result) {
         return std::make_shared<const HeadAtlas>(std::move(atlas));
       },
       [this, key](const std::shared_ptr<const HeadAtlas>& atlas) {
-        probeAtlases_[key] = atlas;
+        keep(probeAtlases_, key, atlas);
         if (key != text(probeKey_)) return;  // finished just as another model's kept atlas was taken up
         probeAtlas_ = atlas;
         publish(atlas);
@@ -197,12 +224,36 @@ void AtlasStore::startScan(const ResultPtr& result) {
       [this, run, finished, resultKey](const std::shared_ptr<const HeadAtlas>& atlas) {
         // Kept: a whole scan, or one the user cancelled (it must not start again). A scan stopped because another
         // model came is not: coming back scans again.
-        if (*finished || run == userCancelled_) scanned_[resultKey] = atlas;
+        if (*finished || run == userCancelled_) keep(scanned_, resultKey, atlas);
         if (run == scanRun_) publish(atlas);  // else: a new model or probe came meanwhile
       },
       [this, run](const QString& e) {
         if (run != scanRun_) return;
         error_ = e;
+        emit stateChanged();
+      });
+}
+
+void AtlasStore::startRetrace() {
+  const std::string key = text(probeKey_);
+  const std::shared_ptr<const Model> model = model_;
+  const AtlasProbe probe = probeAtlas_->probe;
+  const auto forward = engine_.probeTrace;
+  probeJob_->run<std::shared_ptr<const Trace>>(
+      [model, probe, forward](const RunControl& control) { return forward(*model, probe, control); },
+      [this, key](const std::shared_ptr<const Trace>& trace) {
+        if (key != text(probeKey_) || !probeAtlas_) return;  // another model came meanwhile
+        auto atlas = std::make_shared<HeadAtlas>(*probeAtlas_);
+        atlas->probeTrace = trace;
+        probeAtlas_ = atlas;
+        probeAtlases_[key] = atlas;
+        publish(atlas_);  // the atlas shown (the probe's or a corpus result) gets the trace back
+        const ResultPtr next = std::move(pendingScan_);
+        pendingScan_.reset();
+        if (next && probeKey(*next) == probeKey_ && !(scanKey(*next) == scanKey_)) startScan(next);
+      },
+      [this](const QString&) {
+        pendingScan_.reset();  // the thumbnails stay empty; the scores are there
         emit stateChanged();
       });
 }
@@ -220,6 +271,13 @@ void AtlasStore::scanForThisModel() {
 }
 
 void AtlasStore::publish(std::shared_ptr<const HeadAtlas> atlas) {
+  // A corpus result kept without its trace, or a scan started before the trace came back: the current probe's trace.
+  if (atlas && !atlas->probeTrace && probeAtlas_ && probeAtlas_->probeTrace && atlas->layers == probeAtlas_->layers &&
+      atlas->heads == probeAtlas_->heads) {
+    auto copy = std::make_shared<HeadAtlas>(*atlas);
+    copy->probeTrace = probeAtlas_->probeTrace;
+    atlas = std::move(copy);
+  }
   atlas_ = std::move(atlas);
   emit atlasChanged();
 }
