@@ -54,9 +54,7 @@ class TraceView : public QWidget {
   int hoveredToken() const;
   /// setParamsInForce's parameters, or `result`'s without one. For edits that carry values the view did not change
   /// (Side by side's Swap moves the window's text into its field).
-  Params paramsInForce(const ComputeResult& result) const {
-    return paramsInForce_ ? paramsInForce_() : result.params;
-  }
+  Params paramsInForce(const ComputeResult& result) const { return paramsInForce_ ? paramsInForce_() : result.params; }
   /// A click on token `token` of `result`'s sentence: emits paramsRequested with the pins changed
   /// (pinsAfterClick), so that the window records it as an undoable edit.
   void requestPinClick(const ResultPtr& result, int token, bool extend);
