@@ -292,6 +292,12 @@ void CompareView::draw() {
   };
   show(left_, leftStack, sa, titleA);
   show(right_, rightStack, sb, titleB);
+  // Nothing to compare with (no second text, no head switched off): the window's pane takes the room, the empty pane
+  // and the difference step aside, and the caption says once what to do (a narrow pane cut its axis title, issue 31).
+  const bool alone = wantedKey_.empty() && failed.isEmpty();
+  leftStack->setVisible(!alone || sa.map.size() > 0);
+  rightStack->setVisible(!alone || sb.map.size() > 0);
+  diffStack->setVisible(!alone);
   QString head = tr("Layer %1 · head %2.").arg(l).arg(h);
   const QString whatA =
       text ? tr("A is the window's text")
@@ -299,7 +305,12 @@ void CompareView::draw() {
   const QString whatB = text ? tr("B the second text") : tr("B with them, the window's run");
   if (sa.map.size() == 0 || sb.map.size() == 0) {
     message(diffStack, tr("B − A appears when both maps are there."));
-    caption_->setText(head + " " + (failed.isEmpty() ? (a ? pending : otherError_) : failed));
+    // Alone, the prompt is said here only (the empty pane stepped aside); while the other run is being made the pane
+    // says "Computing…" and the caption what is shown. A failure is said in both: it is what the user must read.
+    const Side& shown = text ? sa : sb;
+    const QString which = text ? tr("A is the window's text (%1 tokens).").arg(shown.tokenCount)
+                               : tr("B is the window's run (%1 tokens).").arg(shown.tokenCount);
+    caption_->setText(head + " " + (!failed.isEmpty() ? failed : !otherError_.isEmpty() ? otherError_ : which));
     return;
   }
   const MapDifference d = compareMaps(sa.map, sb.map, sa.tokens, sb.tokens);
