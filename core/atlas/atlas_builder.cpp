@@ -19,6 +19,12 @@ std::string fitProbeToContext(AtlasOptions& options, int maxTokens) {
   return note;
 }
 
+std::shared_ptr<const Trace> probeForward(const Model& model, const AtlasProbe& probe, const RunControl& control) {
+  Intervention keepMaps;  // the probe's scores read every head's map
+  keepMaps.maps = MapKeeping::Always;
+  return std::make_shared<const Trace>(model.forward(probeText(probe), control, keepMaps));
+}
+
 HeadAtlas buildProbeAtlas(const Model& model, const AtlasOptions& options, const RunControl& control) {
   control.checkpoint(0.0);
   HeadAtlas atlas;
@@ -26,9 +32,7 @@ HeadAtlas buildProbeAtlas(const Model& model, const AtlasOptions& options, const
   atlas.notes = atlas.probe.notes;
   const ModelInfo info = model.info();
   checkTraceMemory(static_cast<long long>(atlas.probe.tokens.size()), info.layers, info.heads);
-  Intervention keepMaps;  // the probe's scores read every head's map
-  keepMaps.maps = MapKeeping::Always;
-  auto trace = std::make_shared<Trace>(model.forward(probeText(atlas.probe), control.part(0.05, 0.7), keepMaps));
+  std::shared_ptr<const Trace> trace = probeForward(model, atlas.probe, control.part(0.05, 0.7));
   atlas.layers = trace->layerCount();
   atlas.heads = trace->headCount();
   atlas.metrics = probeScores(*trace, atlas.probe);

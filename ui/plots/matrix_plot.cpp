@@ -484,10 +484,16 @@ void MatrixPlot::setWindow(int window) {
 void MatrixPlot::updateMarks() {
   for (QCPItemRect* m : marks_) removeItem(m);
   marks_.clear();
-  for (QCPItemRect* m : shades_) removeItem(m);
-  shades_.clear();
-  // Outside the window: row i's columns [0, i − window] under one grey rectangle (drawn before the marks).
-  for (int i = std::max(0, window_); window_ > 0 && i < this->rows(); ++i) {
+  // Outside the window: row i's columns [0, i − window] under one grey rectangle, made before the marks (drawn under
+  // them, which are remade after). Kept while the window, the map's shape and the colour stay.
+  const std::tuple<int, int, int, QRgb> shadesFor{window_, this->rows(), this->cols(), windowShadeColour().rgba()};
+  const bool remake = shadesFor != shadesFor_;
+  if (remake) {
+    for (QCPItemRect* m : shades_) removeItem(m);
+    shades_.clear();
+    shadesFor_ = shadesFor;
+  }
+  for (int i = std::max(0, window_); remake && window_ > 0 && i < this->rows(); ++i) {
     auto* shade = new QCPItemRect(this);
     shade->topLeft->setCoords(-0.5, i - 0.5);
     shade->bottomRight->setCoords(std::min(this->cols() - 1, i - window_) + 0.5, i + 0.5);

@@ -4,6 +4,7 @@
 // the cells and the colour bar are vector rectangles (ui/plots/cell_painter.h), never a resampled image.
 #include <QStringList>
 #include <functional>
+#include <tuple>
 #include <vector>
 
 #include <qcustomplot.h>
@@ -149,6 +150,9 @@ class MatrixPlot : public QCustomPlot {
   std::vector<QCPItemLine*> crosses_;
   int window_ = 0;
   std::vector<QCPItemRect*> shades_;  ///< one per row that reaches past the window
+  /// What shades_ were made for (window, rows, columns, colour): they are remade only when one of these changes, not on
+  /// every hover move (a long map's thousands of rows).
+  std::tuple<int, int, int, QRgb> shadesFor_{0, -1, -1, 0};
   std::vector<std::pair<int, int>> crossed_;
   std::function<QString(int, int)> cellNamer_;
 };

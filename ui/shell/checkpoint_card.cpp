@@ -25,6 +25,13 @@ CheckpointCard::CheckpointCard(QWidget* parent) : QGroupBox(tr("Checkpoint"), pa
   QFont bold = name_->font();
   bold.setBold(true);
   name_->setFont(bold);
+  failure_ = new QLabel;
+  failure_->setObjectName("cardFailure");
+  failure_->setWordWrap(true);
+  failure_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  failure_->setStyleSheet("color: #b2182b;");
+  failure_->hide();
+  form_->addRow(failure_);
   form_->addRow(name_);
   row("cardFamily", tr("Family"), tr("config.json's model type, and how its attention is masked."));
   row("cardLayers", tr("Layers"), tr("Number of stacked blocks."));
@@ -72,9 +79,22 @@ int CheckpointCard::preferredWidth() const {
 }
 
 void CheckpointCard::showLoading() {
-  name_->setText(tr("A checkpoint is loading: only the selection below applies."));
+  setFailure({});
+  showNoCard(tr("A checkpoint is loading: only the selection below applies."));
+}
+
+void CheckpointCard::showNoCard(const QString& why) {
+  name_->setText(why);
+  name_->setToolTip({});
   for (auto& [name, label] : values_) label->clear();
 }
+
+void CheckpointCard::setFailure(const QString& text) {
+  failure_->setText(text);
+  failure_->setVisible(!text.isEmpty());
+}
+
+QString CheckpointCard::failure() const { return failure_->text(); }
 
 void CheckpointCard::showCard(const ModelCard& c, const QString& name) {
   name_->setText(name);

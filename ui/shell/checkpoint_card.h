@@ -21,6 +21,13 @@ class CheckpointCard : public QGroupBox {
   void showCard(const ModelCard& card, const QString& name);
   /// "A checkpoint is loading": before its first result.
   void showLoading();
+  /// No card to show: `why` in place of the name ("No checkpoint opened: the views show the built-in model."), rows
+  /// empty.
+  void showNoCard(const QString& why);
+  /// A red line above the rows ("Could not open “x”: config.json: malformed JSON"); empty hides it. Kept through
+  /// showCard (the card below is then the model still in force), cleared by showLoading.
+  void setFailure(const QString& text);
+  QString failure() const;
   /// Re-reads the resident set: called on every result, so it follows the traces the program keeps.
   void refreshMemory();
   /// The width the card is laid out for: every label and a value of about 24 characters (longer values wrap).
@@ -31,6 +38,7 @@ class CheckpointCard : public QGroupBox {
 
   QFormLayout* form_;
   QLabel* name_;
+  QLabel* failure_;
   std::map<QString, QLabel*> values_;  ///< object name → value label
 };
 

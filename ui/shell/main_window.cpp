@@ -133,6 +133,7 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
   });
   for (TraceView* v : views_) {
     v->setTokenSelection(selection_);
+    v->setParamsInForce([this] { return controller_->params(); });
     connect(v, &TraceView::selectionRequested, this, [this](int l, int h) {
       Params p = controller_->params();
       p.selection.layer = l;
@@ -603,6 +604,7 @@ void MainWindow::onResult(const ResultPtr& delivered) {
     status_->setStyleSheet("color: #b2182b; font-weight: bold;");
     status_->setText(tr("⚠ %1 — showing the last valid result").arg(result->error));
     for (TraceView* v : views_) v->showFailure(result);
+    panel_->showFailedRun(*result, controller_->lastResult());  // not "loading" for ever when a checkpoint fails
     return;
   }
   status_->setStyleSheet({});

@@ -147,6 +147,8 @@ void ParamPanel::setParams(const Params& p) {
   head_->setMaximum(std::max(m.heads - 1, p.selection.head));
   layer_->setValue(p.selection.layer);
   head_->setValue(p.selection.head);
+  if (p.modelDir != paramsDir_) card_->setFailure({});  // another folder asked for: the failure was the last one's
+  paramsDir_ = p.modelDir;
   if (!builtin_ && p.modelDir != cardDir_) {  // another checkpoint: its card comes with its first result
     cardModel_.reset();
     cardDir_.clear();
@@ -173,6 +175,28 @@ void ParamPanel::showModel(const std::shared_ptr<const Model>& model, const std:
   } else {
     card_->refreshMemory();
   }
+}
+
+void ParamPanel::showFailedRun(const ComputeResult& failed, const ResultPtr& inForce) {
+  const std::string& dir = failed.params.modelDir;
+  // A failed run of the checkpoint the card shows (a selection, a text) changes nothing on it.
+  if (builtin_ || dir.empty() || dir != paramsDir_ || dir == cardDir_) return;
+  const QString folder = QString::fromStdString(dir).section('/', -1, -1, QString::SectionSkipEmpty);
+  if (failed.textTooLong()) {
+    card_->showNoCard(tr("“%1” is open; the text is longer than its %2 positions: its card comes with the first run "
+                         "of a text that fits.")
+                          .arg(folder)
+                          .arg(failed.modelPositions));
+    return;
+  }
+  QString failure = tr("Could not open “%1”: %2").arg(folder, failed.error);
+  if (inForce && inForce->ok() && !inForce->params.modelDir.empty()) {
+    showModel(inForce->run->model, inForce->params.modelDir);
+    failure += tr(" The model below stays in use.");
+  } else {
+    card_->showNoCard(tr("No checkpoint is open: the views show the built-in model."));
+  }
+  card_->setFailure(failure);
 }
 
 Params ParamPanel::applyTo(Params p) const {

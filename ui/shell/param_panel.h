@@ -10,6 +10,7 @@
 
 #include "core/model/model.h"
 #include "core/session/params.h"
+#include "ui/views/common/compute_result.h"
 
 class QCheckBox;
 class QComboBox;
@@ -34,6 +35,10 @@ class ParamPanel : public QWidget {
   /// The model of the latest result, opened from `modelDir`: a checkpoint's card is read from it when the model is
   /// new, and its resident memory re-read on every call. The built-in model ("" dir) has no card.
   void showModel(const std::shared_ptr<const Model>& model, const std::string& modelDir);
+  /// A failed run (MainWindow shows the last valid result): when it was the first run of the checkpoint asked for,
+  /// the card no longer says "loading" but shows the model still in force (`inForce`, the controller's last valid
+  /// result) under a line saying the folder did not open and why; a model that opened but refused the text says so.
+  void showFailedRun(const ComputeResult& failed, const ResultPtr& inForce);
   /// Whether the model shown masks causally (the trace's own flag): a checkpoint's greyed "causal mask" box shows it.
   void setModelCausal(bool causal);
 
@@ -56,6 +61,7 @@ class ParamPanel : public QWidget {
   bool fittedBuiltin_ = true;                       ///< what the dock's width was last fitted to
   std::weak_ptr<const Model> cardModel_;            ///< the model the card shows (expired: none)
   std::string cardDir_;                             ///< the folder it was opened from
+  std::string paramsDir_;                           ///< Params::modelDir of the last setParams
   bool storedScale_ = true, storedCausal_ = false;  ///< ModelConfig::scale and ::causal as the user set them
   bool modelCausal_ = false;                        ///< the shown trace masks causally
   int shownMode_ = 0;                               ///< the rung before the last change of the mode box

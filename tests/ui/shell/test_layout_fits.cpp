@@ -560,6 +560,49 @@ class TestLayoutFits : public QObject {
     QVERIFY2(problems.empty(), qPrintable(QString("%1 layout problems").arg(problems.size())));
   }
 
+  // Side by side with nothing to compare yet, in F11 beside a lesson (issue 31 review): pane A was squeezed into a
+  // third of the page, its axis title cut to "1/4 l…", and the caption repeated the empty pane's prompt. Pane A takes
+  // the room, its title fits, the prompt is said once.
+  void sideBySideAloneGivesTheWindowsPaneTheRoom() {
+    QScreen* sc = nullptr;
+    for (QScreen* s : QGuiApplication::screens())
+      if (s->size() == QSize(1280, 720)) sc = s;
+    QVERIFY(sc);
+    MainWindow w(false);
+    w.setScreen(sc);
+    w.setGeometry(sc->availableGeometry());
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.lessonPanel()->selectLesson(0);
+    w.setPresentation(true);
+    Params p = w.controller()->params();
+    p.sentence = "red fox jumps over lazy dogs and red fox jumps over lazy";
+    w.applyParams(p);
+    w.showView("compare");
+    auto* view = static_cast<CompareView*>(w.view("compare"));
+    QTRY_VERIFY(!w.controller()->busy() && w.controller()->lastResult()->params.sentence == p.sentence);
+    QTest::qWait(350);  // presentation mode's by-hand fill of the screen
+    for (int round = 0; round < 8; ++round) QApplication::processEvents();
+    shoot(w, "compare_alone_F11_lesson");
+    QWidget* page = w.navigator()->pages()->currentWidget();
+    QVERIFY(view->leftPlot()->isVisible());
+    QVERIFY(!view->findChild<QLabel*>("rightMessage")->isVisible());
+    QVERIFY(!view->findChild<QLabel*>("differenceMessage")->isVisible());
+    QVERIFY2(view->leftPlot()->width() > page->width() * 3 / 4,
+             qPrintable(QString("pane A %1 px of %2").arg(view->leftPlot()->width()).arg(page->width())));
+    const QString title = view->leftPlot()->xAxis->label();
+    QVERIFY2(title.startsWith("key") && !title.contains(QChar(0x2026)), qPrintable(title));
+    QCOMPARE(view->caption()->text().count("Type a second text"), 1);
+    std::vector<Problem> problems;
+    checkWidgets(page, "compare", problems);
+    for (QCustomPlot* plot : page->findChildren<QCustomPlot*>()) checkPlot(plot, "compare", problems);
+    for (const Problem& q : problems) qInfo().noquote() << "  " << q.kind << "—" << q.where;
+    QVERIFY2(problems.empty(), qPrintable(QString("%1 layout problems").arg(problems.size())));
+    // A second text: the three panes again.
+    view->setSecondText("the dog sat on the mat");
+    QTRY_VERIFY(view->differencePlot()->isVisible() && view->rightPlot()->isVisible());
+  }
+
  private:
   static void shoot(QWidget& w, const QString& name) {
     if (const QString shots = qEnvironmentVariable("ATTNLAB_LAYOUT_SHOTS"); !shots.isEmpty())

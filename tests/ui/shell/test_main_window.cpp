@@ -2,6 +2,7 @@
 // wait is a QTRY on the visible outcome, never a fixed sleep.
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
@@ -22,6 +23,7 @@
 #include "ui/shell/param_history.h"
 #include "ui/shell/param_panel.h"
 #include "ui/shell/too_long_bar.h"
+#include "ui/views/attention/compare_view.h"
 #include "ui/views/attention/heatmap_view.h"
 #include "ui/views/attention/model_grid_view.h"
 
@@ -247,6 +249,10 @@ class TestMainWindow : public QObject {
     QVERIFY2(bar->findChild<QLabel*>("tooLongMessage")->text().contains(QString::number(allIds.size())),
              qPrintable(bar->findChild<QLabel*>("tooLongMessage")->text()));
     QCOMPARE(bar->keepButton()->text(), QString("Keep the last 48 tokens"));
+    // The card does not wait for ever: the model opened, and its card comes with a text that fits.
+    QCOMPARE(w.paramPanel()->findChild<QLabel*>("cardName")->text(),
+             QString("“gpt2_tiny” is open; the text is longer than its 48 positions: its card comes with the first run "
+                     "of a text that fits."));
     if (const QString shots = qEnvironmentVariable("ATTNLAB_LAYOUT_SHOTS"); !shots.isEmpty()) {
       w.resize(1280, 720);
       QTest::qWait(100);
@@ -381,6 +387,101 @@ class TestMainWindow : public QObject {
     // Opening it again shows its card again (the panel forgot nothing it should re-read).
     w.modelOpener()->open(dir);
     QTRY_VERIFY(card->isVisibleTo(panel) && value("cardParameters") == "45,600");
+  }
+
+  void aCheckpointThatFailsToOpenDoesNotLeaveTheCardLoading() {
+    // Issue 31 review: opening a malformed checkpoint left the card saying "A checkpoint is loading" for ever (the
+    // window's result handler returned before the card on an error). It goes back to the model in force; a folder
+    // applied without the opener (a session, a lesson) keeps a line naming the folder and the file at fault.
+    MainWindow w(false);
+    w.show();
+    QTRY_VERIFY(w.controller()->lastResult() && w.controller()->lastResult()->ok());
+    auto* panel = w.paramPanel();
+    auto* card = panel->findChild<QWidget*>("checkpointCard");
+    const auto value = [&](const char* name) { return panel->findChild<QLabel*>(name)->text(); };
+    const auto failureShown = [&] { return panel->findChild<QLabel*>("cardFailure")->isVisibleTo(panel); };
+    const QString gpt2 = QString(ATTNLAB_TEST_DATA) + "/reference/models/gpt2_tiny";
+    w.modelOpener()->open(gpt2);
+    QTRY_COMPARE(value("cardName"), QString("gpt2_tiny"));
+    const QString layers = value("cardLayers");
+    QCOMPARE(layers, QString("2"));
+    QTemporaryDir bad;
+    QFile config(bad.filePath("config.json"));
+    QVERIFY(config.open(QIODevice::WriteOnly));
+    config.write("{\"model_type\": \"gpt2\",");
+    config.close();
+    // Through the opener: the error box, and the card is GPT-2's again (the model still in force).
+    w.modelOpener()->open(bad.path());
+    QTRY_VERIFY(w.findChild<QMessageBox*>("modelError") != nullptr);
+    QTRY_COMPARE(QString::fromStdString(w.controller()->params().modelDir), gpt2);
+    QCOMPARE(value("cardName"), QString("gpt2_tiny"));
+    QCOMPARE(value("cardLayers"), layers);
+    QVERIFY(card->isVisibleTo(panel));
+    QVERIFY(!failureShown());
+    // Applied directly (as a session with a folder that went bad): the parameters keep the folder, the views show
+    // GPT-2's last run, and so does the card, under the reason.
+    Params p = w.controller()->params();
+    p.modelDir = bad.path().toStdString();
+    w.applyParams(p);
+    const QString folder = QDir(bad.path()).dirName();
+    QTRY_VERIFY(failureShown());
+    const QString reason = QString("Could not open “%1”: %2/config.json: malformed JSON").arg(folder, bad.path());
+    QVERIFY2(value("cardFailure").startsWith(reason), qPrintable(value("cardFailure")));
+    QCOMPARE(value("cardName"), QString("gpt2_tiny"));
+    QCOMPARE(value("cardLayers"), layers);
+    if (const QString shots = qEnvironmentVariable("ATTNLAB_LAYOUT_SHOTS"); !shots.isEmpty()) {
+      w.resize(1280, 720);
+      QTest::qWait(100);
+      w.grab().save(shots + "/card_open_failed.png");
+    }
+    // From the built-in model: no card to go back to, and the card says so (not "loading").
+    Params builtin = w.controller()->params();
+    builtin.modelDir.clear();
+    w.applyParams(builtin);
+    QTRY_VERIFY(w.controller()->lastResult()->params.modelDir.empty() && !w.controller()->busy());
+    QVERIFY(!failureShown());
+    w.applyParams(p);
+    QTRY_VERIFY(failureShown());
+    QCOMPARE(value("cardName"), QString("No checkpoint is open: the views show the built-in model."));
+    QVERIFY(value("cardLayers").isEmpty());
+    QVERIFY(value("cardFailure").contains("config.json: malformed JSON"));
+    // The folder repaired and applied again: its own card, the failure line gone.
+    QVERIFY(QFile::remove(bad.filePath("config.json")));
+    for (const char* f : {"config.json", "merges.txt", "model.safetensors", "tokenizer_config.json", "vocab.json"})
+      QVERIFY(QFile::copy(gpt2 + "/" + f, bad.filePath(f)));
+    w.applyParams(p);
+    QTRY_VERIFY(w.controller()->lastResult()->params.modelDir == p.modelDir);
+    QCOMPARE(value("cardName"), folder);  // the card names a checkpoint by its folder
+    QCOMPARE(value("cardLayers"), layers);
+    QVERIFY(!failureShown());
+  }
+
+  void sideBySideSwapsTheTextInForce() {
+    // Issue 31 review: Swap started from the last successful run's parameters, so a text typed since whose run failed
+    // (or had not run yet) was thrown away: the field got the old text.
+    MainWindow w(false);
+    w.show();
+    QTRY_VERIFY(w.controller()->lastResult() && w.controller()->lastResult()->ok());
+    const std::string shownText = w.controller()->lastResult()->params.sentence;
+    w.showView("compare");
+    auto* compare = qobject_cast<CompareView*>(w.view("compare"));
+    QVERIFY(compare);
+    compare->setSecondText("the roses bloom");
+    spin(w, "heads")->setValue(5);  // 64 is not divisible by 5: every run fails from here
+    w.sentenceEditor()->selectAll();
+    QTest::keyClicks(w.sentenceEditor(), "the dog runs home");
+    QTRY_VERIFY(status(w).contains("divisible") && !w.controller()->busy());
+    QCOMPARE(w.controller()->params().sentence, std::string("the dog runs home"));
+    QCOMPARE(w.controller()->lastResult()->params.sentence, shownText);  // the views still show the old text
+    compare->swapTexts();
+    QCOMPARE(compare->secondText(), QString("the dog runs home"));
+    QCOMPARE(w.sentenceEditor()->text(), QString("the roses bloom"));
+    QCOMPARE(w.controller()->params().sentence, std::string("the roses bloom"));
+    QCOMPARE(w.controller()->params().model.heads, 5);  // the failed edit of the heads stays in force too
+    // With 4 heads again both texts run: the window's is the swapped one, B is the text typed before the swap.
+    spin(w, "heads")->setValue(4);
+    QTRY_VERIFY(w.controller()->lastResult()->params.sentence == "the roses bloom" && compare->otherRun() &&
+                compare->otherRun()->params.sentence == "the dog runs home");
   }
 };
 

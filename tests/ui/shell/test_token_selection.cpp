@@ -205,6 +205,37 @@ class TestTokenSelection : public QObject {
     QCOMPARE(pins(w), (std::vector<int>{2, 5}));
   }
 
+  void theKeptTokenizationServesOnlyItsModelAndCut() {
+    // carryPinsThroughEdit keeps the last text it tokenized (the next keystroke's old text, one tokenization per key
+    // instead of two): the same text with another kept-last cut, or with another model, is tokenized again.
+    Params p;
+    p.sentence = "the cat walks on the street";
+    const ResultPtr shown = LiveController::compute(p, nullptr, {});
+    QVERIFY(shown->ok());
+    Params typed = p;
+    typed.sentence = "so the cat walks on the street";
+    typed.selection.pinned = {5};  // "street"
+    QVERIFY(carryPinsThroughEdit(typed, p.sentence, shown).empty());
+    QCOMPARE(typed.selection.pinned, std::vector<int>{6});
+    // The next key, with the last 4 tokens kept: the old text is the one just tokenized, but uncut. Cut, "street" is
+    // its token 3 ("walks on the street") and token 2 of the new text ("on the street today").
+    Params cut = typed;
+    cut.sentence = typed.sentence + " today";
+    cut.keepLastTokens = 4;
+    cut.selection.pinned = {3};
+    QVERIFY(carryPinsThroughEdit(cut, typed.sentence, shown).empty());
+    QCOMPARE(cut.selection.pinned, std::vector<int>{2});
+    // Another model (another seed of the built-in one, same word tokens) shown: tokenized with it, the same answer.
+    Params other = p;
+    other.model.seed = 7;
+    const ResultPtr shownOther = LiveController::compute(other, nullptr, {});
+    Params typedOther = other;
+    typedOther.sentence = typed.sentence;
+    typedOther.selection.pinned = {5};
+    QVERIFY(carryPinsThroughEdit(typedOther, other.sentence, shownOther).empty());
+    QCOMPARE(typedOther.selection.pinned, std::vector<int>{6});
+  }
+
   void pinsAreSavedInSessions() {
     Params p;
     p.selection.pinned = {1, 3};

@@ -154,7 +154,9 @@ QString CompareView::secondText() const { return text_->text(); }
 
 void CompareView::swapTexts() {
   if (!result_ || text_->text().isEmpty()) return;
-  Params p = result_->params;
+  // From the parameters in force, not the last run's: an edit typed since (or whose run failed) moves to the field
+  // instead of being thrown away.
+  Params p = paramsInForce(*result_);
   const QString window = QString::fromStdString(p.sentence);
   p.sentence = text_->text().toStdString();
   text_->setText(window);
@@ -183,8 +185,16 @@ bool CompareView::otherParams(const ComputeResult& r, Params& q, QString& why) c
 
 void CompareView::showResult(const ResultPtr& result) {
   if (!result || !result->ok()) return;  // the last valid comparison stays
+  // Another model: the other run (a whole trace of the model left) goes now, not when this model's arrives (issue 31).
+  if (other_ && other_->run->model != result->run->model) releaseOther();
   result_ = result;
   refresh();
+}
+
+void CompareView::releaseOther() {
+  job_->cancel();  // a run still making it for the model left delivers nothing
+  other_.reset();
+  otherKey_.clear();
 }
 
 void CompareView::refresh() {
@@ -194,7 +204,7 @@ void CompareView::refresh() {
   if (!otherParams(*result_, q, why)) {
     wantedKey_.clear();
     otherError_ = why;
-    job_->cancel();
+    releaseOther();  // nothing to compare with: the other run is not shown, so not kept either
     draw();
     return;
   }
@@ -282,6 +292,12 @@ void CompareView::draw() {
   };
   show(left_, leftStack, sa, titleA);
   show(right_, rightStack, sb, titleB);
+  // Nothing to compare with (no second text, no head switched off): the window's pane takes the room, the empty pane
+  // and the difference step aside, and the caption says once what to do (a narrow pane cut its axis title, issue 31).
+  const bool alone = wantedKey_.empty() && failed.isEmpty();
+  leftStack->setVisible(!alone || sa.map.size() > 0);
+  rightStack->setVisible(!alone || sb.map.size() > 0);
+  diffStack->setVisible(!alone);
   QString head = tr("Layer %1 · head %2.").arg(l).arg(h);
   const QString whatA =
       text ? tr("A is the window's text")
@@ -289,7 +305,12 @@ void CompareView::draw() {
   const QString whatB = text ? tr("B the second text") : tr("B with them, the window's run");
   if (sa.map.size() == 0 || sb.map.size() == 0) {
     message(diffStack, tr("B − A appears when both maps are there."));
-    caption_->setText(head + " " + (failed.isEmpty() ? (a ? pending : otherError_) : failed));
+    // Alone, the prompt is said here only (the empty pane stepped aside); while the other run is being made the pane
+    // says "Computing…" and the caption what is shown. A failure is said in both: it is what the user must read.
+    const Side& shown = text ? sa : sb;
+    const QString which = text ? tr("A is the window's text (%1 tokens).").arg(shown.tokenCount)
+                               : tr("B is the window's run (%1 tokens).").arg(shown.tokenCount);
+    caption_->setText(head + " " + (!failed.isEmpty() ? failed : !otherError_.isEmpty() ? otherError_ : which));
     return;
   }
   const MapDifference d = compareMaps(sa.map, sb.map, sa.tokens, sb.tokens);

@@ -8,7 +8,8 @@
 // The difference is right − left, on a diverging scale, only where both runs have the position (the common prefix:
 // core/predict/map_comparison.h); the caption says how many positions that is. The second run is a forward pass on the
 // view's worker with the window's model; it is kept while only the selection changes, and redone on an edit that
-// changes it or a model switch. Inputs beyond kMaxPositions tokens are compared on their first kMaxPositions.
+// changes it or a model switch. It goes (with its trace) as soon as the window's result is another model's, or there is
+// nothing to compare with. Inputs beyond kMaxPositions tokens are compared on their first kMaxPositions.
 #include <QLabel>
 
 #include "core/predict/map_comparison.h"
@@ -42,7 +43,8 @@ class CompareView : public TraceView {
   /// The second text (Second text mode); the right pane follows.
   void setSecondText(const QString& text);
   QString secondText() const;
-  /// Makes the second text the window's (paramsRequested) and the window's text the second.
+  /// Makes the second text the window's (paramsRequested) and the window's text in force (typed or failed since the
+  /// last run included) the second.
   void swapTexts();
 
   MatrixPlot* leftPlot() const { return left_; }
@@ -58,6 +60,8 @@ class CompareView : public TraceView {
  private:
   /// The parameters of the other run for `r`, or false when there is none to make (no second text, no ablation).
   bool otherParams(const ComputeResult& r, Params& q, QString& why) const;
+  /// Forgets the other run (and stops one being made).
+  void releaseOther();
   /// Starts the other run when its parameters changed, then draws.
   void refresh();
   void draw();

@@ -2,6 +2,9 @@
 // Runs a view's heavy analysis (spectra, sweeps, timing curves, deep stacks) off the GUI thread with
 // the live loop's rules: a new run supersedes the old one (its cancel flag raised, its result
 // dropped), results arrive on the GUI thread. Use one BackgroundJob per independent analysis.
+// cancel() is final: nothing of a cancelled run (its result, failure or progress) reaches the GUI thread, even a
+// run that had already finished and whose result was waiting in the event queue. stopEarly() is for work that
+// returns what it has when stopped (a corpus scan): its result is still delivered.
 #include <QObject>
 #include <QThreadPool>
 #include <QtConcurrent/QtConcurrent>
@@ -19,7 +22,8 @@ class BackgroundJob : public QObject {
  public:
   explicit BackgroundJob(QObject* parent = nullptr) : QObject(parent) { pool_.setMaxThreadCount(1); }
   ~BackgroundJob() override {
-    cancel();
+    stopEarly();  // no busyChanged here: the owner may be half destroyed (jobs are often its members)
+    ++generation_;
     pool_.waitForDone();
   }
 
@@ -28,7 +32,7 @@ class BackgroundJob : public QObject {
   template <typename R>
   void run(std::function<R(const RunControl&)> work, std::function<void(const R&)> done,
            std::function<void(const QString&)> failed = {}) {
-    cancel();
+    stopEarly();  // the generation below supersedes the old run: its result is dropped
     auto flag = std::make_shared<std::atomic<bool>>(false);
     flag_ = flag;
     const quint64 gen = ++generation_;
@@ -77,7 +81,19 @@ class BackgroundJob : public QObject {
   /// True from run() until the newest run's result (or failure) has been delivered on the GUI thread.
   bool busy() const { return busy_; }
 
+  /// Stops the run for good: its flag is raised and nothing of it is delivered (a finished run's queued result
+  /// included); busy() turns false at once, with busyChanged(false).
   void cancel() {
+    stopEarly();
+    ++generation_;  // what the cancelled run posts carries the old generation: dropped on arrival
+    if (busy_) {
+      busy_ = false;
+      emit busyChanged(false);
+    }
+  }
+  /// Raises the run's cancel flag only: the work stops at its next check and what it returns is delivered as usual
+  /// (busy() until then). For work that catches Cancelled and returns its partial result.
+  void stopEarly() {
     if (flag_) flag_->store(true);
   }
   /// Blocks until the worker is idle (tests, export from the command line).

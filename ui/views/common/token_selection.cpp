@@ -24,7 +24,22 @@ QString typedText(const QPlainTextEdit* editor) {
   return raw;
 }
 
+/// The last text carryPinsThroughEdit tokenized, with its model and cut: while typing outruns the runs, the next
+/// keystroke's old text is this keystroke's new one, so each key tokenizes the text once instead of twice. GUI thread.
+struct LastTokenized {
+  std::weak_ptr<const Model> model;
+  int keepLastTokens = -1;
+  std::string text;
+  std::vector<Token> tokens;
+};
+LastTokenized& lastTokenized() {
+  static LastTokenized last;
+  return last;
+}
+
 }  // namespace
+
+void forgetPinTokenization() { lastTokenized() = {}; }
 
 std::vector<std::string> carryPinsThroughEdit(Params& p, const std::string& oldSentence, const ResultPtr& shown) {
   if (p.selection.pinned.empty() || p.sentence == oldSentence || !shown || !shown->ok()) return {};
@@ -33,7 +48,13 @@ std::vector<std::string> carryPinsThroughEdit(Params& p, const std::string& oldS
   const Model& model = *shown->run->model;
   // The tokens the views index: the run's, after keeping the last tokens of a long text.
   const auto tokens = [&](const std::string& text) {
-    return keepLastTokens(model.tokenize(text), p.keepLastTokens, model.info().maxTokens, model).tokens;
+    LastTokenized& last = lastTokenized();
+    if (last.text == text && last.keepLastTokens == p.keepLastTokens && last.model.lock() == shown->run->model)
+      return last.tokens;
+    std::vector<Token> made =
+        keepLastTokens(model.tokenize(text), p.keepLastTokens, model.info().maxTokens, model).tokens;
+    last = {shown->run->model, p.keepLastTokens, text, made};
+    return made;
   };
   try {
     const bool same = s.sentence == oldSentence && s.keepLastTokens == p.keepLastTokens;

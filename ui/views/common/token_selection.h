@@ -18,6 +18,8 @@ namespace attnlab::ui {
 /// model of `shown` (the result on screen) tokenizing both texts. Returns the texts of the pinned tokens the edit
 /// changed or deleted (their pins are gone). Nothing changes without pins, or when `shown` ran another model.
 std::vector<std::string> carryPinsThroughEdit(Params& p, const std::string& oldSentence, const ResultPtr& shown);
+/// Forgets the tokenization carryPinsThroughEdit keeps of the last text it saw (bench: the cost without it).
+void forgetPinTokenization();
 
 class TokenSelection : public QObject {
   Q_OBJECT

@@ -4,6 +4,7 @@
 // their own (sliders, toggles) edit a copy of result->params and emit paramsRequested. The window
 // turns both into parameter edits, so everything stays in the one parameter struct.
 #include <QWidget>
+#include <functional>
 
 #include "core/session/view_numbers.h"
 #include "ui/plots/figure_export.h"  // kScreenOnlyProperty
@@ -43,6 +44,9 @@ class TraceView : public QWidget {
   /// stays inside the view.
   void setTokenSelection(TokenSelection* selection);
   TokenSelection* tokenSelection() const { return selection_; }
+  /// The window's parameters in force now (the editor's text typed but not run yet, an edit whose run failed), which
+  /// may be newer than the shown result's. Set by the window; a view alone uses its result's.
+  void setParamsInForce(std::function<Params()> current) { paramsInForce_ = std::move(current); }
 
  protected:
   virtual void onHoverChanged(int /*token*/) {}
@@ -51,6 +55,9 @@ class TraceView : public QWidget {
   /// Sets the shared hovered token (−1: none); a no-op without a selection.
   void hoverToken(int token);
   int hoveredToken() const;
+  /// setParamsInForce's parameters, or `result`'s without one. For edits that carry values the view did not change
+  /// (Side by side's Swap moves the window's text into its field).
+  Params paramsInForce(const ComputeResult& result) const { return paramsInForce_ ? paramsInForce_() : result.params; }
   /// A click on token `token` of `result`'s sentence: emits paramsRequested with the pins changed
   /// (pinsAfterClick), so that the window records it as an undoable edit.
   void requestPinClick(const ResultPtr& result, int token, bool extend);
@@ -71,6 +78,7 @@ class TraceView : public QWidget {
 
  private:
   TokenSelection* selection_ = nullptr;
+  std::function<Params()> paramsInForce_;
 };
 
 }  // namespace attnlab::ui

@@ -38,9 +38,35 @@ AtlasStore::ScanKey AtlasStore::scanKey(const ComputeResult& r) {
   return {r.params.atlas.corpus, r.params.atlas.window, r.params.atlas.top};
 }
 
+namespace {
+
+/// `atlas` without its probe trace (a copy when it has one).
+std::shared_ptr<const HeadAtlas> withoutTrace(std::shared_ptr<const HeadAtlas> atlas) {
+  if (!atlas || !atlas->probeTrace) return atlas;
+  auto copy = std::make_shared<HeadAtlas>(*atlas);
+  copy->probeTrace.reset();
+  return copy;
+}
+
+bool startsWith(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+
+}  // namespace
+
+void AtlasStore::keep(std::map<std::string, std::shared_ptr<const HeadAtlas>>& kept, const std::string& key,
+                      std::shared_ptr<const HeadAtlas> atlas) const {
+  kept[key] = startsWith(key, probeKey_.model + "|probe ") ? std::move(atlas) : withoutTrace(std::move(atlas));
+}
+
+void AtlasStore::dropOtherTraces(const std::string& modelIdentity) {
+  for (auto* kept : {&probeAtlases_, &scanned_})
+    for (auto& [key, atlas] : *kept)
+      if (!startsWith(key, modelIdentity + "|probe ")) atlas = withoutTrace(atlas);
+}
+
 void AtlasStore::request(const ResultPtr& result) {
   if (!result || !result->ok() || !result->run->model) return;
   lastAsked_ = result;
+  if (modelIdentity(*result) != probeKey_.model) dropOtherTraces(modelIdentity(*result));
   if (!(probeKey(*result) == probeKey_)) {
     const auto kept = probeAtlases_.find(text(probeKey(*result)));
     if (kept == probeAtlases_.end()) {
@@ -48,8 +74,8 @@ void AtlasStore::request(const ResultPtr& result) {
       return;
     }
     // This model's probe atlas was built before: no new probe, and its corpus result (if any) comes from scanned_.
-    probeJob_->cancel();
-    scanJob_->cancel();
+    probeJob_->stopEarly();
+    scanJob_->stopEarly();
     ++scanRun_;
     probeKey_ = probeKey(*result);
     scanKey_ = {};
@@ -59,6 +85,7 @@ void AtlasStore::request(const ResultPtr& result) {
     offer_.clear();
     pendingScan_.reset();
     publish(probeAtlas_);
+    if (!probeAtlas_->probeTrace && engine_.probeTrace) startRetrace();  // dropped when this model was left
     emit stateChanged();
     // Its corpus result (kept, offered or scanned) from the kept atlas now: waiting for the cancelled probe of the
     // other model parked this request, and a cancelled run delivers nothing — the Heads views stayed not ready.
@@ -81,7 +108,7 @@ bool AtlasStore::isReadyFor(const ComputeResult& result) const {
 }
 
 void AtlasStore::startProbe(const ResultPtr& result) {
-  scanJob_->cancel();
+  scanJob_->stopEarly();
   ++scanRun_;
   probeKey_ = probeKey(*result);
   scanKey_ = {};
@@ -103,7 +130,7 @@ void AtlasStore::startProbe(const ResultPtr& result) {
         return std::make_shared<const HeadAtlas>(std::move(atlas));
       },
       [this, key](const std::shared_ptr<const HeadAtlas>& atlas) {
-        probeAtlases_[key] = atlas;
+        keep(probeAtlases_, key, atlas);
         if (key != text(probeKey_)) return;  // finished just as another model's kept atlas was taken up
         probeAtlas_ = atlas;
         publish(atlas);
@@ -129,7 +156,7 @@ void AtlasStore::startScan(const ResultPtr& result) {
   const bool wasOffered = !offer_.isEmpty();
   offer_.clear();
   if (scanKey_.files.empty() || !probeAtlas_) {
-    scanJob_->cancel();
+    scanJob_->stopEarly();
     if (probeAtlas_ && atlas_ != probeAtlas_) publish(probeAtlas_);  // the corpus was removed: the probe alone
     if (wasOffered) emit stateChanged();
     return;
@@ -137,7 +164,7 @@ void AtlasStore::startScan(const ResultPtr& result) {
   error_.clear();
   const std::string resultKey = text(probeKey_) + text(scanKey_);
   if (const auto kept = scanned_.find(resultKey); kept != scanned_.end()) {
-    scanJob_->cancel();
+    scanJob_->stopEarly();
     publish(kept->second);  // scanned (or cancelled by the user) before for this model
     emit stateChanged();
     return;
@@ -149,7 +176,7 @@ void AtlasStore::startScan(const ResultPtr& result) {
     scanOwner_[text(scanKey_)] = QString::fromStdString(result->run->info.name);
     allowed_.insert(allowKey);
   } else if (!allowed_.count(allowKey)) {
-    scanJob_->cancel();
+    scanJob_->stopEarly();
     offer_ = owner->second;
     if (atlas_ != probeAtlas_) publish(probeAtlas_);
     emit stateChanged();
@@ -194,7 +221,7 @@ void AtlasStore::startScan(const ResultPtr& result) {
       [this, run, finished, resultKey](const std::shared_ptr<const HeadAtlas>& atlas) {
         // Kept: a whole scan, or one the user cancelled (it must not start again). A scan stopped because another
         // model came is not: coming back scans again.
-        if (*finished || run == userCancelled_) scanned_[resultKey] = atlas;
+        if (*finished || run == userCancelled_) keep(scanned_, resultKey, atlas);
         if (run == scanRun_) publish(atlas);  // else: a new model or probe came meanwhile
       },
       [this, run](const QString& e) {
@@ -204,9 +231,33 @@ void AtlasStore::startScan(const ResultPtr& result) {
       });
 }
 
+void AtlasStore::startRetrace() {
+  const std::string key = text(probeKey_);
+  const std::shared_ptr<const Model> model = model_;
+  const AtlasProbe probe = probeAtlas_->probe;
+  const auto forward = engine_.probeTrace;
+  probeJob_->run<std::shared_ptr<const Trace>>(
+      [model, probe, forward](const RunControl& control) { return forward(*model, probe, control); },
+      [this, key](const std::shared_ptr<const Trace>& trace) {
+        if (key != text(probeKey_) || !probeAtlas_) return;  // another model came meanwhile
+        auto atlas = std::make_shared<HeadAtlas>(*probeAtlas_);
+        atlas->probeTrace = trace;
+        probeAtlas_ = atlas;
+        probeAtlases_[key] = atlas;
+        publish(atlas_);  // the atlas shown (the probe's or a corpus result) gets the trace back
+        const ResultPtr next = std::move(pendingScan_);
+        pendingScan_.reset();
+        if (next && probeKey(*next) == probeKey_ && !(scanKey(*next) == scanKey_)) startScan(next);
+      },
+      [this](const QString&) {
+        pendingScan_.reset();  // the thumbnails stay empty; the scores are there
+        emit stateChanged();
+      });
+}
+
 void AtlasStore::cancelScan() {
   if (scanJob_->busy()) userCancelled_ = scanRun_;
-  scanJob_->cancel();
+  scanJob_->stopEarly();
 }
 
 void AtlasStore::scanForThisModel() {
@@ -217,6 +268,13 @@ void AtlasStore::scanForThisModel() {
 }
 
 void AtlasStore::publish(std::shared_ptr<const HeadAtlas> atlas) {
+  // A corpus result kept without its trace, or a scan started before the trace came back: the current probe's trace.
+  if (atlas && !atlas->probeTrace && probeAtlas_ && probeAtlas_->probeTrace && atlas->layers == probeAtlas_->layers &&
+      atlas->heads == probeAtlas_->heads) {
+    auto copy = std::make_shared<HeadAtlas>(*atlas);
+    copy->probeTrace = probeAtlas_->probeTrace;
+    atlas = std::move(copy);
+  }
   atlas_ = std::move(atlas);
   emit atlasChanged();
 }

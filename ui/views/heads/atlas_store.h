@@ -10,7 +10,9 @@
 // files, window and top. A corpus scan (about an hour at real size) starts by itself only for the first model that
 // asks for that corpus; another model gets an offer (scanOffer(): "corpus scanned for <model>") until
 // scanForThisModel() is called. A scan the user cancels is kept as it stands (its note says so): coming back to it
-// never starts it again.
+// never starts it again. What is kept is small (scores, similarities, contexts): the probe's trace (every head's map of
+// the probe, HeadAtlas::probeTrace) is dropped from every kept atlas when another model is asked for, and run again
+// (one forward pass, not the scoring) when its model comes back (issue 31: traces go with their model).
 #include <QObject>
 #include <QString>
 #include <functional>
@@ -30,6 +32,8 @@ namespace attnlab::ui {
 struct AtlasEngine {
   std::function<HeadAtlas(const Model&, const AtlasOptions&, const RunControl&)> build;
   std::function<void(const Model&, const CorpusOptions&, HeadAtlas&, const CorpusProgress&, const RunControl&)> scan;
+  /// The probe's forward pass again (probeForward), for a kept atlas whose trace was dropped; none: it stays without.
+  std::function<std::shared_ptr<const Trace>(const Model&, const AtlasProbe&, const RunControl&)> probeTrace;
 };
 
 class AtlasStore : public QObject {
@@ -87,8 +91,17 @@ class AtlasStore : public QObject {
   void startProbe(const ResultPtr& result);
   void startScan(const ResultPtr& result);
   void publish(std::shared_ptr<const HeadAtlas> atlas);
+  /// Stores `atlas` under `key` of probeAtlases_ or scanned_, without its probe trace unless it is the current model's.
+  void keep(std::map<std::string, std::shared_ptr<const HeadAtlas>>& kept, const std::string& key,
+            std::shared_ptr<const HeadAtlas> atlas) const;
+  /// Drops the probe traces of every kept atlas of another model than `modelIdentity`.
+  void dropOtherTraces(const std::string& modelIdentity);
+  /// Runs the probe's forward pass again for probeAtlas_ (kept without its trace).
+  void startRetrace();
 
   AtlasEngine engine_;
+  // Stopped with stopEarly(), never cancel(): a finished probe or scan superseded before delivery is still kept
+  // per model, and a scan the user cancelled delivers what it read (the kept result).
   BackgroundJob* probeJob_;
   BackgroundJob* scanJob_;
   ProbeKey probeKey_;                   ///< what probeAtlas_ is (or is being) built for

@@ -10,7 +10,8 @@ AtlasStore& AtlasStore::shared() {
   static AtlasStore* store = new AtlasStore(
       AtlasEngine{[](const Model& m, const AtlasOptions& o, const RunControl& c) { return buildProbeAtlas(m, o, c); },
                   [](const Model& m, const CorpusOptions& o, HeadAtlas& a, const CorpusProgress& p,
-                     const RunControl& c) { scanCorpus(m, o, a, p, c); }},
+                     const RunControl& c) { scanCorpus(m, o, a, p, c); },
+                  [](const Model& m, const AtlasProbe& p, const RunControl& c) { return probeForward(m, p, c); }},
       QCoreApplication::instance());
   return *store;
 }

@@ -204,6 +204,33 @@ class TestCompareView : public QObject {
     QVERIFY(!v.differencePlot()->isVisible());
     QCOMPARE(v.leftPlot()->rows(), 3);
   }
+
+  void theOtherRunGoesWithItsModel() {
+    // Issue 31: a model switched away from must not stay in memory through the view's other run (a whole trace, and
+    // the model it holds), neither until the new model's other run arrives nor for ever when there is none to make.
+    CompareView v;
+    v.show();
+    const Params p = params(kWindow, 1, 0);
+    v.showResult(LiveController::compute(p, nullptr, {}));
+    v.setSecondText(QString::fromStdString(kSecond));
+    QTRY_VERIFY(v.otherRun());
+    std::weak_ptr<const PipelineResult> otherA = v.otherRun()->run;
+    std::weak_ptr<const Model> modelA = v.otherRun()->run->model;
+    Params q = p;
+    q.model.seed = 7;  // another model
+    const ResultPtr b = LiveController::compute(q, nullptr, {});
+    v.showResult(b);
+    QVERIFY(otherA.expired());  // at once, while B's other run is being made
+    QVERIFY(modelA.expired());
+    QTRY_VERIFY(v.otherRun() && v.otherRun()->run->model == b->run->model && v.differencePlot()->isVisible());
+    checkDifference(v.differencePlot()->matrix(), referenceMap(q, kWindow, 1, 0), referenceMap(q, kSecond, 1, 0));
+    // No second text: nothing to compare, nothing kept.
+    std::weak_ptr<const PipelineResult> otherB = v.otherRun()->run;
+    v.setSecondText({});
+    QVERIFY(otherB.expired());
+    QVERIFY(!v.otherRun());
+    QVERIFY2(v.caption()->text().contains("Type a second text"), qPrintable(v.caption()->text()));
+  }
 };
 
 ATTNLAB_TEST_MAIN(TestCompareView)

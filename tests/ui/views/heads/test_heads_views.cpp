@@ -321,6 +321,56 @@ class TestHeadsViews : public QObject {
     QCOMPARE(f.builds, 2);
   }
 
+  void probeTracesGoWithTheirModel() {
+    // Issue 31: the atlases kept per model held each model's probe trace (every head's map of the probe) for ever.
+    // The kept scores and corpus results stay; the trace goes when another model is asked for, and comes back (one
+    // forward pass of the same probe, no new scoring or scan) with its model.
+    const auto source = std::make_shared<const Trace>(compute()->trace());
+    int builds = 0, retraces = 0;
+    unsigned long long retracedSeed = 0;
+    AtlasStore store{AtlasEngine{
+        [&](const Model&, const AtlasOptions&, const RunControl&) {
+          ++builds;
+          return handAtlas(std::make_shared<const Trace>(*source));  // a trace of its own, as a real probe has
+        },
+        [](const Model&, const CorpusOptions&, HeadAtlas& a, const CorpusProgress&, const RunControl&) {
+          a.corpusTokens = 200;
+        },
+        [&](const Model&, const AtlasProbe& probe, const RunControl&) {
+          ++retraces;
+          retracedSeed = probe.seed;
+          return std::make_shared<const Trace>(*source);
+        }}};
+    Params a;
+    a.atlas.corpus = {"corpus.txt"};
+    Params b = a;
+    b.model.seed = 7;
+    store.request(compute(a));
+    store.waitForIdle();
+    QCOMPARE(store.atlas()->corpusTokens, 200LL);
+    const std::weak_ptr<const Trace> traceA = store.atlas()->probeTrace;
+    QVERIFY(!traceA.expired());
+
+    store.request(compute(b));
+    store.waitForIdle();
+    QCOMPARE(builds, 2);
+    QVERIFY(traceA.expired());  // neither A's probe atlas nor its corpus result keeps it
+    const std::weak_ptr<const Trace> traceB = store.atlas()->probeTrace;
+    QVERIFY(!traceB.expired());
+
+    const ResultPtr backToA = compute(a);
+    store.request(backToA);
+    store.waitForIdle();
+    QCOMPARE(builds, 2);  // the kept scores
+    QCOMPARE(retraces, 1);
+    QCOMPARE(retracedSeed, 11ULL);  // handAtlas's probe
+    QVERIFY(traceB.expired());
+    QVERIFY(store.isReadyFor(*backToA));
+    QCOMPARE(store.atlas()->corpusTokens, 200LL);  // the kept corpus result, with the trace again
+    QVERIFY(store.atlas()->probeTrace);
+    QVERIFY(!probeThumbnail(*store.atlas(), 1, 2, 24).isNull());
+  }
+
   void aCancelledScanIsNotStartedAgain() {
     Fixture f;
     HeadContextsView view(&f.store);

@@ -107,6 +107,28 @@ class TestPatchingView : public QObject {
     QCOMPARE(view.residPlot()->colorRange().upper, view.headsPlot()->colorRange().upper);
   }
 
+  void cancelIsFinalEvenForAFinishedMap() {
+    // Issue 31 review: a map that was computed but not yet delivered when Cancel was pressed must not be drawn.
+    const ResultPtr r = compute(patchingParams());
+    PatchingView view;
+    view.showResult(r);
+    const auto jobs = view.findChildren<BackgroundJob*>();
+    QCOMPARE(jobs.size(), qsizetype(1));
+    jobs.front()->waitForIdle();  // the map is computed; its delivery waits in the event queue
+    view.controls()->cancelButton()->click();
+    for (int round = 0; round < 8; ++round) QTest::qWait(10);
+    QVERIFY(view.isReady());
+    QVERIFY(!view.controls()->cancelButton()->isVisibleTo(view.controls()));
+    QVERIFY(view.numbers(*r).matrices.empty());
+    QVERIFY(!view.headsPlot()->isVisibleTo(&view));
+    QVERIFY(view.controls()->status().startsWith("Cancelled: no map"));
+    // Run computes it again and this time it is drawn.
+    view.controls()->runButton()->click();
+    view.waitForAnalyses();
+    QVERIFY(matrix(view.numbers(*r), "patching_heads"));
+    QCOMPARE(view.runsStarted(), 2);
+  }
+
   void aNewSentenceDoesNotRecompute() {
     const ResultPtr r = compute(patchingParams());
     PatchingView view;
