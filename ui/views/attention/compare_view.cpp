@@ -14,6 +14,7 @@
 #include "core/session/params_json.h"
 #include "ui/plots/view_style.h"
 #include "ui/views/common/background_job.h"
+#include "ui/views/common/head_names.h"
 
 namespace attnlab::ui {
 namespace {
@@ -52,7 +53,7 @@ Side sideOf(const ComputeResult& r, int l, int h, int limit) {
 
 QString headList(const std::vector<HeadRef>& heads) {
   QStringList names;
-  for (const HeadRef& h : heads) names << QString("L%1 H%2").arg(h.layer).arg(h.head);
+  for (const HeadRef& h : heads) names << headLabel(h.layer, h.head);
   return names.join(", ");
 }
 

@@ -10,6 +10,7 @@
 #include "ui/plots/colormaps.h"
 #include "ui/plots/matrix_plot.h"
 #include "ui/plots/panel_layout.h"
+#include "ui/views/common/head_names.h"
 
 namespace attnlab::ui {
 namespace {
@@ -308,7 +309,7 @@ bool PatchingView::clearMap() {
 QStringList PatchingView::headPositionRows(int layers, int heads) {
   QStringList rows;
   for (int l = 0; l < layers; ++l)
-    for (int h = 0; h < heads; ++h) rows << QString("L%1H%2").arg(l).arg(h);
+    for (int h = 0; h < heads; ++h) rows << headLabel(l, h);
   return rows;
 }
 

@@ -183,7 +183,7 @@ class TestCompareView : public QObject {
     checkEqual(v.rightPlot()->matrix(), ablated);
     checkDifference(v.differencePlot()->matrix(), plain, ablated);
     QVERIFY(v.differencePlot()->matrix().cwiseAbs().maxCoeff() > 1e-4f);
-    QVERIFY2(v.caption()->text().contains("L0 H1, L0 H2"), qPrintable(v.caption()->text()));
+    QVERIFY2(v.caption()->text().contains("L0H1, L0H2"), qPrintable(v.caption()->text()));
     // Layer 0 is computed before the switched-off heads' outputs are used: its maps are equal, B − A exactly 0.
     v.showResult(withSelection(r, 0, 3));
     QCOMPARE(v.differencePlot()->matrix().rows(), 8);  // <bos> and the 7 words
