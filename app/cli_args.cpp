@@ -11,9 +11,11 @@
 #include "core/base/atomic_file.h"
 #include "core/base/errors.h"
 #include "core/base/json_file.h"
+#include "core/run/encdec_run.h"
 #include "core/session/params_json.h"
 #include "core/session/session.h"
 #include "core/session/token_pins.h"
+#include "core/train/shipped_models.h"
 
 namespace attnlab::cli {
 
@@ -182,6 +184,15 @@ Params paramsFromArgs(const Args& a) {
   if (a.values.count("pin")) p.selection.pinned = parsePinList(a.value("pin"), "--pin");
   validate(m);
   applyVariantArgs(a, p.variants);
+  return p;
+}
+
+Params oneTextParamsFromArgs(const Args& args) {
+  Params p = paramsFromArgs(args);
+  if (!p.modelDir.empty() && (isShippedEncDecName(p.modelDir) || isEncDecFolder(p.modelDir)))
+    throw InputError(p.modelDir +
+                     " is an encoder–decoder (a source and a target text): attnlab dump, generate and predict read it "
+                     "with --source TEXT [--target TEXT]");
   return p;
 }
 

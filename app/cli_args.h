@@ -37,6 +37,10 @@ Args parse(int argc, char** argv, int first, const std::vector<Option>& options)
 
 /// Params from --params FILE (if given), then every individual option on top.
 Params paramsFromArgs(const Args& args);
+/// paramsFromArgs for the commands that read one text (dump, predict, generate, patch, heads without --source):
+/// an encoder–decoder folder (or builtin:reverse) is refused naming --source, instead of failing later on its
+/// tokenizer or running its source alone.
+Params oneTextParamsFromArgs(const Args& args);
 
 /// The parameters of a session or params FILE (--params) over `base`: refused when the file is not a regular file,
 /// not JSON, or a session of a newer program (as the window refuses it); a bad field is named.

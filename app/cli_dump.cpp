@@ -137,7 +137,7 @@ int runDump(const Args& args) {
   if (hasSource(args)) return runEncDecDump(args);
   if (args.has("npy") && args.has("out")) throw InputError("give --out FILE or --npy DIR, not both");
   if (args.has("npy") && args.value("npy").empty()) throw InputError("--npy needs a folder");
-  const Params p = paramsFromArgs(args);
+  const Params p = oneTextParamsFromArgs(args);
   const PipelineResult r = runPipeline(p);
   checkSelection(p, r.trace);
   const TraceJsonOptions written = writtenParts(args, r.trace);

@@ -38,7 +38,7 @@ int runGenerate(const Args& args) {
   o.topK = args.intValue("top-k", 0, 0, std::numeric_limits<int>::max());
   o.topP = args.doubleValue("top-p", 1.0, 1e-9, 1.0);
   const int steps = args.intValue("steps", 0, 1, 100000);  // "must be between 1 and 100000"
-  const Params p = paramsFromArgs(args);
+  const Params p = oneTextParamsFromArgs(args);
   const std::shared_ptr<const Model> model = makeModel(p);
   // --keep-last N (and the model's own limit) as every other command applies them: the last N tokens of a long
   // prompt, its BOS kept (core/run/pipeline.h). It was ignored here: a 461,374-token prompt was refused.

@@ -67,7 +67,7 @@ nlohmann::json headsJson(const HeadAtlas& atlas, int top) {
 // attnlab.heads/1: every head of the model scored on the probe [BOS] r… r… (core/atlas/atlas_builder.h), refined
 // over --corpus files.
 int runHeads(const Args& args) {
-  const Params p = paramsFromArgs(args);
+  const Params p = oneTextParamsFromArgs(args);
   const std::shared_ptr<const Model> model = makeModel(p);
   AtlasOptions options;
   options.probeLength = args.intValue("probe-length", options.probeLength, 2, 1 << 20);

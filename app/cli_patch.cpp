@@ -16,7 +16,7 @@ namespace attnlab::cli {
 int runPatch(const Args& args) {
   for (const char* name : {"clean", "corrupt", "target", "versus"})
     if (!args.has(name)) throw InputError(std::string("patch needs --") + name);
-  const Params p = paramsFromArgs(args);
+  const Params p = oneTextParamsFromArgs(args);
   const std::shared_ptr<const Model> model = makeModel(p);
   requireUnembedding(*model);
   const TokenizedText clean = model->tokenize(args.value("clean"));

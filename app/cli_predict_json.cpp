@@ -10,7 +10,7 @@ namespace attnlab::cli {
 Params paramsWithoutPosition(const Args& args) {
   Args rest = args;
   rest.values.erase("position");
-  return paramsFromArgs(rest);
+  return oneTextParamsFromArgs(rest);
 }
 
 int positionArg(const Args& args, const Model& model, const Trace& trace) {

@@ -93,10 +93,11 @@ HfConfig parseHfConfig(const nlohmann::json& j, const std::string& name) {
       readDistilBert(j, name, c);
     else if (isDecoderModelType(c.modelType))
       readDecoderConfig(j, name, c);
-    else if (isEncoderDecoderType(c.modelType))  // read by encdec_model.h; the program does not open them yet
-      throw InputError(name + ": model_type \"" + c.modelType +
-                       "\" is an encoder–decoder (a source and a target text): the window does not open these yet; "
-                       "attnlab dump, generate and predict read them with --source TEXT [--target TEXT]");
+    else if (isEncoderDecoderType(c.modelType))  // read by encdec_model.h (core/run/encdec_run opens them)
+      throw InputError(
+          name + ": model_type \"" + c.modelType +
+          "\" is an encoder–decoder (a source and a target text): this reader takes one text; "
+          "the window opens them as such, and attnlab dump, generate and predict with --source TEXT [--target TEXT]");
     else
       throw InputError(name + ": model_type \"" + c.modelType +
                        "\" is not supported (supported: gpt2, bert, distilbert, llama, mistral, qwen2, qwen3, gemma, "
