@@ -18,6 +18,11 @@ int runPredict(const Args& args) {
   const int k = args.intValue("top", 10, 1, 1000);
   const double temperature = args.doubleValue("temperature", 1.0, 1e-3, 1e3);
   if (args.has("ablate")) {
+    // --ablate runs from the plain model: a session's own ablated heads would be silently dropped.
+    if (!p.prediction.ablate.empty())
+      throw InputError(
+          "the session (--params) already switches heads off: give the heads in the session or with "
+          "--ablate, not both");
     Intervention iv;
     iv.ablate = parseHeadList(args.value("ablate"), "--ablate");
     iv.mode = parseAblationMode(args.value("ablate-mode", "zero"), "--ablate-mode");

@@ -1,9 +1,11 @@
 // `attnlab predict`, `attribute` and `patch` (issue 16's public JSON contract) on the tiny GPT-2 checkpoint:
 // schema names and fields, the prediction against tests/reference/predict_reference.json, attribution that
 // adds up, the patching map's fixed points, and a clear message with exit 1 for bad input.
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include "tests/app/cli_test_util.h"
@@ -149,6 +151,24 @@ class TestCliPredict : public QObject {
     }
     QVERIFY(std::abs(other["top"].toArray()[0].toObject()["prob"].toDouble() -
                      plain["top"].toArray()[0].toObject()["prob"].toDouble()) > 1e-4);
+  }
+
+  // A session whose heads are switched off, with --ablate on top: --ablate runs from the plain model, so the session's
+  // heads were silently dropped; now it is a message.
+  void ablateOverASessionsAblationIsRefused() {
+    QTemporaryDir dir;
+    const QString session = dir.filePath("s.json");
+    QFile f(session);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QString(R"({"sentence": "The cat sat", "model_dir": "%1", "prediction": {"ablate": ["0.1"]}})")
+                .arg(kModel)
+                .toUtf8());
+    f.close();
+    const AppRun both = runApp({"predict", "--params", session, "--ablate", "1.0"});
+    QCOMPARE(both.code, 1);
+    QVERIFY2(QString::fromUtf8(both.err).contains("not both"), both.err.constData());
+    const AppRun session_only = runApp({"predict", "--params", session});
+    QCOMPARE(session_only.code, 0);
   }
 
   void badInputIsRefused_data() {
