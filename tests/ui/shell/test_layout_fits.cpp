@@ -22,6 +22,7 @@
 #include "ui/shell/main_window.h"
 #include "ui/shell/model_opener.h"
 #include "ui/shell/sentence_editor.h"
+#include "ui/shell/status_label.h"
 #include "ui/shell/too_long_bar.h"
 #include "ui/shell/view_navigator.h"
 #include "ui/shell/view_pages.h"
@@ -539,6 +540,55 @@ class TestLayoutFits : public QObject {
     }
     for (const Problem& q : problems) qInfo().noquote() << "  " << q.kind << "—" << q.where;
     QVERIFY2(problems.empty(), qPrintable(QString("%1 layout problems").arg(problems.size())));
+  }
+
+  // A long error in the status bar on the projector, in F11 beside a lesson: one line cut with "…" inside the
+  // window, the whole message in the tooltip (the label's text stays whole), and the window no wider than the screen.
+  void aLongErrorFitsTheStatusBar() {
+    QScreen* sc = nullptr;
+    for (QScreen* s : QGuiApplication::screens())
+      if (s->size() == QSize(1280, 720)) sc = s;
+    QVERIFY(sc);
+    MainWindow w(false);
+    w.setScreen(sc);
+    w.setGeometry(sc->availableGeometry());
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTRY_VERIFY(w.controller()->lastResult() && w.controller()->lastResult()->ok());
+    w.lessonPanel()->selectLesson(0);
+    w.setPresentation(true);
+    Params p = w.controller()->params();
+    p.modelDir = std::string(ATTNLAB_TEST_DATA) + "/no-such-folder/a-checkpoint-with-a-long-name-for-the-status-bar";
+    w.applyParams(p);
+    auto* status = w.findChild<StatusLabel*>("status");
+    QVERIFY(status);
+    // A failed run keeps the last valid result; the status bar says why, naming the folder.
+    QTRY_VERIFY(!w.controller()->busy() && status->text().startsWith(QChar(0x26a0)));
+    QVERIFY2(status->text().contains("a-checkpoint-with-a-long-name-for-the-status-bar"), qPrintable(status->text()));
+    QTest::qWait(350);  // presentation mode's by-hand fill of the screen
+    for (int round = 0; round < 8; ++round) QApplication::processEvents();
+    shoot(w, "status_long_error_F11_lesson");
+    QVERIFY2(status->fontMetrics().horizontalAdvance(status->text()) > status->width(),
+             qPrintable(QString("%1 px of text in %2 px: not long enough to test")
+                            .arg(status->fontMetrics().horizontalAdvance(status->text()))
+                            .arg(status->width())));
+    QVERIFY(status->isElided());
+    QVERIFY2(status->shownText().endsWith(QChar(0x2026)), qPrintable(status->shownText()));
+    QVERIFY(status->fontMetrics().horizontalAdvance(status->shownText()) <= status->contentsRect().width());
+    QCOMPARE(status->toolTip(), status->text());
+    const QRect inWindow(status->mapTo(&w, QPoint(0, 0)), status->size());
+    QVERIFY2(
+        QRect(QPoint(0, 0), w.size()).contains(inWindow),
+        qPrintable(
+            QString("status at %1..%2 in a %3 px window").arg(inWindow.left()).arg(inWindow.right()).arg(w.width())));
+    QVERIFY2(w.frameGeometry().width() <= sc->geometry().width(),
+             qPrintable(QString::number(w.frameGeometry().width())));
+    // A short message again: whole, no tooltip.
+    p.modelDir.clear();
+    w.applyParams(p);
+    QTRY_VERIFY(!w.controller()->busy() && !status->text().startsWith(QChar(0x26a0)));
+    QVERIFY(!status->isElided());
+    QVERIFY(status->toolTip().isEmpty());
   }
 
   // An encoder–decoder on the projector (issue 33): the source editor and the target bar above the views, in F11
