@@ -36,6 +36,7 @@
 #include "ui/shell/param_panel.h"
 #include "ui/shell/sentence_editor.h"
 #include "ui/shell/session_actions.h"
+#include "ui/shell/status_label.h"
 #include "ui/shell/target_bar.h"
 #include "ui/shell/too_long_bar.h"
 #include "ui/shell/view_actions.h"
@@ -198,7 +199,7 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
     applyParams(q);
   });
 
-  status_ = new QLabel;
+  status_ = new StatusLabel;
   status_->setObjectName("status");
   progress_ = new QProgressBar;
   progress_->setRange(0, 100);

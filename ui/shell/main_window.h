@@ -21,6 +21,7 @@ class ModelOpener;
 class TokenSelection;
 class ParamPanel;
 class ParamHistory;
+class StatusLabel;
 class TooLongBar;
 class SessionActions;
 class TargetBar;
@@ -105,7 +106,7 @@ class MainWindow : public QMainWindow {
   EditorTokenLink* editorLink_;
   std::vector<TraceView*> views_;
   std::vector<TraceView*> stale_;  ///< views not shown the latest result yet (hidden pages)
-  QLabel* status_;
+  StatusLabel* status_;            ///< one line, elided, the whole text in its tooltip
   TooLongBar* tooLong_;
   TargetBar* target_;  ///< "Keep the last N tokens" when the model refused the text as too long
   QProgressBar* progress_;

@@ -22,6 +22,7 @@
 #include "ui/shell/main_window.h"
 #include "ui/shell/model_opener.h"
 #include "ui/shell/sentence_editor.h"
+#include "ui/shell/status_label.h"
 #include "ui/shell/too_long_bar.h"
 #include "ui/shell/view_navigator.h"
 #include "ui/shell/view_pages.h"
@@ -471,11 +472,7 @@ class TestLayoutFits : public QObject {
       checkWidgets(page, where, problems);
       if (w.frameGeometry().width() > sc->geometry().width() || w.frameGeometry().height() > sc->geometry().height())
         problems.push_back({"window larger than the screen", where});
-      // The plots are reported, not checked: in F11 the bars' and the lens's tick labels overlap on this model with
-      // zero ablation too (no field), which the everyView test does not reach (the built-in model predicts nothing).
-      std::vector<Problem> plots;
-      for (QCustomPlot* plot : page->findChildren<QCustomPlot*>()) checkPlot(plot, where, plots);
-      for (const Problem& q : plots) qInfo().noquote() << "  (plot, not checked)" << q.kind << "—" << q.where;
+      for (QCustomPlot* plot : page->findChildren<QCustomPlot*>()) checkPlot(plot, where, problems);
       shoot(w, QString("resample_%1_%2").arg(where, QTest::currentDataTag()).replace(' ', '_'));
       for (const Problem& q : problems) qInfo().noquote() << "  " << q.kind << "—" << q.where;
       QVERIFY(view->resampleField()->isVisible());
@@ -489,6 +486,109 @@ class TestLayoutFits : public QObject {
     view->waitForAnalyses();
     QVERIFY2(view->resampleProblem().isEmpty(), qPrintable(view->resampleProblem()));
     check("run");
+  }
+
+  // The prediction views on a checkpoint that predicts (the everyView test's built-in model predicts nothing), with
+  // no ablation, on the projector: in the window, in F11 and in F11 beside a lesson. In F11 the bars' tick labels
+  // ("token  p (logit l)") and the logit lens's overlapped. gpt2_tiny (377 tokens, byte-level pieces) and a Gemma
+  // checkpoint (423 tokens, SentencePiece pieces with their "▁").
+  void predictionViewsFitTheProjector_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<bool>("present");
+    QTest::addColumn<bool>("lesson");
+    for (const char* model : {"models/gpt2_tiny", "decoders/gemma3-pattern"}) {
+      QTest::addRow("%s window", model) << QString(model) << false << false;
+      QTest::addRow("%s F11", model) << QString(model) << true << false;
+      QTest::addRow("%s F11 lesson", model) << QString(model) << true << true;
+    }
+  }
+  void predictionViewsFitTheProjector() {
+    QFETCH(QString, model);
+    QFETCH(bool, present);
+    QFETCH(bool, lesson);
+    QScreen* sc = nullptr;
+    for (QScreen* s : QGuiApplication::screens())
+      if (s->size() == QSize(1280, 720)) sc = s;
+    QVERIFY(sc);
+    MainWindow w(false);
+    w.setScreen(sc);
+    w.setGeometry(sc->availableGeometry());
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    if (lesson) w.lessonPanel()->selectLesson(0);
+    if (present) w.setPresentation(true);
+    Params p = w.controller()->params();
+    p.modelDir = std::string(ATTNLAB_TEST_DATA) + "/reference/" + model.toStdString();
+    p.sentence = "the quick brown fox jumps over the lazy dog and the cat sat";
+    w.applyParams(p);
+    QTRY_VERIFY(!w.controller()->busy() && w.controller()->lastResult() &&
+                w.controller()->lastResult()->params.modelDir == p.modelDir);
+    QVERIFY2(w.controller()->lastResult()->ok(), qPrintable(w.controller()->lastResult()->error));
+    QTest::qWait(350);  // presentation mode's by-hand fill of the screen
+    std::vector<Problem> problems;
+    for (const char* name : {"prediction", "attribution", "patching"}) {
+      w.showView(name);
+      QApplication::processEvents();
+      if (TraceView* v = w.navigator()->pages()->currentView()) v->waitForAnalyses();
+      for (int round = 0; round < 8; ++round) QApplication::processEvents();
+      QWidget* page = w.navigator()->pages()->currentWidget();
+      checkWidgets(page, name, problems);
+      for (QCustomPlot* plot : page->findChildren<QCustomPlot*>()) checkPlot(plot, name, problems);
+      if (w.frameGeometry().width() > sc->geometry().width() || w.frameGeometry().height() > sc->geometry().height())
+        problems.push_back({"window larger than the screen", name});
+      shoot(w, QString("predict_%1_%2").arg(QTest::currentDataTag(), name).replace(' ', '_').replace('/', '_'));
+    }
+    for (const Problem& q : problems) qInfo().noquote() << "  " << q.kind << "—" << q.where;
+    QVERIFY2(problems.empty(), qPrintable(QString("%1 layout problems").arg(problems.size())));
+  }
+
+  // A long error in the status bar on the projector, in F11 beside a lesson: one line cut with "…" inside the
+  // window, the whole message in the tooltip (the label's text stays whole), and the window no wider than the screen.
+  void aLongErrorFitsTheStatusBar() {
+    QScreen* sc = nullptr;
+    for (QScreen* s : QGuiApplication::screens())
+      if (s->size() == QSize(1280, 720)) sc = s;
+    QVERIFY(sc);
+    MainWindow w(false);
+    w.setScreen(sc);
+    w.setGeometry(sc->availableGeometry());
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTRY_VERIFY(w.controller()->lastResult() && w.controller()->lastResult()->ok());
+    w.lessonPanel()->selectLesson(0);
+    w.setPresentation(true);
+    Params p = w.controller()->params();
+    p.modelDir = std::string(ATTNLAB_TEST_DATA) + "/no-such-folder/a-checkpoint-with-a-long-name-for-the-status-bar";
+    w.applyParams(p);
+    auto* status = w.findChild<StatusLabel*>("status");
+    QVERIFY(status);
+    // A failed run keeps the last valid result; the status bar says why, naming the folder.
+    QTRY_VERIFY(!w.controller()->busy() && status->text().startsWith(QChar(0x26a0)));
+    QVERIFY2(status->text().contains("a-checkpoint-with-a-long-name-for-the-status-bar"), qPrintable(status->text()));
+    QTest::qWait(350);  // presentation mode's by-hand fill of the screen
+    for (int round = 0; round < 8; ++round) QApplication::processEvents();
+    shoot(w, "status_long_error_F11_lesson");
+    QVERIFY2(status->fontMetrics().horizontalAdvance(status->text()) > status->width(),
+             qPrintable(QString("%1 px of text in %2 px: not long enough to test")
+                            .arg(status->fontMetrics().horizontalAdvance(status->text()))
+                            .arg(status->width())));
+    QVERIFY(status->isElided());
+    QVERIFY2(status->shownText().endsWith(QChar(0x2026)), qPrintable(status->shownText()));
+    QVERIFY(status->fontMetrics().horizontalAdvance(status->shownText()) <= status->contentsRect().width());
+    QCOMPARE(status->toolTip(), status->text());
+    const QRect inWindow(status->mapTo(&w, QPoint(0, 0)), status->size());
+    QVERIFY2(
+        QRect(QPoint(0, 0), w.size()).contains(inWindow),
+        qPrintable(
+            QString("status at %1..%2 in a %3 px window").arg(inWindow.left()).arg(inWindow.right()).arg(w.width())));
+    QVERIFY2(w.frameGeometry().width() <= sc->geometry().width(),
+             qPrintable(QString::number(w.frameGeometry().width())));
+    // A short message again: whole, no tooltip.
+    p.modelDir.clear();
+    w.applyParams(p);
+    QTRY_VERIFY(!w.controller()->busy() && !status->text().startsWith(QChar(0x26a0)));
+    QVERIFY(!status->isElided());
+    QVERIFY(status->toolTip().isEmpty());
   }
 
   // An encoder–decoder on the projector (issue 33): the source editor and the target bar above the views, in F11

@@ -3,6 +3,7 @@
 #include <qcustomplot.h>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
 
 #include "core/base/errors.h"
 #include "core/predict/run_comparison.h"
@@ -126,6 +127,7 @@ PredictionView::PredictionView(QWidget* parent) : TraceView(parent) {
   bars_->yAxis->setTicker(QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText));
   bars_->yAxis->setRangeReversed(true);
   top->addWidget(bars_);
+  connect(bars_, &QCustomPlot::afterLayout, this, &PredictionView::fitBarLabels);
   lensList_ = new QLabel;
   lensList_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   lensList_->setTextFormat(Qt::RichText);
@@ -135,6 +137,7 @@ PredictionView::PredictionView(QWidget* parent) : TraceView(parent) {
   lens_->setRangeMode(MatrixPlot::Range::UnitInterval);
   lens_->setAxisTitles(tr("layer (stream decoded)"), tr("position"));
   layout->addWidget(lens_, 3);
+  connect(lens_, &QCustomPlot::afterLayout, this, &PredictionView::fitLensHeight);
   message_ = new QLabel;
   message_->setWordWrap(true);
   message_->hide();
@@ -469,12 +472,55 @@ void PredictionView::drawGrid(const ResultPtr& r, const LensGrid& g) {
 }
 
 void PredictionView::setFontScale(double scale) {
+  fontScale_ = scale;
   lens_->setFontScale(scale);
   QFont f = bars_->yAxis->tickLabelFont();
   f.setPointSizeF(9 * scale);
   bars_->yAxis->setTickLabelFont(f);
   bars_->xAxis->setTickLabelFont(f);
+  f.setPointSizeF(8 * scale);  // "probability", read from the back of the room as the ticks are
+  bars_->xAxis->setLabelFont(f);
+  bars_->setMinimumHeight(220);  // fitBarLabels and fitLensHeight ask for more again if the labels need it
+  lens_->setMinimumHeight(0);
   bars_->replot();
+}
+
+void PredictionView::fitLensHeight() {
+  if (lens_->rows() == 0 || !lens_->isVisible()) return;
+  const int line = QFontMetrics(lens_->yAxis->labelFont()).height();  // a point above the row labels' size
+  const int need = static_cast<int>(std::ceil(std::min(lens_->rows(), 3) * line * 1.3)) + 2;
+  const int have = lens_->axisRect()->height();
+  if (have >= need) return;
+  lens_->setMinimumHeight(lens_->height() + need - have);
+  lens_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PredictionView::fitBarLabels() {
+  const int bars = static_cast<int>(outcome_.top.size());
+  if (bars == 0 || !bars_->isVisible()) return;          // nothing drawn yet (the axis's default range is no bars)
+  const int pitch = bars_->axisRect()->height() / bars;  // pixels from one bar's label to the next
+  // As MatrixPlot does: shrink to 70 % of the scaled size, 7 pt at least, before taking more room.
+  const double base = 9 * fontScale_, floor = std::max(7.0, 0.7 * base);
+  QFont f = bars_->yAxis->tickLabelFont();
+  double pt = base;
+  f.setPointSizeF(pt);
+  while (pt > floor && QFontMetrics(f).height() > pitch) {
+    pt = std::max(floor, pt - 0.5);
+    f.setPointSizeF(pt);
+  }
+  bool again = false;
+  if (QFontMetrics(f).height() > pitch) {  // at the floor: a line per bar, the rest of the plot as it is
+    const int need = bars * (QFontMetrics(f).height() + 1) + bars_->height() - bars_->axisRect()->height();
+    if (need > bars_->minimumHeight()) {
+      bars_->setMinimumHeight(need);
+      again = true;
+    }
+  }
+  if (f.pointSizeF() != bars_->yAxis->tickLabelFont().pointSizeF()) {
+    bars_->yAxis->setTickLabelFont(f);
+    again = true;
+  }
+  if (again) bars_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 ViewNumbers PredictionView::numbers(const ComputeResult& result) const {

@@ -84,6 +84,12 @@ class PredictionView : public TraceView {
   void draw(const ResultPtr& result, const Outcome& o);
   void showMessage(const QString& text);
   void drawBars(const ResultPtr& r, const Outcome& o);
+  /// The bars' token labels one line per bar: smaller (to 7 pt) when the bars are closer than a line, then a taller
+  /// plot (the page scrolls). After each layout pass of the bars, whose height is known only then.
+  void fitBarLabels();
+  /// The lens grid tall enough for three rows of labels (and its colour bar's 0 and 1) at the labels' size: a
+  /// 2-layer model's three rows were squeezed to 20 px in F11 and their labels overlapped.
+  void fitLensHeight();
   void drawGrid(const ResultPtr& r, const LensGrid& g);
   QString lensTooltip(int row, int col) const;
   QString ablationLine(const ResultPtr& r, const Outcome& o) const;
@@ -96,6 +102,7 @@ class PredictionView : public TraceView {
   ResampleField* resample_;
   QLabel* status_;
   QCustomPlot* bars_;
+  double fontScale_ = 1.0;  ///< the presentation scale of the labels (setFontScale)
   QCPBars* barItem_;
   QCPBars* droppedItem_;  ///< the top tokens sampling would not keep, in grey
   QLabel* lensList_;
