@@ -17,8 +17,9 @@ class TestProbabilityText : public QObject {
     QTest::newRow("certain") << 1.0 << "1.000";
     QTest::newRow("common") << 0.4567 << "0.457";
     QTest::newRow("threshold") << 0.001 << "0.001";
-    QTest::newRow("rare") << 3.2e-5 << "3.2e-05";
-    QTest::newRow("just below") << 0.000999 << "1.0e-03";
+    QTest::newRow("rare") << 3.2e-5 << "3.2·10⁻⁵";
+    QTest::newRow("just below") << 0.000999 << "1.0·10⁻³";
+    QTest::newRow("two digits") << 1.5e-12 << "1.5·10⁻¹²";
     QTest::newRow("zero") << 0.0 << "0";
     QTest::newRow("nan") << std::nan("") << "n/a";
   }
