@@ -78,7 +78,11 @@ bool blank(const std::string& s) {
 }  // namespace
 
 EncDecFolderModel::EncDecFolderModel(EncDecFolder folder, std::string name)
-    : folder_(std::make_shared<const EncDecFolder>(std::move(folder))), name_(std::move(name)) {}
+    : folder_(std::make_shared<const EncDecFolder>(std::move(folder))), name_(std::move(name)) {
+  wordPieces_ = true;
+  for (int id = 0; id < folder_->target->vocabSize() && wordPieces_; ++id)
+    if (folder_->target->pieceOf(id).rfind(kMetaspace, 0) == 0) wordPieces_ = false;
+}
 
 ModelInfo EncDecFolderModel::info() const { return stackModel(true)->info(); }
 
@@ -110,6 +114,7 @@ std::string EncDecFolderModel::appendPiece(const std::string& target, int id) co
   if (stackModel(true)->isReservedToken(id)) return target;
   std::string piece = folder_->target->pieceOf(id);
   std::string out;
+  if (wordPieces_) piece = piece.rfind("##", 0) == 0 ? piece.substr(2) : kMetaspace + piece;
   for (std::size_t i = 0; i < piece.size();) {
     if (piece.compare(i, 3, kMetaspace) == 0) {
       out += ' ';
@@ -132,11 +137,15 @@ std::shared_ptr<const Model> EncDecFolderModel::stackModel(bool decoder) const {
   return std::make_shared<EncDecStackModel>(folder_, name_, decoder);
 }
 
-std::shared_ptr<const EncDecFolderModel> openEncDecModel(const std::string& dir, const RunControl& control) {
+std::shared_ptr<const EncDecFolderModel> openEncDecModel(const std::string& dir, const RunControl& control,
+                                                         const std::string& givenName) {
   control.checkpoint(0.0);
-  std::string name = dir;
-  while (name.size() > 1 && name.back() == '/') name.pop_back();
-  name = name.substr(name.find_last_of('/') + 1);
+  std::string name = givenName;
+  if (name.empty()) {
+    name = dir;
+    while (name.size() > 1 && name.back() == '/') name.pop_back();
+    name = name.substr(name.find_last_of('/') + 1);
+  }
   auto m = std::make_shared<const EncDecFolderModel>(openEncDecFolder(dir), name);
   control.checkpoint(1.0);
   return m;

@@ -47,10 +47,15 @@ class EncDecFolderModel : public Model {
  private:
   std::shared_ptr<const EncDecFolder> folder_;
   std::string name_;
+  /// True when no target piece starts with "▁" (a WordPiece vocabulary of whole words, as builtin:reverse's): a piece
+  /// is then a word joined with a space, "##…" a continuation.
+  bool wordPieces_ = false;
 };
 
-/// The encoder–decoder in `dir` (openEncDecFolder), named after the folder. Throws InputError as that does.
-std::shared_ptr<const EncDecFolderModel> openEncDecModel(const std::string& dir, const RunControl& control = {});
+/// The encoder–decoder in `dir` (openEncDecFolder), named `name` or, when that is empty, after the folder. Throws
+/// InputError as that does.
+std::shared_ptr<const EncDecFolderModel> openEncDecModel(const std::string& dir, const RunControl& control = {},
+                                                         const std::string& name = {});
 
 /// True when `dir`/config.json names an encoder–decoder model_type (supported or not: readEncDecConfig names the
 /// unsupported ones). False when there is no readable config.json.

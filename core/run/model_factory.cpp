@@ -12,6 +12,9 @@ namespace attnlab {
 
 std::shared_ptr<const Model> makeModel(const Params& p, const RunControl& control) {
   if (!p.modelDir.empty()) {
+    // builtin:reverse: its embedded files written to a folder, opened as any encoder–decoder, named by its builtin
+    // name.
+    if (isShippedEncDecName(p.modelDir)) return openEncDecModel(shippedEncDecFolder(p.modelDir), control, p.modelDir);
     if (isShippedModelName(p.modelDir)) return loadShippedModel(p.modelDir);
     if (isTinyCheckpoint(p.modelDir)) return loadTinyModel(p.modelDir);           // saved by the Training view
     if (isEncDecFolder(p.modelDir)) return openEncDecModel(p.modelDir, control);  // a source and a target (issue 33)

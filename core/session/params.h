@@ -25,6 +25,8 @@ struct ViewSelection {
   std::vector<int> pinned;
   /// An encoder–decoder's stack the single-text views show: "encoder" (the source) or "decoder" (the target).
   std::string stack = "encoder";
+  /// How the cross-attention view draws its map: "heatmap" or "alignment" (lines between the two texts).
+  std::string cross = "heatmap";
 };
 
 struct Params {

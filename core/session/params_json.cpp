@@ -279,7 +279,8 @@ json toJson(const Params& p) {
                 {"head", p.selection.head},
                 {"view", p.selection.view},
                 {"pinned", p.selection.pinned},
-                {"stack", p.selection.stack}}},
+                {"stack", p.selection.stack},
+                {"cross", p.selection.cross}}},
               {"collapse", toJson(p.collapse)},
               {"variants", toJson(p.variants)},
               {"spectra", toJson(p.spectra)},
@@ -330,6 +331,9 @@ Params paramsFromJson(const json& j, const Params& base) {
     readString(*s, "stack", "selection.", p.selection.stack);
     if (p.selection.stack != "encoder" && p.selection.stack != "decoder")
       fail("selection.stack", "must be \"encoder\" or \"decoder\", not \"" + p.selection.stack + "\"");
+    readString(*s, "cross", "selection.", p.selection.cross);
+    if (p.selection.cross != "heatmap" && p.selection.cross != "alignment")
+      fail("selection.cross", "must be \"heatmap\" or \"alignment\", not \"" + p.selection.cross + "\"");
   }
   if (const json* c = field(j, "collapse")) readCollapse(*c, p.collapse);
   if (const json* v = field(j, "variants")) readVariants(*v, p.variants);

@@ -32,6 +32,11 @@ ModelOpener::ModelOpener(QWidget* window, LiveController* controller, QMenu* men
       tr("A 2-layer model trained on the induction task: on \"the cat sat on the mat . the cat sat on "
          "the mat\" one head looks at the previous word, another at the word after the last "
          "occurrence of the current one."));
+  QAction* reverse = menu->addAction(tr("Use the trained &reverse model (encoder–decoder)"), this,
+                                     [this] { open(QString::fromLatin1(kShippedReverseModel)); });
+  reverse->setToolTip(
+      tr("A 1+1-layer encoder–decoder trained to reverse its source: \"d c b a\" translates to \"a b c d\", and its "
+         "cross-attention is the anti-diagonal. Its symbols are the letters a to t."));
   rebuildRecentMenu();
   connect(controller_, &LiveController::resultReady, this, &ModelOpener::onResult);
 }

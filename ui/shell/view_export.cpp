@@ -8,6 +8,7 @@
 
 #include "core/base/errors.h"
 #include "ui/shell/view_factory.h"
+#include "ui/views/common/encdec_result.h"
 
 namespace attnlab::ui {
 
@@ -101,10 +102,11 @@ QString exportView(const ResultPtr& result, const ExportRequest& r) {
   if (size.width() < 50 || size.height() < 50 || size.width() > 20000 || size.height() > 20000)
     return QString("figure size %1 × %2 px is out of range (50 to 20000)").arg(size.width()).arg(size.height());
   QString error;
-  const auto view = makeOffscreenView(r.view, result, size, r.fontScale, &error);
+  const ResultPtr shown = shownStack(result);  // an encoder–decoder's chosen stack, as the window shows it
+  const auto view = makeOffscreenView(r.view, shown, size, r.fontScale, &error);
   if (!view) return error;
   if (isFigureFormat(r.format)) return writeViewFigure(view.get(), r);
-  return writeViewNumbers(view.get(), *result, r.path, r.format, r.matrix);
+  return writeViewNumbers(view.get(), *shown, r.path, r.format, r.matrix);
 }
 
 ResultPtr withSelection(const ResultPtr& result, int layer, int head) {

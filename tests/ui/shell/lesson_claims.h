@@ -14,6 +14,7 @@
 #include "ui/shell/lesson_panel.h"
 #include "ui/shell/live_controller.h"
 #include "ui/shell/main_window.h"
+#include "ui/views/common/encdec_result.h"
 
 namespace attnlab::ui::lesson_claims {
 
@@ -55,7 +56,7 @@ class LessonRun {
     waitUntilDrawn();
     Shown s;
     s.view = w_.currentView();
-    s.result = w_.controller()->lastResult();
+    s.result = shownStack(w_.controller()->lastResult());  // an encoder–decoder's chosen stack, as on screen
     if (s.view && s.result && s.result->ok()) s.numbers = s.view->numbers(*s.result);
     return s;
   }

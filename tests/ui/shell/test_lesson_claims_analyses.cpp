@@ -11,6 +11,7 @@
 #include "core/spectra/exp_rank_demo.h"
 #include "tests/harness/test_registry.h"
 #include "tests/ui/shell/lesson_claims.h"
+#include "ui/views/attention/cross_attention_view.h"
 #include "ui/views/depth/collapse_controls.h"
 #include "ui/views/depth/collapse_view.h"
 #include "ui/views/heads/head_scatter_view.h"
@@ -392,9 +393,64 @@ std::vector<Claim> findTheHeads() {
   };
 }
 
+/// Lesson 12 on builtin:reverse, source "p l a n e t" (7 tokens with </s>), translation "t e n a l p".
+std::vector<Claim> translation() {
+  // Row i of a cross map puts its largest weight, at least `least`, on source column `col(i)`.
+  const auto rowsRead = [](const MatD& m, int rows, const std::function<int(int)>& col, double least) {
+    if (m.rows() != rows || m.cols() != 7) return fail(QString("the map is %1 × %2").arg(m.rows()).arg(m.cols()));
+    const std::vector<Eigen::Index> top = argmaxRows(m);
+    for (int i = 0; i < rows; ++i)
+      if (top[std::size_t(i)] != col(i) || m(i, col(i)) < least)
+        return fail(QString("row %1 reads column %2 (weight %3 on column %4)")
+                        .arg(i)
+                        .arg(top[std::size_t(i)])
+                        .arg(m(i, col(i)), 0, 'f', 3)
+                        .arg(col(i)));
+    return QString();
+  };
+  return {
+      {12, 1, "with only the start token, the one row looks at t, the source's last letter",
+       [rowsRead](LessonRun& run) {
+         return rowsRead(
+             run.step(1).matrix("cross_attention"), 1, [](int) { return 5; }, 0.5);
+       }},
+      {12, 2, "each output row looks at the source letter it writes next: the anti-diagonal",
+       [rowsRead](LessonRun& run) {
+         return rowsRead(
+             run.step(2).matrix("cross_attention"), 7, [](int i) { return i < 6 ? 5 - i : 6; }, 0.5);
+       }},
+      {12, 3, "the alignment lines are drawn, the strongest line of each target token to the letter it copies",
+       [rowsRead](LessonRun& run) {
+         const Shown s = run.step(3);
+         auto* view = viewAs<CrossAttentionView>(s);
+         if (!view || view->drawingChoice()->currentIndex() != 1) return fail("the view is not drawing lines");
+         view->alignment()->repaint();
+         if (view->alignment()->linesDrawn() < 7) return fail("fewer than 7 lines");
+         return rowsRead(
+             s.matrix("cross_attention"), 7, [](int i) { return i < 6 ? 5 - i : 6; }, 0.5);
+       }},
+      {12, 4, "the encoder's self-attention has no mask: weight above the diagonal",
+       [](LessonRun& run) {
+         const MatD a = run.step(4).matrix("attention_L0_H0");
+         if (a.rows() != 7) return fail(QString("%1 rows, not the source's 7").arg(a.rows()));
+         const double upper = a.triangularView<Eigen::StrictlyUpper>().toDenseMatrix().sum();
+         return upper > 0.5 ? QString() : fail(QString("weight above the diagonal %1").arg(upper));
+       }},
+      {12, 5, "the decoder's self-attention is causal: exactly 0 above the diagonal",
+       [](LessonRun& run) {
+         const Shown s = run.step(5);
+         const MatD a = s.matrix("attention_L0_H0");
+         if (a.rows() != 7 || s.result->tokenLabels().value(1) != "t")
+           return fail(QString("%1 rows, second token %2").arg(a.rows()).arg(s.result->tokenLabels().value(1)));
+         const double upper = a.triangularView<Eigen::StrictlyUpper>().toDenseMatrix().cwiseAbs().sum();
+         return upper == 0 ? QString() : fail(QString("weight above the diagonal %1").arg(upper));
+       }},
+  };
+}
+
 std::vector<Claim> claims() {
   std::vector<Claim> all;
-  for (auto part : {linearAttention, rankAndSparsity, rankCollapse, whichHead, findTheHeads})
+  for (auto part : {linearAttention, rankAndSparsity, rankCollapse, whichHead, findTheHeads, translation})
     for (Claim& c : part()) all.push_back(std::move(c));
   return all;
 }

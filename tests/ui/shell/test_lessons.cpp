@@ -27,6 +27,7 @@
 #include "ui/shell/param_panel.h"
 #include "ui/shell/view_export.h"
 #include "ui/shell/view_factory.h"
+#include "ui/views/common/encdec_result.h"
 
 using namespace attnlab;
 using namespace attnlab::ui;
@@ -86,7 +87,7 @@ class TestLessons : public QObject {
  private slots:
   void initTestCase() { QCoreApplication::setOrganizationName("AttentionLabTests"); }
 
-  void elevenLessonsShip() { QCOMPARE(builtinLessonFiles().size(), 11); }
+  void twelveLessonsShip() { QCOMPARE(builtinLessonFiles().size(), 12); }
 
   void whichHeadLessonTellsTheTruth() {
     // What lesson 10's text says of the shipped induction model: it predicts "dogs"; head L1H0 gives the
@@ -170,9 +171,10 @@ class TestLessons : public QObject {
     const QString view = QString::fromStdString(s.view);
     const QStringList futureViews{"variants", "spectrum", "collapse"};
     QVERIFY2(viewNames().contains(view) || futureViews.contains(view), qPrintable("unknown view " + view));
-    const ResultPtr r = LiveController::compute(s.params, nullptr, {});
-    QVERIFY2(r->ok(), qPrintable(r->error));
-    checkSelection(s.params, r->trace());
+    const ResultPtr computed = LiveController::compute(s.params, nullptr, {});
+    QVERIFY2(computed->ok(), qPrintable(computed->error));
+    checkSelection(s.params, computed->trace());
+    const ResultPtr r = shownStack(computed);  // an encoder–decoder's stack, as the window shows it
     if (!viewNames().contains(view)) QSKIP(qPrintable("the view '" + view + "' is not in this build"));
     QString error;
     const auto v = makeOffscreenView(view, r, QSize(640, 480), 1.0, &error);
@@ -195,8 +197,9 @@ class TestLessons : public QObject {
       const QString where = QString("step %1 (%2)").arg(i + 1).arg(QString::fromStdString(s.title));
       if (i > 0)
         QVERIFY2(toJson(s.params) != toJson(l.steps[i - 1].params), qPrintable(where + " repeats the step before"));
-      const ResultPtr r = LiveController::compute(s.params, nullptr, {});
-      QVERIFY2(r->ok(), qPrintable(r->error));
+      const ResultPtr computed = LiveController::compute(s.params, nullptr, {});
+      QVERIFY2(computed->ok(), qPrintable(computed->error));
+      const ResultPtr r = shownStack(computed);
       QString error;
       const auto v = makeOffscreenView(QString::fromStdString(s.view), r, QSize(800, 600), 1.0, &error);
       QVERIFY2(v, qPrintable(error));
@@ -398,7 +401,7 @@ class TestLessons : public QObject {
         R"({"title": "Mine", "steps": [{"title": "a", "text": "b", "sentence": "x y"},
                                        {"title": "c", "text": "d", "view": "no-such-view", "sentence": "p q r"}]})");
     QCOMPARE(panel->openFile(path, false), QString());
-    QCOMPARE(panel->lessonCount(), 12);
+    QCOMPARE(panel->lessonCount(), 13);
     QTRY_COMPARE(w.controller()->params().sentence, std::string("x y"));
     panel->goToStep(1);
     QVERIFY2(panel->note().contains("no-such-view"), qPrintable(panel->note()));

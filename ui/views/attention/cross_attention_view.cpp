@@ -4,6 +4,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
+#include <QSignalBlocker>
 #include <QStackedWidget>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -116,7 +117,14 @@ CrossAttentionView::CrossAttentionView(QWidget* parent) : TraceView(parent) {
   layout->addLayout(controls);
   layout->addWidget(note_);
   layout->addWidget(stack_, 1);
-  connect(drawing_, QOverload<int>::of(&QComboBox::currentIndexChanged), this, [this] { redraw(); });
+  // The drawing is a parameter (selection.cross: sessions keep it, lessons set it): a choice here is an edit.
+  connect(drawing_, QOverload<int>::of(&QComboBox::currentIndexChanged), this, [this](int i) {
+    redraw();
+    if (!result_) return;
+    Params p = paramsInForce(*result_);
+    p.selection.cross = i == 1 ? "alignment" : "heatmap";
+    if (p.selection.cross != result_->params.selection.cross) emit paramsRequested(p);
+  });
   connect(average_, QOverload<int>::of(&QComboBox::currentIndexChanged), this, [this] { redraw(); });
 }
 
@@ -150,6 +158,8 @@ Mat CrossAttentionView::shownMap(const ComputeResult& result, QString* title) co
 void CrossAttentionView::showResult(const ResultPtr& result) {
   if (!result || !result->ok()) return;
   result_ = result;
+  const QSignalBlocker block(drawing_);
+  drawing_->setCurrentIndex(result->params.selection.cross == "alignment" ? 1 : 0);
   redraw();
 }
 
