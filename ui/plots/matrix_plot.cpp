@@ -290,12 +290,13 @@ void MatrixPlot::updateTicks() {
     // The longest form of the title and the note that fits the axis (hovering a cell names its tokens).
     const QFontMetrics fm(axis->labelFont());
     QStringList forms;
+    // The title's first words ("key" of "key (attends to)") keep the axis named where the whole title does not fit.
+    const QString shortTitle = title.section(" (", 0, 0);
     if (step == 1 || labels.isEmpty()) {
       forms << title;
+      if (!shortTitle.isEmpty() && shortTitle != title) forms << shortTitle;
     } else {
       const QString note = tr("1 in %1 labelled").arg(step), shortNote = tr("1/%1 labelled").arg(step);
-      // The title's first words ("key" of "key (attends to)") keep the axis named where the whole title does not fit.
-      const QString shortTitle = title.section(" (", 0, 0);
       forms << (title.isEmpty() ? note : title + " (" + note + ")")
             << (title.isEmpty() ? shortNote : title + " (" + shortNote + ")");
       if (!shortTitle.isEmpty() && shortTitle != title) forms << shortTitle + " (" + shortNote + ")";

@@ -360,6 +360,7 @@ void MainWindow::setFontScaleEverywhere(double scale) {
   QFont big = f;
   big.setPointSizeF(f.pointSizeF() * 1.5);
   sentence_->setFont(big);
+  target_->editor()->setFont(big);  // the translation reads as large as its source
 }
 
 void MainWindow::placeForFirstStart() {

@@ -108,7 +108,7 @@ class MainWindow : public QMainWindow {
   std::vector<TraceView*> stale_;  ///< views not shown the latest result yet (hidden pages)
   StatusLabel* status_;            ///< one line, elided, the whole text in its tooltip
   TooLongBar* tooLong_;
-  TargetBar* target_;  ///< "Keep the last N tokens" when the model refused the text as too long
+  TargetBar* target_;  ///< an encoder–decoder's target editor, Translate and Next token
   QProgressBar* progress_;
   QPushButton* cancel_;
   bool restoreSettings_;
