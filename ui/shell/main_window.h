@@ -105,6 +105,10 @@ class MainWindow : public QMainWindow {
   EditorTokenLink* editorLink_;
   std::vector<TraceView*> views_;
   std::vector<TraceView*> stale_;  ///< views not shown the latest result yet (hidden pages)
+  /// The model and text of the last result handed to the views: when either changes, hidden pages let their old
+  /// result go (issue 31). Weak: the window keeps no model alive.
+  std::weak_ptr<const Model> viewsModel_;
+  std::string viewsText_;
   QLabel* status_;
   TooLongBar* tooLong_;
   TargetBar* target_;  ///< "Keep the last N tokens" when the model refused the text as too long
