@@ -634,6 +634,12 @@ void MainWindow::onResult(const ResultPtr& delivered) {
   // The sentence editor holds the source: its tokens link to the views only while they show the encoder.
   editorLink_->setResult(delivered->ok() && delivered->run->encdec && result == delivered ? ResultPtr() : result);
   stale_ = views_;
+  // Another model or text: a page not shown since would keep the old trace (and model) alive (issue 31).
+  if (viewsModel_.lock() != run.model || viewsText_ != result->params.sentence)
+    for (TraceView* v : views_)
+      if (!v->isVisibleTo(this)) v->releaseResult();
+  viewsModel_ = run.model;
+  viewsText_ = result->params.sentence;
   presentToVisibleViews();
 }
 

@@ -106,7 +106,11 @@ class MainWindow : public QMainWindow {
   EditorTokenLink* editorLink_;
   std::vector<TraceView*> views_;
   std::vector<TraceView*> stale_;  ///< views not shown the latest result yet (hidden pages)
-  StatusLabel* status_;            ///< one line, elided, the whole text in its tooltip
+  /// The model and text of the last result handed to the views: when either changes, hidden pages let their old
+  /// result go (issue 31). Weak: the window keeps no model alive.
+  std::weak_ptr<const Model> viewsModel_;
+  std::string viewsText_;
+  StatusLabel* status_;  ///< one line, elided, the whole text in its tooltip
   TooLongBar* tooLong_;
   TargetBar* target_;  ///< an encoder–decoder's target editor, Translate and Next token
   QProgressBar* progress_;

@@ -77,6 +77,11 @@ class CompareView : public TraceView {
   MatrixPlot *left_, *right_, *diff_;
   QLabel* caption_;
   BackgroundJob* job_;
+  void dropResult() override {
+    result_.reset();
+    other_.reset();
+    otherKey_.clear();
+  }
   ResultPtr result_;
   ResultPtr other_;        ///< the other run, for otherKey_
   std::string otherKey_;   ///< model and parameters of other_

@@ -61,6 +61,7 @@ class CrossAttentionView : public TraceView {
  private:
   void redraw();
 
+  void dropResult() override { result_.reset(); }
   ResultPtr result_;
   QComboBox* drawing_;
   QComboBox* average_;

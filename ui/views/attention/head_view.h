@@ -56,6 +56,10 @@ class HeadView : public TraceView {
   /// Title and key after a result, a head shown or hidden, or a new threshold.
   void updateTitle();
 
+  void dropResult() override {
+    result_.reset();
+    canvas_->clearData();
+  }
   ResultPtr result_;
   QScrollArea* scroll_;
   HeadViewCanvas* canvas_;

@@ -54,7 +54,7 @@ void HeadViewCanvas::setData(const ResultPtr& result, int layer) {
       heads.push_back(maps.back().get());
     }
   }
-  const bool sameHeads = heads.size() == heads_.size();
+  const bool sameHeads = heads.size() == visible_.size();  // visible_ outlives clearData
   // A hovered or pinned token is an index: with other tokens it would name another word.
   if (tokens != tokens_) setFocusToken(-1, -1, false);
   result_ = result;
@@ -64,6 +64,15 @@ void HeadViewCanvas::setData(const ResultPtr& result, int layer) {
   if (!sameHeads) visible_.assign(heads_.size(), true);
   rebuildLines();
   updateMinimumHeight();
+  update();
+}
+
+void HeadViewCanvas::clearData() {
+  result_.reset();
+  maps_.clear();
+  heads_.clear();
+  lines_.clear();
+  lines_.shrink_to_fit();
   update();
 }
 

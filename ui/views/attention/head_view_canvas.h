@@ -28,6 +28,8 @@ class HeadViewCanvas : public QWidget {
   /// The attention matrices of `layer`'s heads (rows = queries), read in place from the shared
   /// result (no copy: at 512 tokens × 12 heads that is 12 MB), and the token labels.
   void setData(const ResultPtr& result, int layer);
+  /// Lets the result and its maps go (a hidden page, issue 31); the heads' visibility stays for the next setData.
+  void clearData();
   void setHeadVisible(int head, bool visible);
   bool headVisible(int head) const;
   void setThreshold(double t);

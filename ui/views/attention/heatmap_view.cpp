@@ -165,6 +165,14 @@ int HeatmapView::window() const {
 
 QString HeatmapView::hoverHint() const { return tr("Hover a cell to read its weight."); }
 
+void HeatmapView::dropResult() {
+  long_->setPyramid(nullptr, {}, {});  // its producer shares the result (pyramidOf)
+  result_.reset();
+  shownPyramid_.reset();
+  sparePyramid_.reset();
+  shownRowMax_.reset();
+}
+
 void HeatmapView::showResult(const ResultPtr& result) {
   result_ = result;
   // The plot re-reads the cell under a still cursor (new tokens) or clears the read-out; until then

@@ -69,6 +69,7 @@ class HeatmapView : public TraceView {
   QLabel* hover_;
   QLabel* pinTable_;
   QScrollArea* pinScroll_;  ///< holds pinTable_
+  void dropResult() override;
   ResultPtr result_;
   PinSums sums_;
   std::shared_ptr<MapPyramid> shownPyramid_, sparePyramid_;  ///< the one long_ draws, and the one before it

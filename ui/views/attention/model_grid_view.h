@@ -48,6 +48,11 @@ class ModelGridView : public TraceView {
   /// Shades the cells outside a sliding window of `window` keys on the thumbnail at `r` (window_shade.h).
   void paintWindow(QPainter& p, const QRect& r, int window) const;
 
+  void dropResult() override {
+    result_.reset();
+    thumbs_.clear();
+    thumbs_.shrink_to_fit();
+  }
   ResultPtr result_;
   std::vector<QImage> thumbs_;  ///< layer-major
   int layers_ = 0, heads_ = 0;

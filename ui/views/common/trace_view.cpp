@@ -80,6 +80,11 @@ void TraceView::waitForAnalyses() {
   }
 }
 
+void TraceView::releaseResult() {
+  for (BackgroundJob* job : findChildren<BackgroundJob*>()) job->cancel();  // a finished job would bring a map back
+  dropResult();
+}
+
 void TraceView::setTokenSelection(TokenSelection* selection) {
   selection_ = selection;
   connect(selection, &TokenSelection::hoveredChanged, this, [this](int t) { onHoverChanged(t); });

@@ -26,6 +26,10 @@ class TraceView : public QWidget {
   /// A run that failed (result->error; the window keeps the last valid result on screen): a view whose own
   /// control asked for what failed says so beside it. The default does nothing.
   virtual void showFailure(const ResultPtr& /*result*/) {}
+  /// A hidden page when a new trace arrived (another model or text, issue 31): cancels the view's analyses and lets
+  /// its result go with everything derived from it (dropResult), so a switched-away model's trace and weights are not
+  /// kept alive by a page not shown since. The window gives the view the current result when it is shown again.
+  void releaseResult();
   /// Presentation mode: scale fonts (1 = normal).
   virtual void setFontScale(double) {}
   /// Blocks until the analyses the view started on its BackgroundJobs have finished and been drawn
@@ -49,6 +53,8 @@ class TraceView : public QWidget {
   void setParamsInForce(std::function<Params()> current) { paramsInForce_ = std::move(current); }
 
  protected:
+  /// releaseResult's part of each view: reset the held result and the caches made from it. The default holds none.
+  virtual void dropResult() {}
   virtual void onHoverChanged(int /*token*/) {}
   /// Esc: views with a focus of their own (the head view's hovered column) drop it.
   virtual void onSelectionCleared() {}

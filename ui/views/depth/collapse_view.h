@@ -61,6 +61,11 @@ class CollapseView : public TraceView {
   QGridLayout* attentionGrid_;
   std::vector<MatrixPlot*> attention_;
   BackgroundJob curvesJob_, inspectJob_;
+  void dropResult() override {
+    result_.reset();
+    collapse_.reset();
+    inspection_.reset();
+  }
   ResultPtr result_;
   std::string curvesKey_, inspectKey_;
   std::shared_ptr<const CollapseResult> collapse_;

@@ -37,6 +37,10 @@ class PathsView : public TraceView {
   QCustomPlot* counts_;
   QCustomPlot* residuals_;
   BackgroundJob job_;
+  void dropResult() override {
+    result_.reset();
+    analysis_.reset();
+  }
   ResultPtr result_;
   std::string key_;
   std::shared_ptr<const PathAnalysis> analysis_;

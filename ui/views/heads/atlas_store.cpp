@@ -100,6 +100,12 @@ void AtlasStore::request(const ResultPtr& result) {
   if (!(scanKey(*result) == scanKey_)) startScan(result);
 }
 
+void AtlasStore::forget(const ResultPtr& result) {
+  if (!result || result != lastAsked_ || probeJob_->busy() || scanJob_->busy()) return;
+  lastAsked_.reset();
+  model_.reset();
+}
+
 bool AtlasStore::isReadyFor(const ComputeResult& result) const {
   if (!result.ok() || !result.run->model) return true;  // nothing to compute: the views show a message
   if (probeJob_->busy() || scanJob_->busy()) return false;

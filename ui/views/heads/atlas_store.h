@@ -60,6 +60,9 @@ class AtlasStore : public QObject {
   QString scanOffer() const { return offer_; }
   /// Starts the offered scan for the model last asked for.
   void scanForThisModel();
+  /// A hidden Heads page let `result` go (issue 31): when it is the result last asked for and nothing runs, the
+  /// store lets it and its model go too (the next request brings both back). The atlases kept per model stay.
+  void forget(const ResultPtr& result);
   /// Blocks until both jobs are idle and their results delivered (export, tests).
   void waitForIdle();
 

@@ -45,6 +45,10 @@ class AtlasView : public TraceView {
   void updateStatus();
 
   AtlasStore* store_;
+  void dropResult() override {
+    store_->forget(result_);
+    result_.reset();
+  }
   ResultPtr result_;
   QWidget* status_;
   QLabel* statusText_;

@@ -53,6 +53,7 @@ class MatrixGridView : public TraceView {
   std::vector<MatrixPlot*> plots_;
   std::vector<Panel> shown_;  ///< what the plots draw, for numbers()
   double fontScale_ = 1.0;
+  void dropResult() override { result_.reset(); }
   ResultPtr result_;
   std::vector<int> pins_;
 };

@@ -62,6 +62,10 @@ class AttributionView : public TraceView {
   QLabel* message_;
   BackgroundJob* job_;
   Attribution shown_;
+  void dropResult() override {
+    shownResult_.reset();
+    projections_.reset();
+  }
   ResultPtr shownResult_;
   QString title_;
   std::shared_ptr<const OutputProjections> projections_;  ///< W_O of projectionsModel_, read once

@@ -99,6 +99,7 @@ class PatchingView : public TraceView {
   QLabel* summary_;
   QLabel* message_;
   BackgroundJob* job_;
+  void dropResult() override { result_.reset(); }
   ResultPtr result_;
   /// The inputs of the newest map started (or refused): a result with the same ones starts nothing.
   Request requested_;

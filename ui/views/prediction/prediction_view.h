@@ -110,6 +110,11 @@ class PredictionView : public TraceView {
   QLabel* message_;
   BackgroundJob* job_;
   BackgroundJob* gridJob_;  ///< the lens grid, after the bars
+  void dropResult() override {
+    shown_.reset();
+    latest_.reset();
+    readout_.reset();
+  }
   ResultPtr shown_;
   ResultPtr latest_;  ///< the newest result given, whose parameters edits start from
   Outcome outcome_;

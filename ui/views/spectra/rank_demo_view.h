@@ -44,6 +44,7 @@ class RankDemoView : public TraceView {
   TitledPlot* sweep_;
   BackgroundJob* demoJob_;
   BackgroundJob* sweepJob_;
+  void dropResult() override { result_.reset(); }
   ResultPtr result_;
   RankDemoSettings shown_;
   bool haveShown_ = false;

@@ -101,6 +101,7 @@ class RankTableView : public TraceView {
   QPushButton* computeButton_;
   QProgressBar* progress_;
   BackgroundJob* job_;
+  void dropResult() override { result_.reset(); }
   ResultPtr result_;
 };
 

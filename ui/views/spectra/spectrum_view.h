@@ -57,6 +57,7 @@ class SpectrumView : public TraceView {
   QProgressBar* progress_;
   BackgroundJob* svdJob_;
   BackgroundJob* eigJob_;
+  void dropResult() override { result_.reset(); }
   ResultPtr result_;
   HeadSpectrum spectrum_;
   bool eigenShown_ = false;

@@ -46,6 +46,7 @@ class FeatureMapView : public TraceView {
   QSpinBox* seed_;
   QCheckBox* orthogonal_;
   BackgroundJob* job_;
+  void dropResult() override { result_.reset(); }
   ResultPtr result_;
   FeatureMapComparison comparison_;
 };

@@ -35,6 +35,7 @@ class HeadSizeView : public TraceView {
   TitledPlot* entropy_;
   QLabel* info_;
   BackgroundJob* job_;
+  void dropResult() override { result_.reset(); }
   ResultPtr result_;
   HeadSizeSettings shown_;
   bool haveShown_ = false;

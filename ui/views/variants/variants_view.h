@@ -62,6 +62,11 @@ class VariantsView : public TraceView {
   QCustomPlot* curvePlot_;
   QLabel* status_;
   BackgroundJob comparisonJob_, curveJob_;
+  void dropResult() override {
+    result_.reset();
+    comparison_.reset();
+    curve_.reset();
+  }
   ResultPtr result_;
   std::shared_ptr<const VariantComparison> comparison_;
   std::shared_ptr<const PerformerCurve> curve_;
