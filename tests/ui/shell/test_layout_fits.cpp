@@ -187,6 +187,21 @@ void checkPlot(QCustomPlot* plot, const QString& where, std::vector<Problem>& ou
   }
 }
 
+/// The 1280 × 720 screen of test_layout_fits.screens.json.
+QScreen* projector() {
+  for (QScreen* s : QGuiApplication::screens())
+    if (s->size() == QSize(1280, 720)) return s;
+  return nullptr;
+}
+
+/// `w` shown filling `sc`'s available area, as a maximised window would; false when it never appears.
+bool showFilling(MainWindow& w, QScreen* sc) {
+  w.setScreen(sc);
+  w.setGeometry(sc->availableGeometry());
+  w.show();
+  return QTest::qWaitForWindowExposed(&w);
+}
+
 }  // namespace
 
 class TestLayoutFits : public QObject {
@@ -216,10 +231,7 @@ class TestLayoutFits : public QObject {
     QFETCH(bool, lesson);
     QScreen* sc = QGuiApplication::screens().at(screen);
     MainWindow w(false);
-    w.setScreen(sc);
-    w.setGeometry(sc->availableGeometry());
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(showFilling(w, sc));
     if (lesson) w.lessonPanel()->selectLesson(0);
     if (present) w.setPresentation(true);
     // A sentence of 13 tokens with a pin (lesson 10's pinned "lazy" once grew the window to 1,833 px): every view
@@ -281,15 +293,10 @@ class TestLayoutFits : public QObject {
   // dock (no horizontal scroll bar, no text cut or overlapping) and leaves the heatmap more of the window than the
   // built-in model's settings do.
   void theCheckpointCardFitsTheProjector() {
-    QScreen* sc = nullptr;
-    for (QScreen* s : QGuiApplication::screens())
-      if (s->size() == QSize(1280, 720)) sc = s;
+    QScreen* sc = projector();
     QVERIFY(sc);
     MainWindow w(false);
-    w.setScreen(sc);
-    w.setGeometry(sc->availableGeometry());
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(showFilling(w, sc));
     QTRY_VERIFY(w.controller()->lastResult() && w.controller()->lastResult()->ok());
     auto* dock = w.findChild<QDockWidget*>("parameters");
     QTest::qWait(100);
@@ -325,15 +332,10 @@ class TestLayoutFits : public QObject {
   // lesson: the editor, the "Keep the last N tokens" strip, the lesson and the heatmap share the 720 px without
   // cutting the strip's message or button, and the window stays on the screen (issue 31).
   void aLongTextWithTheTooLongStripFitsTheProjector() {
-    QScreen* sc = nullptr;
-    for (QScreen* s : QGuiApplication::screens())
-      if (s->size() == QSize(1280, 720)) sc = s;
+    QScreen* sc = projector();
     QVERIFY(sc);
     MainWindow w(false);
-    w.setScreen(sc);
-    w.setGeometry(sc->availableGeometry());
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(showFilling(w, sc));
     QTRY_VERIFY(w.controller()->lastResult());
     w.lessonPanel()->selectLesson(0);
     w.setPresentation(true);
@@ -390,15 +392,10 @@ class TestLayoutFits : public QObject {
     QFETCH(bool, present);
     QFETCH(bool, lesson);
     QFETCH(bool, ablation);
-    QScreen* sc = nullptr;
-    for (QScreen* s : QGuiApplication::screens())
-      if (s->size() == QSize(1280, 720)) sc = s;
+    QScreen* sc = projector();
     QVERIFY(sc);
     MainWindow w(false);
-    w.setScreen(sc);
-    w.setGeometry(sc->availableGeometry());
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(showFilling(w, sc));
     if (lesson) w.lessonPanel()->selectLesson(0);
     if (present) w.setPresentation(true);
     Params p = w.controller()->params();
@@ -441,15 +438,10 @@ class TestLayoutFits : public QObject {
   void resampleFieldFitsTheProjector() {
     QFETCH(bool, present);
     QFETCH(bool, lesson);
-    QScreen* sc = nullptr;
-    for (QScreen* s : QGuiApplication::screens())
-      if (s->size() == QSize(1280, 720)) sc = s;
+    QScreen* sc = projector();
     QVERIFY(sc);
     MainWindow w(false);
-    w.setScreen(sc);
-    w.setGeometry(sc->availableGeometry());
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(showFilling(w, sc));
     if (lesson) w.lessonPanel()->selectLesson(0);
     if (present) w.setPresentation(true);
     w.showView("prediction");
@@ -506,15 +498,10 @@ class TestLayoutFits : public QObject {
     QFETCH(QString, model);
     QFETCH(bool, present);
     QFETCH(bool, lesson);
-    QScreen* sc = nullptr;
-    for (QScreen* s : QGuiApplication::screens())
-      if (s->size() == QSize(1280, 720)) sc = s;
+    QScreen* sc = projector();
     QVERIFY(sc);
     MainWindow w(false);
-    w.setScreen(sc);
-    w.setGeometry(sc->availableGeometry());
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(showFilling(w, sc));
     if (lesson) w.lessonPanel()->selectLesson(0);
     if (present) w.setPresentation(true);
     Params p = w.controller()->params();
@@ -545,15 +532,10 @@ class TestLayoutFits : public QObject {
   // A long error in the status bar on the projector, in F11 beside a lesson: one line cut with "…" inside the
   // window, the whole message in the tooltip (the label's text stays whole), and the window no wider than the screen.
   void aLongErrorFitsTheStatusBar() {
-    QScreen* sc = nullptr;
-    for (QScreen* s : QGuiApplication::screens())
-      if (s->size() == QSize(1280, 720)) sc = s;
+    QScreen* sc = projector();
     QVERIFY(sc);
     MainWindow w(false);
-    w.setScreen(sc);
-    w.setGeometry(sc->availableGeometry());
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(showFilling(w, sc));
     QTRY_VERIFY(w.controller()->lastResult() && w.controller()->lastResult()->ok());
     w.lessonPanel()->selectLesson(0);
     w.setPresentation(true);
@@ -603,9 +585,7 @@ class TestLayoutFits : public QObject {
   void encoderDecoderFitsTheProjector() {
     QFETCH(bool, present);
     QFETCH(bool, lesson);
-    QScreen* sc = nullptr;
-    for (QScreen* s : QGuiApplication::screens())
-      if (s->size() == QSize(1280, 720)) sc = s;
+    QScreen* sc = projector();
     QVERIFY(sc);
     QTemporaryDir tmp;
     const QString dir = tmp.path() + "/marian";
@@ -615,10 +595,7 @@ class TestLayoutFits : public QObject {
     const QString spm = QString(ATTNLAB_TEST_DATA) + "/reference/tokenizers/spm/marian";
     for (const QString& f : QDir(spm).entryList(QDir::Files)) QFile::copy(spm + "/" + f, dir + "/" + f);
     MainWindow w(false);
-    w.setScreen(sc);
-    w.setGeometry(sc->availableGeometry());
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(showFilling(w, sc));
     if (lesson) w.lessonPanel()->selectLesson(0);
     if (present) w.setPresentation(true);
     Params p = w.controller()->params();
@@ -664,15 +641,10 @@ class TestLayoutFits : public QObject {
   // third of the page, its axis title cut to "1/4 l…", and the caption repeated the empty pane's prompt. Pane A takes
   // the room, its title fits, the prompt is said once.
   void sideBySideAloneGivesTheWindowsPaneTheRoom() {
-    QScreen* sc = nullptr;
-    for (QScreen* s : QGuiApplication::screens())
-      if (s->size() == QSize(1280, 720)) sc = s;
+    QScreen* sc = projector();
     QVERIFY(sc);
     MainWindow w(false);
-    w.setScreen(sc);
-    w.setGeometry(sc->availableGeometry());
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(showFilling(w, sc));
     w.lessonPanel()->selectLesson(0);
     w.setPresentation(true);
     Params p = w.controller()->params();
