@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "app/cli_commands.h"
+#include "app/cli_document_out.h"
 #include "app/cli_encdec.h"
 #include "app/cli_progress.h"
 #include "core/base/atomic_file.h"
@@ -94,43 +95,6 @@ nlohmann::json extraFields(const Args& args, const Params& p, const PipelineResu
   return j;
 }
 
-/// --npy DIR: the matrices as DIR/*.npy, then DIR/index.json (written last: an index names only files that exist).
-void writeNpyFolder(const std::string& dir, const Trace& trace, const nlohmann::json& config,
-                    const TraceJsonOptions& written, const nlohmann::json& extra, int indent) {
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error || !std::filesystem::is_directory(dir))
-    throw InputError("--npy " + dir + ": cannot create the folder" + (error ? " (" + error.message() + ")" : ""));
-  const auto path = [&dir](const std::string& name) { return (std::filesystem::path(dir) / name).string(); };
-  const nlohmann::json index =
-      traceToNpy(trace, config, written, extra,
-                 [&](const std::string& name, const std::string& bytes) { writeFileAtomically(path(name), bytes); });
-  writeFileAtomically(path("index.json"), jsonText(index, indent) + "\n");
-}
-
-/// The JSON document written as it is made, to the file (atomically: a failure leaves the old file) or stdout.
-void writeJsonStream(const std::string& out, const Trace& trace, const nlohmann::json& config,
-                     const TraceJsonOptions& written, const nlohmann::json& extra, int indent) {
-  if (out.empty() || out == "-") {
-    JsonStreamWriter json(
-        [](std::string_view text) {
-          std::cout.write(text.data(), static_cast<std::streamsize>(text.size()));
-          if (!std::cout) throw InputError("cannot write to standard output");
-        },
-        indent);
-    writeTraceJson(json, trace, config, written, extra);
-    std::cout << "\n";
-    std::cout.flush();
-    if (!std::cout) throw InputError("cannot write to standard output");
-    return;
-  }
-  AtomicFileWriter file(out);
-  JsonStreamWriter json([&file](std::string_view text) { file.write(text); }, indent);
-  writeTraceJson(json, trace, config, written, extra);
-  file.write("\n");
-  file.commit();
-}
-
 }  // namespace
 
 int runDump(const Args& args) {
@@ -145,9 +109,11 @@ int runDump(const Args& args) {
   const nlohmann::json config = describeModel(p, *r.model);
   const int indent = args.intValue("indent", -1, 0, 16);
   if (args.has("npy"))
-    writeNpyFolder(args.value("npy"), r.trace, config, written, extra, indent);
+    writeNpyFolder(args.value("npy"), indent,
+                   [&](const NpyFileSink& file) { return traceToNpy(r.trace, config, written, extra, file); });
   else
-    writeJsonStream(args.value("out"), r.trace, config, written, extra, indent);
+    writeJsonDocument(args.value("out"), indent,
+                      [&](JsonStreamWriter& json) { writeTraceJson(json, r.trace, config, written, extra); });
   return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <limits>
 #include <sstream>
 
+#include "app/cli_document_out.h"
 #include "app/cli_predict_json.h"
 #include "core/atlas/corpus_reader.h"
 #include "core/base/atomic_file.h"
@@ -169,41 +170,6 @@ TraceJsonOptions writtenParts(const Args& a, const EncDecConfig& c) {
   return w;
 }
 
-void writeDocument(const std::string& out, int indent, const std::function<void(JsonStreamWriter&)>& write) {
-  if (out.empty() || out == "-") {
-    JsonStreamWriter json(
-        [](std::string_view text) {
-          std::cout.write(text.data(), static_cast<std::streamsize>(text.size()));
-          if (!std::cout) throw InputError("cannot write to standard output");
-        },
-        indent);
-    write(json);
-    std::cout << "\n";
-    std::cout.flush();
-    if (!std::cout) throw InputError("cannot write to standard output");
-    return;
-  }
-  AtomicFileWriter file(out);  // a failure leaves the old file
-  JsonStreamWriter json([&file](std::string_view text) { file.write(text); }, indent);
-  write(json);
-  file.write("\n");
-  file.commit();
-}
-
-/// --npy DIR: the matrices as DIR/*.npy, then DIR/index.json (written last: an index names only files that exist).
-void writeNpyFolder(
-    const std::string& dir, int indent,
-    const std::function<nlohmann::json(const std::function<void(const std::string&, const std::string&)>&)>& make) {
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error || !std::filesystem::is_directory(dir))
-    throw InputError("--npy " + dir + ": cannot create the folder" + (error ? " (" + error.message() + ")" : ""));
-  const auto path = [&dir](const std::string& name) { return (std::filesystem::path(dir) / name).string(); };
-  const nlohmann::json index =
-      make([&](const std::string& name, const std::string& bytes) { writeFileAtomically(path(name), bytes); });
-  writeFileAtomically(path("index.json"), jsonText(index, indent) + "\n");
-}
-
 /// The decoder's last logits after running `input` (start token first) on the KV cache.
 Vec lastLogits(const Opened& o, const std::vector<int>& source, const std::vector<int>& input) {
   std::unique_ptr<EncDecDecodeSession> s = o.model->startDecoding(source);
@@ -260,13 +226,12 @@ int runEncDecDump(const Args& a) {
   const nlohmann::json extra = {{"target_from", from}};
   const int indent = a.intValue("indent", -1, 0, 16);
   if (a.has("npy")) {
-    writeNpyFolder(a.value("npy"), indent, [&](const std::function<void(const std::string&, const std::string&)>& w) {
-      return encDecTraceToNpy(trace, configJson(o), written, extra, w);
-    });
+    writeNpyFolder(a.value("npy"), indent,
+                   [&](const NpyFileSink& w) { return encDecTraceToNpy(trace, configJson(o), written, extra, w); });
     return 0;
   }
-  writeDocument(a.value("out"), indent,
-                [&](JsonStreamWriter& json) { writeEncDecTraceJson(json, trace, configJson(o), written, extra); });
+  writeJsonDocument(a.value("out"), indent,
+                    [&](JsonStreamWriter& json) { writeEncDecTraceJson(json, trace, configJson(o), written, extra); });
   return 0;
 }
 
