@@ -1,13 +1,10 @@
 #include <algorithm>
-#include <filesystem>
-#include <iostream>
 #include <sstream>
 
 #include "app/cli_commands.h"
 #include "app/cli_document_out.h"
 #include "app/cli_encdec.h"
 #include "app/cli_progress.h"
-#include "core/base/atomic_file.h"
 #include "core/base/errors.h"
 #include "core/base/json_stream.h"
 #include "core/model/trace_json.h"

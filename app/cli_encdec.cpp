@@ -5,7 +5,6 @@
 #include "app/cli_encdec.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <sstream>
@@ -13,7 +12,6 @@
 #include "app/cli_document_out.h"
 #include "app/cli_predict_json.h"
 #include "core/atlas/corpus_reader.h"
-#include "core/base/atomic_file.h"
 #include "core/base/errors.h"
 #include "core/base/json_stream.h"
 #include "core/checkpoint/encdec_folder.h"
