@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include "app/cli_variants.h"
@@ -194,6 +195,21 @@ Params oneTextParamsFromArgs(const Args& args) {
                      " is an encoder–decoder (a source and a target text): attnlab dump, generate and predict read it "
                      "with --source TEXT [--target TEXT]");
   return p;
+}
+
+SamplingOptions samplingOptionsFromArgs(const Args& args) {
+  const bool sampled = args.has("temperature") || args.has("top-k") || args.has("top-p");
+  if (args.has("greedy") && sampled)
+    throw InputError(
+        "--greedy takes the most probable token: it does not combine with --temperature, --top-k or "
+        "--top-p");
+  SamplingOptions o;
+  o.greedy = !sampled;
+  o.temperature = args.doubleValue("temperature", 1.0, 1e-6, 1e6);
+  o.seed = static_cast<std::uint64_t>(args.intValue("seed", 0, 0, std::numeric_limits<int>::max()));
+  o.topK = args.intValue("top-k", 0, 0, std::numeric_limits<int>::max());
+  o.topP = args.doubleValue("top-p", 1.0, 1e-9, 1.0);
+  return o;
 }
 
 }  // namespace attnlab::cli

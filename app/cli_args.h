@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/model/generate.h"
 #include "core/session/params.h"
 
 namespace attnlab::cli {
@@ -37,6 +38,10 @@ Args parse(int argc, char** argv, int first, const std::vector<Option>& options)
 
 /// Params from --params FILE (if given), then every individual option on top.
 Params paramsFromArgs(const Args& args);
+/// generate's choice of the next token: greedy unless --temperature, --top-k or --top-p is given (with --seed);
+/// --greedy together with them is refused.
+SamplingOptions samplingOptionsFromArgs(const Args& args);
+
 /// paramsFromArgs for the commands that read one text (dump, predict, generate, patch, heads without --source):
 /// an encoder–decoder folder (or builtin:reverse) is refused naming --source, instead of failing later on its
 /// tokenizer or running its source alone.

@@ -235,17 +235,7 @@ int runEncDecDump(const Args& a) {
 
 int runEncDecGenerate(const Args& a) {
   if (!a.has("steps")) throw InputError("--steps N is required");
-  const bool sampled = a.has("temperature") || a.has("top-k") || a.has("top-p");
-  if (a.has("greedy") && sampled)
-    throw InputError(
-        "--greedy takes the most probable token: it does not combine with --temperature, --top-k or "
-        "--top-p");
-  SamplingOptions so;
-  so.greedy = !sampled;
-  so.temperature = a.doubleValue("temperature", 1.0, 1e-6, 1e6);
-  so.seed = static_cast<std::uint64_t>(a.intValue("seed", 0, 0, std::numeric_limits<int>::max()));
-  so.topK = a.intValue("top-k", 0, 0, std::numeric_limits<int>::max());
-  so.topP = a.doubleValue("top-p", 1.0, 1e-9, 1.0);
+  const SamplingOptions so = samplingOptionsFromArgs(a);
   const int steps = a.intValue("steps", 0, 1, 100000);
   const Opened o = open(a);
   const Side source = sourceOf(a, o);

@@ -26,17 +26,7 @@ const std::vector<Option>& generateOptions() {
 int runGenerate(const Args& args) {
   if (hasSource(args)) return runEncDecGenerate(args);
   if (!args.has("steps")) throw InputError("--steps N is required");
-  const bool sampled = args.has("temperature") || args.has("top-k") || args.has("top-p");
-  if (args.has("greedy") && sampled)
-    throw InputError(
-        "--greedy takes the most probable token: it does not combine with --temperature, --top-k or "
-        "--top-p");
-  SamplingOptions o;
-  o.greedy = !sampled;
-  o.temperature = args.doubleValue("temperature", 1.0, 1e-6, 1e6);
-  o.seed = static_cast<std::uint64_t>(args.intValue("seed", 0, 0, std::numeric_limits<int>::max()));
-  o.topK = args.intValue("top-k", 0, 0, std::numeric_limits<int>::max());
-  o.topP = args.doubleValue("top-p", 1.0, 1e-9, 1.0);
+  const SamplingOptions o = samplingOptionsFromArgs(args);
   const int steps = args.intValue("steps", 0, 1, 100000);  // "must be between 1 and 100000"
   const Params p = oneTextParamsFromArgs(args);
   const std::shared_ptr<const Model> model = makeModel(p);
