@@ -1,11 +1,15 @@
 #!/usr/bin/python3
 """The Python module's calling overhead (issue 34): a 64-token GPT-2-small run_with_cache against the C++ forward pass
-of bench_gpt2, in the same run (the C++ program before and after the Python timings, the ratio against their mean).
+of bench_gpt2 doing the same work, in the same run: rounds alternate the C++ program (the forward alone, and the
+forward with the logits, bench_gpt2 --logits 1) and the Python calls, and each ratio is the median over the rounds of
+the round's Python median / the same round's C++ median (a busy machine slows both alike within a round).
 
     PYTHONPATH=BUILD/python /usr/bin/python3 bench/bench_python.py [--build BUILD] [--tokens 64] [--runs 20]
 
 bench_gpt2 writes the random GPT-2-small checkpoint to /tmp/attnlab-bench-gpt2-small on its first run. Both sides
-run on the same OpenMP threads (--threads, default 2) and the same token ids (bench_gpt2's sentence, repeated).
+run on the same OpenMP threads (--threads, default 2), the same token ids (bench_gpt2's sentence, repeated), the same
+libgomp spin (`import attnlab` sets GOMP_SPINCOUNT as the executables do, and bench_gpt2 inherits it) and the same
+switch to one thread while the cores are busy (core/base/contention.h, compiled into the module).
 run_with_cache is timed three ways: without logits (return_type=None: the forward pass and the cache, what
 bench_gpt2 times), with the logits ([pos, 50257]: one more product of 64 × 768 × 50257), and with logits and every
 hook read once (the maps stacked into [batch, head, query, key] arrays).
@@ -27,10 +31,12 @@ import sys
 import time
 
 
-def cpp_times(build, directory, tokens, runs, threads):
-    """bench_gpt2's (median, min) forward time, ms (it writes the checkpoint first when missing)."""
+def cpp_times(build, directory, tokens, runs, threads, logits=False):
+    """bench_gpt2's (median, min) forward time, ms (it writes the checkpoint first when missing); with `logits`, the
+    forward and the logits of every position."""
     out = subprocess.run([os.path.join(build, 'bench', 'bench_gpt2'), '--dir', directory, '--tokens', str(tokens),
-                          '--runs', str(runs), '--threads', str(threads)], check=True, capture_output=True, text=True)
+                          '--runs', str(runs), '--threads', str(threads), '--logits', '1' if logits else '0'],
+                         check=True, capture_output=True, text=True)
     match = re.search(r'median ([0-9.]+) ms, min ([0-9.]+) ms', out.stdout)
     if not match:
         sys.exit('bench_python: no median in bench_gpt2 output:\n' + out.stdout)
@@ -182,7 +188,8 @@ def main():
     sys.path.insert(0, os.path.join(args.build, 'python'))
 
     import attnlab  # after OMP_NUM_THREADS is set
-    cpp = [cpp_times(args.build, args.dir, args.tokens, args.runs, args.threads)]  # writes the checkpoint if missing
+    cpp_times(args.build, args.dir, args.tokens, 1, args.threads)  # writes the checkpoint if missing
+    cpp, cpp_logits = [], []
     model = attnlab.load(args.dir)
     sentence = model.to_tokens('The quick brown fox jumps over the lazy dog while the cat watches. ')[0].tolist()
     ids = [sentence[i % len(sentence)] for i in range(args.tokens)]
@@ -206,6 +213,8 @@ def main():
     bare, with_logits, every_hook = [], [], []
     # Rounds alternate the C++ program and the Python calls: a busy machine slows both alike within a round.
     for _ in range(args.rounds):
+        cpp.append(cpp_times(args.build, args.dir, args.tokens, args.runs, args.threads))
+        cpp_logits.append(cpp_times(args.build, args.dir, args.tokens, args.runs, args.threads, logits=True))
         bare.append(times_ms(lambda: model.run_with_cache(ids, return_type=None), args.runs))
         with_logits.append(times_ms(lambda: model.run_with_cache(ids), args.runs))
         every_hook.append(times_ms(read_all, max(3, args.runs // 4)))
@@ -215,16 +224,22 @@ def main():
             for rows, times in zip(torch_rows, torch_child(args, ids)):
                 torch_threads = times[0]
                 rows.extend(times[1:])
-        cpp.append(cpp_times(args.build, args.dir, args.tokens, args.runs, args.threads))
     best = lambda rows: min(r[1] for r in rows)
-    median = lambda rows: sorted(r[0] for r in rows)[len(rows) // 2]
-    print(f'C++ forward (bench_gpt2), GPT-2 small, {args.tokens} tokens, {args.threads} threads, {args.runs} runs x '
-          f'{len(cpp)} rounds: min {best(cpp):.1f} ms, median of the rounds\' medians {median(cpp):.1f} ms')
-    for label, rows in (('run_with_cache(return_type=None)', bare),
-                        (f'run_with_cache (with logits [1, {args.tokens}, 50257])', with_logits),
-                        ('run_with_cache + every hook read once', every_hook)):
-        print(f'{label}: min {best(rows):.1f} ms = {best(rows) / best(cpp):.2f}x the C++ forward\'s min; '
-              f'median {median(rows):.1f} ms = {median(rows) / median(cpp):.2f}x its median')
+    median = lambda rows: statistics.median(r[0] for r in rows)
+    print(f'attnlab.omp_wait_policy: {attnlab.omp_wait_policy}; OMP_NUM_THREADS={args.threads}')
+    for label, rows in ((f'C++ forward (bench_gpt2), GPT-2 small, {args.tokens} tokens', cpp),
+                        ('C++ forward + logits (bench_gpt2 --logits 1)', cpp_logits)):
+        print(f'{label}, {args.threads} threads, {args.runs} runs x {len(rows)} rounds: min {best(rows):.1f} ms, '
+              f'median of the rounds\' medians {median(rows):.1f} ms')
+    for label, rows, base, base_label in (
+            ('run_with_cache(return_type=None)', bare, cpp, 'the C++ forward'),
+            (f'run_with_cache (with logits [1, {args.tokens}, 50257])', with_logits, cpp_logits,
+             'the C++ forward + logits'),
+            ('run_with_cache + every hook read once', every_hook, cpp_logits, 'the C++ forward + logits')):
+        ratios = [r[0] / b[0] for r, b in zip(rows, base)]
+        print(f'{label}: median {median(rows):.1f} ms, min {best(rows):.1f} ms; per round / {base_label}: '
+              + ', '.join(f'{x:.3f}' for x in ratios) + f' (median {statistics.median(ratios):.3f}x; '
+              f'min / min {best(rows) / best(base):.3f}x)')
 
     plain = hooked[0]
     print(f'run_with_hooks(return_type=None) without hooks: median {statistics.median(plain):.1f} ms = '

@@ -83,7 +83,7 @@ Errors: KeyError for an unknown hook name (naming the near ones), TypeError / Va
 returned, and an exception inside a hook is raised again with the hook's name in its message (the original as
 __cause__). The model is unchanged by any of them.)";
 
-PYBIND11_MODULE(attnlab, m) {
+PYBIND11_MODULE(_attnlab, m) {
   m.doc() = kModuleDoc;
   // The core's InputError is the user's mistake (bad text, unknown head, too long): a ValueError with its message.
   py::register_exception_translator([](std::exception_ptr p) {

@@ -35,10 +35,11 @@ bool isExecutableFile(const fs::path& p) {
   return fs::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
 }
 
-/// The program beside this module: BUILD/python/attnlab*.so → BUILD/app/attnlab (the build folder), and
-/// PREFIX/lib/python3/dist-packages/attnlab*.so → PREFIX/bin/attnlab (the .deb: cmake/python.cmake, packaging.cmake).
+/// The program beside this package: BUILD/python/attnlab/ → BUILD/app/attnlab (the build folder), and
+/// PREFIX/lib/python3/dist-packages/attnlab/ → PREFIX/bin/attnlab (the .deb: python/CMakeLists.txt, packaging.cmake).
 std::vector<fs::path> besideTheModule() {
-  const fs::path dir = fs::path(py::module_::import("attnlab").attr("__file__").cast<std::string>()).parent_path();
+  const fs::path dir =  // the folder holding the package: BUILD/python, PREFIX/lib/python3/dist-packages
+      fs::path(py::module_::import("attnlab").attr("__file__").cast<std::string>()).parent_path().parent_path();
   return {(dir / ".." / "app" / "attnlab").lexically_normal(),
           (dir / ".." / ".." / ".." / "bin" / "attnlab").lexically_normal()};
 }

@@ -13,10 +13,12 @@
 // libgomp reads OMP_WAIT_POLICY and GOMP_SPINCOUNT once, in its own constructor, before main() and before
 // any C++ static initialiser of ours; setenv in main is too late, and so is setenv from the executable's
 // .preinit_array (which does run first), since glibc sets `environ` afterwards. So the hook in
-// omp_wait_policy.cpp, run from .preinit_array before anything is initialised, starts the program again
+// omp_wait_policy_hook.cpp, run from .preinit_array before anything is initialised, starts the program again
 // (execve of /proc/self/exe, same pid and arguments) with GOMP_SPINCOUNT added. Every program linking
 // core/compute (the GUI, the CLI, the benches, the tests) gets it; a user who sets OMP_WAIT_POLICY or
-// GOMP_SPINCOUNT keeps theirs.
+// GOMP_SPINCOUNT keeps theirs. The Python module cannot have that hook (a shared object holds no .preinit_array):
+// its package's __init__.py sets the same GOMP_SPINCOUNT before the extension loads libgomp, from the decision and
+// the pause timing below (python/spin_probe.cpp).
 
 namespace attnlab {
 
@@ -37,8 +39,15 @@ struct OmpWaitChoice {
 OmpWaitChoice decideOmpWait(const char* waitPolicy, const char* spinCount, double nsPerPause,
                             double spinMicros = kOmpSpinMicros);
 
+/// ns per pause instruction (what libgomp's spin loop executes, `rep; nop` on x86), measured; 0 elsewhere (unknown).
+double measureNsPerPause();
+
 /// What was done at start-up, one line, e.g. "GOMP_SPINCOUNT=76923: 1000 us at 13.0 ns a pause set by the
 /// program" or "OMP_WAIT_POLICY=active set by the user: left as is". Empty if the start-up hook did not run.
 const char* ompWaitPolicyApplied();
+
+/// The start-up hook's storage for that line (plain zero-initialised memory: written before static initialisers).
+inline constexpr int kOmpWaitAppliedSize = 160;
+char* ompWaitPolicyAppliedBuffer();
 
 }  // namespace attnlab

@@ -63,12 +63,12 @@ class Executable(unittest.TestCase):
                 attnlab.figure(attnlab.load('builtin:induction'), 'a b', '/tmp/never-written.png')
 
     def test_the_installed_layout_and_no_program(self):
-        # The .deb's layout: PREFIX/lib/python3/dist-packages/attnlab*.so and PREFIX/bin/attnlab.
+        # The .deb's layout: PREFIX/lib/python3/dist-packages/attnlab/ (the package) and PREFIX/bin/attnlab.
         prefix = tempfile.mkdtemp(prefix='attnlab-py-prefix-')
         self.addCleanup(shutil.rmtree, prefix)
         packages = os.path.join(prefix, 'lib', 'python3', 'dist-packages')
         os.makedirs(packages)
-        os.symlink(attnlab.__file__, os.path.join(packages, os.path.basename(attnlab.__file__)))
+        os.symlink(os.path.dirname(attnlab.__file__), os.path.join(packages, 'attnlab'))
         empty = os.path.join(prefix, 'empty')
         os.makedirs(empty)
         env = {k: v for k, v in os.environ.items() if k != 'ATTNLAB_EXECUTABLE'}
