@@ -56,6 +56,7 @@ cache: an ActivationCache indexed by TransformerLens's hook names:
     blocks.{l}.hook_resid_post            the layer's output
     ln_final.hook_normalized              the final stream centred and divided by its scale, before the norm's
                                           weights (TransformerLens folds them into W_U)
+Inside `with model.hooks(...)` (Model.hooks) the run is the hooked one and the cache holds what the hooks left.
 For one text, hook_resid_pre/post, hook_z, the stored hook_attn_out/hook_mlp_out and the logits are views of the
 trace (no copy; read-only). A long input keeps no attention maps and no layer outputs: they are recomputed when read,
 as the window does.)";
@@ -72,7 +73,8 @@ residual streams, attn_out, mlp_out [batch, pos, d_model]; q, k, v, z [batch, po
 key/value heads); attn_scores and pattern [batch, head, query, key] — and `hook.name`, `hook.layer`. The array is a
 copy that is written back after fn returns: changes made in place count, and an array fn returns (same shape,
 float32) replaces it. The forward pass continues from those values: ablations, patching, steering. Hooks that return
-nothing and change nothing only read. Several hooks on one name run in the order given.
+nothing and change nothing only read. Several hooks on one name run in the order given, after those of an open
+`with model.hooks(...)` block (Model.hooks).
 
 Each text of a batch is its own forward pass: the hooks are called once per text with batch 1.
 Sites: q and k of rotary models are after the rotation; hook_attn_scores is masked (-inf where the query does not
@@ -82,6 +84,25 @@ and divided by its scale, before the norm's weights. The trained tiny models hav
 Errors: KeyError for an unknown hook name (naming the near ones), TypeError / ValueError for a wrong dtype / shape
 returned, and an exception inside a hook is raised again with the hook's name in its message (the original as
 __cause__). The model is unchanged by any of them.)";
+
+constexpr const char* kForwardDoc =
+    R"(The logits [batch, pos, d_vocab] of the input (a text, texts of one token length, ids), as TransformerLens's
+model(input): run_with_hooks without hooks of its own, so inside `with model.hooks(...)` those hooks run.
+return_type None: no logits (returns None).)";
+
+constexpr const char* kContextDoc =
+    R"(TransformerLens's context manager for forward hooks:
+
+    with model.hooks(fwd_hooks=[("blocks.0.attn.hook_z", zero_head_3)]):
+        logits, cache = model.run_with_cache(text)      # the hooked run, and its activations
+        logits = model(text)                            # forward and run_with_hooks run them too
+
+Inside the block every forward, run_with_hooks and run_with_cache of this model runs these hooks (fwd_hooks as in
+run_with_hooks; names and functions are checked here), before run_with_hooks' own hooks, as TransformerLens runs
+them. The cache of run_with_cache holds what the hooks left: a hooked site's value after every hook on it (as
+TransformerLens's caching hooks, added after the user's, record it), and every later activation as computed from the
+changed values. Blocks nest. Leaving the block removes the hooks it added, also when an exception leaves it;
+reset_hooks_end=False keeps them on the model until model.reset_hooks(). The `as` target is the model.)";
 
 PYBIND11_MODULE(_attnlab, m) {
   m.doc() = kModuleDoc;
@@ -145,7 +166,8 @@ PYBIND11_MODULE(_attnlab, m) {
           "vocab_size", [](const PyTokenizer& t) { return t.model.model->vocabularySize(); },
           "Ids 0 … vocab_size - 1 (0 for the built-in model, which reads words).");
 
-  py::class_<LoadedModel>(m, "Model", "A model opened by attnlab.load.")
+  py::class_<LoadedModel> model(m, "Model", "A model opened by attnlab.load.");
+  model
       .def_property_readonly("cfg", &configOf,
                              "Sizes: n_layers, n_heads, d_model, d_head, n_ctx, d_vocab, n_key_value_heads, "
                              "model_name, kind, and describe (the program's dump \"config\").")
@@ -162,12 +184,25 @@ PYBIND11_MODULE(_attnlab, m) {
            py::arg("return_type") = "logits", py::arg("maps") = "auto", kRunDoc)
       .def("run_with_hooks", &runWithHooks, py::arg("input"), py::arg("fwd_hooks") = py::list(),
            py::arg("return_type") = "logits", kHooksDoc)
+      .def(
+          "forward",
+          [](const LoadedModel& lm, py::handle input, py::handle returnType) {
+            return runWithHooks(lm, input, py::list(), returnType);
+          },
+          py::arg("input"), py::arg("return_type") = "logits", kForwardDoc)
+      .def(
+          "__call__",
+          [](const LoadedModel& lm, py::handle input, py::handle returnType) {
+            return runWithHooks(lm, input, py::list(), returnType);
+          },
+          py::arg("input"), py::arg("return_type") = "logits", "model(input) is model.forward(input).")
       .def_property_readonly("hook_names", &hookableNames,
                              "Every hook name run_with_hooks accepts, in TransformerLens's order.")
       .def("__repr__", [](const LoadedModel& lm) {
         return "<attnlab.Model " + lm.info.name + ": " + std::to_string(lm.info.layers) + " layers × " +
                std::to_string(lm.info.heads) + " heads, d_model " + std::to_string(lm.info.dModel) + ">";
       });
+  registerHooksContext(m, model, kContextDoc);  // model.hooks(...), model.reset_hooks() (py_hooks.cpp)
 
   m.def("load", &py_module::loadModel, py::arg("model") = "builtin",
         "Opens a model as the program does: a checkpoint folder (GPT-2, BERT, Llama, Mistral, Qwen, SmolLM, Gemma, "

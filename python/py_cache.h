@@ -26,6 +26,8 @@ class ActivationCache {
   /// Every hook name of the traced model, whatever the filter (TransformerLens's order).
   const std::vector<std::string>& allNames() const { return all_; }
   int batch() const { return static_cast<int>(traces_.size()); }
+  /// Holds `value` for `name` instead of what the trace gives (run_with_cache under model.hooks(): a hooked site).
+  void preset(const std::string& name, py::object value) { made_[name] = std::move(value); }
   const std::vector<std::shared_ptr<const Trace>>& traces() const { return traces_; }
 
  private:

@@ -23,6 +23,10 @@ struct LoadedModel {
   std::shared_ptr<const Model> model;
   Params params;
   ModelInfo info;
+  /// The (name or name filter, fn) pairs of the open `with model.hooks(...)` blocks, in the order added: every
+  /// forward, run_with_hooks and run_with_cache of this model runs them first (py_hooks.h). Shared by the copies of
+  /// the model (its caches, its tokenizer); touched with the GIL held.
+  std::shared_ptr<py::list> contextHooks = std::make_shared<py::list>();
 };
 
 /// The texts or token ids of one call, each tokenized as the program tokenizes it: a str, a list of str (a batch), a

@@ -75,8 +75,8 @@ struct HookAbort : std::exception {
 /// The hooks of one call as the core's ForwardHooks: TransformerLens-shaped float32 copies of the activations.
 class PyHooks : public ForwardHooks {
  public:
-  PyHooks(std::map<SiteKey, std::vector<Registered>> hooks, int heads, int dHead)
-      : hooks_(std::move(hooks)), heads_(heads), dHead_(dHead) {}
+  PyHooks(std::map<SiteKey, std::vector<Registered>> hooks, int heads, int dHead, bool record)
+      : hooks_(std::move(hooks)), heads_(heads), dHead_(dHead), record_(record) {}
 
   bool wants(HookSite site, int layer) const override {
     const SiteKey key{static_cast<int>(site), layer};
@@ -115,6 +115,8 @@ class PyHooks : public ForwardHooks {
   }
 
   bool has(const SiteKey& key) const { return hooks_.count(key) > 0; }
+  /// With `record`: each hooked site's value as its hooks left it, one [1, …] copy per pass (text), in order.
+  const std::map<SiteKey, std::vector<py::array>>& recorded() const { return recorded_; }
   const std::set<SiteKey>& offered() const { return offered_; }
   const std::map<SiteKey, std::vector<Registered>>& hooks() const { return hooks_; }
 
@@ -173,6 +175,8 @@ class PyHooks : public ForwardHooks {
              false);
       }
     }
+    // What the pass continues from, as TransformerLens's cache (its caching hook runs after the user's) records it.
+    if (record_) recorded_[key].push_back(py::array(a.attr("copy")()));
     return a;
   }
 
@@ -185,6 +189,8 @@ class PyHooks : public ForwardHooks {
 
   std::map<SiteKey, std::vector<Registered>> hooks_;
   int heads_ = 0, dHead_ = 0;
+  bool record_ = false;
+  mutable std::map<SiteKey, std::vector<py::array>> recorded_;
   mutable std::set<SiteKey> offered_;
   mutable py::object error_;
   mutable std::string failedName_;
@@ -225,54 +231,75 @@ std::vector<std::string> hookableNames(const LoadedModel& m) {
   return names;
 }
 
-py::object runWithHooks(const LoadedModel& m, py::handle input, py::handle fwdHooks, py::handle returnType) {
-  const std::string kind = returnType.is_none() ? "none" : returnType.cast<std::string>();
-  if (kind != "logits" && kind != "none") throw InputError("return_type must be 'logits' or None, got '" + kind + "'");
+namespace {
+
+using HookMap = std::map<SiteKey, std::vector<Registered>>;
+
+/// The (name or name filter, fn) pairs of `fwdHooks` added to `hooks` (nothing for None). Raises KeyError for an
+/// unknown name, ValueError for anything that is not such a pair.
+void addHooks(const LoadedModel& m, py::handle fwdHooks, HookMap& hooks) {
+  if (fwdHooks.is_none()) return;
   const std::map<std::string, SiteKey> sites = siteMap(m);
   const std::vector<std::string> names = hookableNames(m);
-  std::map<SiteKey, std::vector<Registered>> hooks;
   const py::object namespaceType = py::module_::import("types").attr("SimpleNamespace");
   const auto add = [&](const std::string& name, py::handle fn, bool named) {
     const SiteKey key = sites.at(name);
     hooks[key].push_back({name, py::reinterpret_borrow<py::object>(fn),
                           namespaceType(py::arg("name") = name, py::arg("layer") = key.layer), named});
   };
-  if (!fwdHooks.is_none()) {
-    if (!py::isinstance<py::sequence>(fwdHooks) || py::isinstance<py::str>(fwdHooks))
-      throw InputError("fwd_hooks must be a list of (hook name or name filter, function) pairs");
-    for (py::handle item : fwdHooks) {
-      if (!py::isinstance<py::sequence>(item) || py::isinstance<py::str>(item) || py::len(item) != 2)
-        throw InputError("each of fwd_hooks must be a (hook name or name filter, function) pair");
-      const py::object which = item[py::int_(0)], fn = item[py::int_(1)];
-      if (!PyCallable_Check(fn.ptr()))
-        throw InputError("the hook for " + py::str(which).cast<std::string>() + " is not callable");
-      if (py::isinstance<py::str>(which)) {
-        const std::string name = which.cast<std::string>();
-        if (!sites.count(name)) unknownHook(name, names);
-        add(name, fn, true);
-      } else if (PyCallable_Check(which.ptr())) {
-        for (const std::string& name : names)
-          if (py::bool_(which(name))) add(name, fn, false);
-      } else {
-        throw InputError("a hook's first item must be a hook name or a function of a name");
-      }
+  if (!py::isinstance<py::sequence>(fwdHooks) || py::isinstance<py::str>(fwdHooks))
+    throw InputError("fwd_hooks must be a list of (hook name or name filter, function) pairs");
+  for (py::handle item : fwdHooks) {
+    if (!py::isinstance<py::sequence>(item) || py::isinstance<py::str>(item) || py::len(item) != 2)
+      throw InputError("each of fwd_hooks must be a (hook name or name filter, function) pair");
+    const py::object which = item[py::int_(0)], fn = item[py::int_(1)];
+    if (!PyCallable_Check(fn.ptr()))
+      throw InputError("the hook for " + py::str(which).cast<std::string>() + " is not callable");
+    if (py::isinstance<py::str>(which)) {
+      const std::string name = which.cast<std::string>();
+      if (!sites.count(name)) unknownHook(name, names);
+      add(name, fn, true);
+    } else if (PyCallable_Check(which.ptr())) {
+      for (const std::string& name : names)
+        if (py::bool_(which(name))) add(name, fn, false);
+    } else {
+      throw InputError("a hook's first item must be a hook name or a function of a name");
     }
   }
-  const std::vector<TokenizedText> texts = inputsOf(m, input);
+}
+
+/// [B, …] of the per-pass [1, …] arrays (the one array itself for one text).
+py::object stacked(const std::vector<py::array>& perText) {
+  if (perText.size() == 1) return perText[0];
+  return py::module_::import("numpy").attr("concatenate")(py::cast(perText), 0);
+}
+
+}  // namespace
+
+bool hasContextHooks(const LoadedModel& m) { return py::len(*m.contextHooks) > 0; }
+
+HookedRun runHooked(const LoadedModel& m, const std::vector<TokenizedText>& texts, py::handle fwdHooks, bool wantLogits,
+                    bool record, MapKeeping maps) {
+  HookMap hooks;
+  addHooks(m, *m.contextHooks, hooks);  // the open `with model.hooks(...)` blocks' first, as TransformerLens's
+  addHooks(m, fwdHooks, hooks);
   const Unembedding* u = m.model->unembedding();
-  const bool wantLogits = kind == "logits" && u;
-  PyHooks pyHooks(std::move(hooks), m.info.heads, m.info.dHead);
+  wantLogits = wantLogits && u;
+  PyHooks pyHooks(std::move(hooks), m.info.heads, m.info.dHead, record);
   const bool finalHook = pyHooks.has({kFinalSite, -1});
   Intervention iv;
   iv.hooks = &pyHooks;
-  std::vector<Mat> finals;  // each text's stream after the last layer [n, d]
+  iv.maps = maps;
+  HookedRun run;
+  std::vector<Mat> finals;  // each text's stream after the last layer [n, d] (normed, with a final hook)
   for (const TokenizedText& t : texts) {
     bool aborted = false;
     {
       py::gil_scoped_release release;
       try {
-        Trace trace = m.model->forward(t, {}, iv);
-        finals.push_back(std::move(trace.layers.back().residualOut));
+        auto trace = std::make_shared<Trace>(m.model->forward(t, {}, iv));
+        if (wantLogits || finalHook) finals.push_back(trace->layers.back().residualOut);
+        run.traces.push_back(std::move(trace));
       } catch (const HookAbort&) {
         aborted = true;
       }
@@ -299,31 +326,94 @@ py::object runWithHooks(const LoadedModel& m, py::handle input, py::handle fwdHo
         if (r.named)
           throw py::key_error("hook '" + r.name + "': this model's forward pass has no such activation" +
                               (key.site == static_cast<int>(HookSite::MlpOut) ? " (its layers have no MLP)" : ""));
-  if (!wantLogits) return py::none();
-  std::shared_ptr<Mat> logits;
-  {
-    py::gil_scoped_release release;
-    Mat stacked;
-    const Eigen::Index n = finals[0].rows();
-    if (finals.size() == 1) {
-      stacked = std::move(finals[0]);
-    } else {
-      stacked.resize(n * static_cast<Eigen::Index>(finals.size()), finals[0].cols());
-      for (std::size_t b = 0; b < finals.size(); ++b)
-        stacked.middleRows(static_cast<Eigen::Index>(b) * n, n) = finals[b];
-    }
-    if (finalHook) {
-      Unembedding normed = *u;  // the stream is normed already
-      normed.norm = Unembedding::Norm::None;
-      logits = std::make_shared<Mat>(normed.logits(stacked));
-    } else {
-      logits = std::make_shared<Mat>(u->logits(stacked));
-    }
+  for (const auto& [key, perText] : pyHooks.recorded())
+    run.recorded[pyHooks.hooks().at(key).front().name] = stacked(perText);
+  if (!wantLogits) return run;
+  py::gil_scoped_release release;
+  Mat stack;
+  const Eigen::Index n = finals[0].rows();
+  if (finals.size() == 1) {
+    stack = std::move(finals[0]);
+  } else {
+    stack.resize(n * static_cast<Eigen::Index>(finals.size()), finals[0].cols());
+    for (std::size_t b = 0; b < finals.size(); ++b) stack.middleRows(static_cast<Eigen::Index>(b) * n, n) = finals[b];
   }
-  const py::ssize_t B = static_cast<py::ssize_t>(texts.size()), n = logits->rows() / B, V = logits->cols(),
-                    f = sizeof(float);
+  if (finalHook) {
+    Unembedding normed = *u;  // the stream is normed already
+    normed.norm = Unembedding::Norm::None;
+    run.logits = std::make_shared<Mat>(normed.logits(stack));
+  } else {
+    run.logits = std::make_shared<Mat>(u->logits(stack));
+  }
+  return run;
+}
+
+py::object logitsView(std::shared_ptr<Mat> logits, int batch) {
+  if (!logits) return py::none();
+  // [B·n, vocab] column-major: (b, p, v) at b·n + p + v·B·n — a view, no copy.
+  const py::ssize_t B = batch, n = logits->rows() / B, V = logits->cols(), f = sizeof(float);
   const float* data = logits->data();
   return floatView(data, {B, n, V}, {n * f, f, B * n * f}, ownerCapsule(std::move(logits)));
+}
+
+py::object runWithHooks(const LoadedModel& m, py::handle input, py::handle fwdHooks, py::handle returnType) {
+  const std::string kind = returnType.is_none() ? "none" : returnType.cast<std::string>();
+  if (kind != "logits" && kind != "none") throw InputError("return_type must be 'logits' or None, got '" + kind + "'");
+  const std::vector<TokenizedText> texts = inputsOf(m, input);
+  HookedRun run = runHooked(m, texts, fwdHooks, kind == "logits", false, MapKeeping::Auto);
+  return logitsView(std::move(run.logits), static_cast<int>(texts.size()));
+}
+
+/// The context manager model.hooks(...) returns.
+class HooksContext {
+ public:
+  HooksContext(py::object model, py::list added, bool reset)
+      : model_(std::move(model)), added_(std::move(added)), reset_(reset) {}
+
+  py::object enter() {
+    py::list& active = *model_.cast<LoadedModel&>().contextHooks;
+    for (py::handle pair : added_) active.append(pair);
+    return model_;
+  }
+
+  bool exit(py::handle, py::handle, py::handle) {
+    if (!reset_) return false;
+    py::list& active = *model_.cast<LoadedModel&>().contextHooks;
+    py::list kept;  // every pair but the ones this block added (the same objects: nested blocks keep theirs)
+    for (py::handle pair : active) {
+      bool mine = false;
+      for (py::handle a : added_) mine = mine || a.is(pair);
+      if (!mine) kept.append(pair);
+    }
+    active = kept;
+    return false;  // an exception inside the block goes on
+  }
+
+ private:
+  py::object model_;
+  py::list added_;
+  bool reset_ = true;
+};
+
+void registerHooksContext(py::module_& m, py::class_<LoadedModel>& model, const char* hooksDoc) {
+  py::class_<HooksContext>(m, "HooksContext", "What model.hooks(...) returns: a `with` block's forward hooks.")
+      .def("__enter__", &HooksContext::enter)
+      .def("__exit__", &HooksContext::exit);
+  model
+      .def(
+          "hooks",
+          [](py::object self, py::handle fwdHooks, bool resetHooksEnd) {
+            HookMap check;  // the names and functions checked now, not at the first run
+            addHooks(self.cast<const LoadedModel&>(), fwdHooks, check);
+            py::list added;
+            if (!fwdHooks.is_none())
+              for (py::handle pair : fwdHooks) added.append(py::tuple(py::reinterpret_borrow<py::object>(pair)));
+            return HooksContext(self, added, resetHooksEnd);
+          },
+          py::arg("fwd_hooks") = py::list(), py::arg("reset_hooks_end") = true, hooksDoc)
+      .def(
+          "reset_hooks", [](LoadedModel& lm) { *lm.contextHooks = py::list(); },
+          "Removes every hook model.hooks(...) added (those kept by reset_hooks_end=False too).");
 }
 
 }  // namespace attnlab::py_module

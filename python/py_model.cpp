@@ -2,6 +2,7 @@
 
 #include "core/base/errors.h"
 #include "core/run/model_factory.h"
+#include "python/py_hooks.h"
 
 namespace attnlab::py_module {
 
@@ -72,6 +73,17 @@ std::pair<py::object, ActivationCache> runWithCache(const LoadedModel& m, py::ha
   else
     throw InputError("maps must be 'auto', 'never' or 'always', got '" + maps + "'");
   const std::vector<TokenizedText> texts = inputsOf(m, input);
+  if (hasContextHooks(m)) {
+    // Inside `with model.hooks(...)`: the hooked pass; each hooked site as its hooks left it (TransformerLens's
+    // caching hook runs after the user's), the rest from the trace of that pass. Its maps and outputs are kept, not
+    // recomputed later from values a hook may have changed since.
+    HookedRun run = runHooked(m, texts, py::none(), kind == "logits", true,
+                              iv.maps == MapKeeping::Never ? MapKeeping::Never : MapKeeping::Always);
+    ActivationCache cache(m, std::move(run.traces), namesFilter);
+    for (auto& [name, value] : run.recorded)
+      if (cache.contains(name)) cache.preset(name, value);
+    return {logitsView(std::move(run.logits), cache.batch()), std::move(cache)};
+  }
   std::vector<std::shared_ptr<const Trace>> traces;
   std::shared_ptr<Mat> logits;
   {
@@ -92,14 +104,7 @@ std::pair<py::object, ActivationCache> runWithCache(const LoadedModel& m, py::ha
     }
   }
   ActivationCache cache(m, std::move(traces), namesFilter);
-  py::object out = py::none();
-  if (logits) {
-    // [B·n, vocab] column-major: (b, p, v) at b·n + p + v·B·n — a view, no copy.
-    const py::ssize_t B = cache.batch(), n = cache.traces()[0]->tokenCount(), V = logits->cols(), f = sizeof(float);
-    const float* data = logits->data();
-    out = floatView(data, {B, n, V}, {n * f, f, B * n * f}, ownerCapsule(std::move(logits)));
-  }
-  return {out, std::move(cache)};
+  return {logitsView(std::move(logits), cache.batch()), std::move(cache)};
 }
 
 }  // namespace attnlab::py_module
