@@ -31,6 +31,8 @@ constexpr const char* kRunDoc = R"(Runs the model and returns (logits, cache).
 
 input: a text, a list of texts of the same token length (a batch), token ids (a list or 1-D int array) or a batch of
     ids (a list of lists or a 2-D int array). Each text of a batch is its own forward pass; the arrays stack them.
+    A text is tokenized as the program tokenizes it: a BOS only where the model's tokenizer adds one (none for GPT-2,
+    unlike TransformerLens's prepend_bos=True); ids are taken as given.
 names_filter: None (every hook), a hook name, a list of names, or a function name -> bool. An unknown name raises
     KeyError naming the near valid ones.
 return_type: "logits" (default) or None (no logits: the forward pass alone).
@@ -67,6 +69,8 @@ constexpr const char* kHooksDoc =
     R"(Runs the input with forward hooks and returns the logits [batch, pos, vocab] (None for return_type=None or a
 model without a vocabulary), as TransformerLens's run_with_hooks.
 
+input: as run_with_cache's (a text gets a BOS only where the model's tokenizer adds one: none for GPT-2, unlike
+TransformerLens's default; ids are taken as given).
 fwd_hooks: a list of (name, fn) pairs; name is a hook name (as in run_with_cache, model.hook_names lists them) or a
 function name -> bool choosing several. fn(activation, hook) gets a float32 array of TransformerLens's shape —
 residual streams, attn_out, mlp_out [batch, pos, d_model]; q, k, v, z [batch, pos, head, d_head] (k and v with the
@@ -245,5 +249,8 @@ PYBIND11_MODULE(_attnlab, m) {
         "The rank-collapse experiment, as `attnlab collapse` (the same keywords: depth, tokens, d_model, heads, "
         "seeds, seed, init, mlp_gain, configs, variant, norm, input, sentence, path_samples, paths): depths and, per "
         "stack configuration, the median, min and max relative residual (float64 arrays).");
+  m.def("_last_run_engine_seconds", &lastRunEngineSeconds,
+        "Seconds the last run_with_cache without hooks spent in the engine (forward passes and logits, the GIL "
+        "released); bench/bench_python.py sets it against the whole call.");
   registerShow(m);  // attnlab.figure / show / executable / read_session (py_show.cpp)
 }

@@ -397,8 +397,10 @@ class HooksContext {
 
 void registerHooksContext(py::module_& m, py::class_<LoadedModel>& model, const char* hooksDoc) {
   py::class_<HooksContext>(m, "HooksContext", "What model.hooks(...) returns: a `with` block's forward hooks.")
-      .def("__enter__", &HooksContext::enter)
-      .def("__exit__", &HooksContext::exit);
+      .def("__enter__", &HooksContext::enter, "Adds the block's hooks to the model; returns the model.")
+      .def("__exit__", &HooksContext::exit,
+           "Removes the hooks this block added (unless reset_hooks_end=False), whether or not an exception is "
+           "leaving the block; never swallows it.");
   model
       .def(
           "hooks",

@@ -1,10 +1,28 @@
 #include "python/py_model.h"
 
+#include <chrono>
+
 #include "core/base/errors.h"
 #include "core/run/model_factory.h"
 #include "python/py_hooks.h"
 
 namespace attnlab::py_module {
+
+namespace {
+
+double lastEngineSeconds = 0;
+
+/// Times the engine's part of a call (the GIL released: the forward passes and the logits) into lastEngineSeconds.
+struct EngineClock {
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  ~EngineClock() {
+    lastEngineSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+};
+
+}  // namespace
+
+double lastRunEngineSeconds() { return lastEngineSeconds; }
 
 LoadedModel loadModel(const std::string& dir) {
   LoadedModel m;
@@ -88,6 +106,7 @@ std::pair<py::object, ActivationCache> runWithCache(const LoadedModel& m, py::ha
   std::shared_ptr<Mat> logits;
   {
     py::gil_scoped_release release;
+    const EngineClock clock;
     for (const TokenizedText& t : texts) traces.push_back(std::make_shared<const Trace>(m.model->forward(t, {}, iv)));
     const Unembedding* u = m.model->unembedding();
     if (kind == "logits" && u) {

@@ -27,6 +27,10 @@ py::object toStrTokens(const LoadedModel& m, py::handle input);
 std::pair<py::object, ActivationCache> runWithCache(const LoadedModel& m, py::handle input, py::handle namesFilter,
                                                     py::handle returnType, const std::string& maps);
 
+/// Seconds the last plain run_with_cache (no hooks) spent in the engine, the GIL released: its forward passes and
+/// logits, the work bench_gpt2 --logits 1 times. bench/bench_python.py sets it against the whole call's time.
+double lastRunEngineSeconds();
+
 /// The tokenizer of a loaded model: encode / decode / vocabulary pieces.
 struct PyTokenizer {
   LoadedModel model;

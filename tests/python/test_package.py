@@ -37,6 +37,33 @@ class Package(unittest.TestCase):
         self.assertIs(attnlab.load, attnlab._attnlab.load)
         self.assertIn('BOS', attnlab.__doc__)
 
+    def test_every_public_function_says_what_it_does(self):
+        # help(attnlab.X) shows more than pybind11's signature line for every function, method and property.
+        def said(obj):
+            lines = [line for line in (obj.__doc__ or '').split('\n') if line.strip()]
+            name = getattr(obj, '__name__', '')
+            return [line for line in lines if not (line.startswith(name + '(') and '->' in line)]
+        unsaid = []
+        for name in (n for n in dir(attnlab) if not n.startswith('_')):
+            obj = getattr(attnlab, name)
+            if callable(obj) and not said(obj):
+                unsaid.append(name)
+            if isinstance(obj, type):
+                for member in dir(obj):
+                    if member.startswith('_') and member not in ('__getitem__', '__contains__', '__len__', '__iter__',
+                                                                 '__call__', '__enter__', '__exit__'):
+                        continue
+                    attr = getattr(obj, member)
+                    if (isinstance(attr, property) and not (attr.__doc__ or '').strip()) or \
+                            (callable(attr) and not isinstance(attr, property) and not said(attr)):
+                        unsaid.append(f'{name}.{member}')
+        self.assertEqual(unsaid, [])
+        self.assertGreater(len(dir(attnlab.Model)), 10)
+        # The BOS behaviour, unlike TransformerLens's prepend_bos=True, where a text is tokenized.
+        for doc in (attnlab.__doc__, attnlab.Model.run_with_cache.__doc__, attnlab.Model.run_with_hooks.__doc__,
+                    attnlab.Model.to_tokens.__doc__):
+            self.assertRegex(doc, r'BOS[^.]*only where the model.s[^.]*tokenizer\s+adds\s+one')
+
     def test_the_version_is_the_programs(self):
         out = subprocess.run([APP, '--version'], capture_output=True, text=True, check=True).stdout
         self.assertEqual(out.split()[1], attnlab.__version__)
