@@ -226,6 +226,11 @@ std::vector<std::string> hookableNames(const LoadedModel& m) {
 }
 
 py::object runWithHooks(const LoadedModel& m, py::handle input, py::handle fwdHooks, py::handle returnType) {
+  return runWithHooksKeeping(m, input, fwdHooks, returnType, nullptr);
+}
+
+py::object runWithHooksKeeping(const LoadedModel& m, py::handle input, py::handle fwdHooks, py::handle returnType,
+                               std::vector<std::shared_ptr<const Trace>>* traces) {
   const std::string kind = returnType.is_none() ? "none" : returnType.cast<std::string>();
   if (kind != "logits" && kind != "none") throw InputError("return_type must be 'logits' or None, got '" + kind + "'");
   const std::map<std::string, SiteKey> sites = siteMap(m);
@@ -272,7 +277,12 @@ py::object runWithHooks(const LoadedModel& m, py::handle input, py::handle fwdHo
       py::gil_scoped_release release;
       try {
         Trace trace = m.model->forward(t, {}, iv);
-        finals.push_back(std::move(trace.layers.back().residualOut));
+        if (traces) {
+          finals.push_back(trace.layers.back().residualOut);
+          traces->push_back(std::make_shared<const Trace>(std::move(trace)));
+        } else {
+          finals.push_back(std::move(trace.layers.back().residualOut));
+        }
       } catch (const HookAbort&) {
         aborted = true;
       }

@@ -2,6 +2,7 @@
 // model.run_with_hooks: TransformerLens's forward hooks on the core's forward pass (core/model/forward_hooks.h).
 // fn(activation, hook) gets a float32 array of TransformerLens's shape (a copy, written back after the call: changes
 // made in place count) and may return a new array of the same shape and dtype: the pass continues from it.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ std::vector<std::string> hookableNames(const LoadedModel& m);
 /// ones named), ValueError / TypeError for a hook's wrong shape or dtype, a hook's own exception re-raised with its
 /// name; the model is unchanged by any of them.
 py::object runWithHooks(const LoadedModel& m, py::handle input, py::handle fwdHooks, py::handle returnType);
+/// The same, keeping each text's trace in `traces` (as the hooks left it: attnlab.show / figure hand it to the program).
+py::object runWithHooksKeeping(const LoadedModel& m, py::handle input, py::handle fwdHooks, py::handle returnType,
+                               std::vector<std::shared_ptr<const Trace>>* traces);
 
 /// KeyError "no hook '<name>' in this model; the nearest: …" (difflib over `valid`).
 [[noreturn]] void unknownHook(const std::string& name, const std::vector<std::string>& valid);
