@@ -264,6 +264,9 @@ std::string helpText() {
        "Usage:\n  attnlab [options]       start the graphical program (e.g. --model DIR --sentence TEXT)\n";
   for (const Subcommand& c : subcommands()) s << "  attnlab " << c.name << " " << c.usage << "\n";
   s << "  attnlab FILE.attnlab.json  start the graphical program on a saved session\n";
+  s << "  attnlab --run RUN FILE.attnlab.json  the same, showing the run RUN that attnlab.show recorded\n"
+       "                          from Python (its hooks applied) instead of computing it, while the text is the "
+       "run's\n";
   s << "  attnlab --version       the version\n";
   s << "  attnlab --help          this text\n";
   for (const Subcommand& c : subcommands()) {

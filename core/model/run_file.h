@@ -6,8 +6,8 @@
 //   bytes 8–11   format version, uint32 little-endian (kRunFileVersion)
 //   bytes 12–19  header length H, uint64 little-endian
 //   H bytes      a JSON header: {"schema": "attnlab.run/1", "model": {...}, "causal", "kv_heads", "tokens": n,
-//                "data_bytes", "data_fnv1a64", "arrays": [{"name", "dtype": f32|i32|u8, "rows", "cols", "offset"}],
-//                "heads": [[{options, summary} per head] per layer]}
+//                "data_bytes", "data_hash" (run_file.cpp's DataHash, in decimal), "arrays": [{"name", "dtype":
+//                f32|i32|u8, "rows", "cols", "offset"}], "heads": [[{options, summary} per head] per layer]}
 //   data_bytes   the arrays, each column-major (Eigen's order) at its offset, little-endian
 // The arrays carry the JSON dump's hook names (trace_json.h, TransformerLens's): "hook_embed" (the stream into layer
 // 0), "blocks.L.hook_resid_post", "blocks.L.hook_attn_out", "blocks.L.hook_mlp_out", "blocks.L.attn.hook_z" [n,
