@@ -173,8 +173,10 @@ class DataReader {
       Entry e{a.at("dtype").get<std::string>(), a.at("rows").get<long long>(), a.at("cols").get<long long>(),
               a.at("offset").get<std::size_t>()};
       const std::size_t width = e.dtype == "u8" ? 1 : 4;
-      if ((e.dtype != "f32" && e.dtype != "i32" && e.dtype != "u8") || e.rows < 0 || e.cols < 0 || e.offset > size ||
-          static_cast<std::size_t>(e.rows * e.cols) * width > size - e.offset)
+      if ((e.dtype != "f32" && e.dtype != "i32" && e.dtype != "u8") || e.rows < 0 || e.cols < 0 ||
+          static_cast<std::size_t>(e.rows) > size || static_cast<std::size_t>(e.cols) > size ||
+          (e.cols > 0 && static_cast<std::size_t>(e.rows) > size / static_cast<std::size_t>(e.cols)) ||
+          e.offset > size || static_cast<std::size_t>(e.rows * e.cols) * width > size - e.offset)
         fail("array '" + a.at("name").get<std::string>() + "' lies outside the data");
       entries_[a.at("name").get<std::string>()] = e;
     }
@@ -188,6 +190,11 @@ class DataReader {
     Mat m(e.rows, e.cols);
     std::memcpy(m.data(), data_ + e.offset, static_cast<std::size_t>(m.size()) * sizeof(float));
     return m;
+  }
+  /// An array the pass may leave empty (maps of a tiled pass, outputs the model recomputes), else rows × cols.
+  Mat matOrEmpty(const std::string& name, long long rows, long long cols) const {
+    const Entry& e = entry(name, "f32");
+    return e.rows * e.cols == 0 ? Mat() : mat(name, rows, cols);
   }
   template <typename T>
   std::vector<T> vec(const std::string& name, const char* dtype) const {
@@ -349,34 +356,35 @@ RunFile readRunFile(const std::string& path) {
     if (static_cast<int>(heads.size()) != layers) arrays.fail("the header's heads do not list every layer");
     for (int l = 0; l < layers; ++l) {
       LayerTrace L;
-      L.residualOut = arrays.mat(layerName(l, "hook_resid_post"), n);
-      L.attentionOut = arrays.mat(layerName(l, "hook_attn_out"));
-      L.mlpOut = arrays.mat(layerName(l, "hook_mlp_out"));
+      // Every shape the views index by: the streams n × d, the heads' columns n × d_head, the maps n × n.
+      const long long d = t.embeddings.cols();
+      L.residualOut = arrays.mat(layerName(l, "hook_resid_post"), n, d);
+      L.attentionOut = arrays.matOrEmpty(layerName(l, "hook_attn_out"), n, d);
+      L.mlpOut = arrays.matOrEmpty(layerName(l, "hook_mlp_out"), n, d);
       L.concat = arrays.mat(layerName(l, "attn.hook_z"), n);
       const int H = static_cast<int>(heads[l].size());
       const int kv = t.kvHeads > 0 ? t.kvHeads : H;
       if (H == 0 || kv <= 0 || H % kv != 0) arrays.fail("layer " + std::to_string(l) + " has no heads or bad groups");
+      if (L.concat.cols() % H != 0) arrays.fail(layerName(l, "attn.hook_z") + "'s columns are not split by the heads");
+      const long long dHead = L.concat.cols() / H;
       std::vector<SharedMat> keys, values;
       for (int g = 0; g < kv; ++g) {
-        keys.push_back(shareMat(arrays.mat(headName(l, "attn.hook_k", g))));
-        values.push_back(shareMat(arrays.mat(headName(l, "attn.hook_v", g))));
+        keys.push_back(shareMat(arrays.mat(headName(l, "attn.hook_k", g), n, dHead)));
+        values.push_back(shareMat(arrays.mat(headName(l, "attn.hook_v", g), n, dHead)));
       }
       for (int h = 0; h < H; ++h) {
         HeadTrace ht;
-        ht.q = arrays.mat(headName(l, "attn.hook_q", h));
+        ht.q = arrays.mat(headName(l, "attn.hook_q", h), n, dHead);
         ht.keys = keys[static_cast<std::size_t>(h / (H / kv))];
         ht.values = values[static_cast<std::size_t>(h / (H / kv))];
-        ht.scores = arrays.mat(headName(l, "attn.hook_attn_scores", h));
-        ht.attention = arrays.mat(headName(l, "attn.hook_pattern", h));
-        if (ht.attention.size() > 0 && (ht.attention.rows() != n || ht.attention.cols() != n))
-          arrays.fail(headName(l, "attn.hook_pattern", h) + " is not " + std::to_string(n) + " × " + std::to_string(n));
+        ht.scores = arrays.matOrEmpty(headName(l, "attn.hook_attn_scores", h), n, n);
+        ht.attention = arrays.matOrEmpty(headName(l, "attn.hook_pattern", h), n, n);
         ht.summary.thumbMean = arrays.mat(headName(l, "attn.thumb_mean", h));
         ht.summary.thumbMax = arrays.mat(headName(l, "attn.thumb_max", h));
         ht.summary.thumbSum = arrays.mat(headName(l, "attn.thumb_sum", h));
         headFromJson(heads[l][h], ht);
         L.heads.push_back(std::move(ht));
       }
-      if (L.concat.cols() % H != 0) arrays.fail(layerName(l, "attn.hook_z") + "'s columns are not split by the heads");
       t.layers.push_back(std::move(L));
     }
   } catch (const nlohmann::json::exception& e) {

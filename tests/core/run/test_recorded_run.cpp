@@ -152,6 +152,35 @@ class TestRecordedRun : public QObject {
     QVERIFY(readError(good).empty());
   }
 
+  void noDamagedFileGetsPastTheReader() {
+    // Every cut, and a flipped bit every few bytes of the prefix and header (the data has its checksum): each file
+    // reads whole and consistent, or is refused with an InputError — never another exception, never a crash.
+    const auto model = loadCheckpoint(dataDir("reference/models/gpt2_tiny"));
+    const std::string good = file("good.attnlab-run"), bad = file("bad.attnlab-run");
+    writeRunFile(good, model->forward(model->tokenize("a cat")), modelOf(*model, "x"));
+    const std::string bytes = fileBytes(good);
+    const std::size_t headerEnd =
+        20 + static_cast<unsigned char>(bytes[12]) + 256 * static_cast<unsigned char>(bytes[13]);
+    int refused = 0, read = 0;
+    const auto attempt = [&](const std::string& content) {
+      writeBytes(bad, content);
+      try {
+        const RunFile r = readRunFile(bad);
+        QCOMPARE(r.trace.layers.back().residualOut.rows(), r.trace.tokenCount());
+        ++read;
+      } catch (const InputError&) {
+        ++refused;
+      }
+    };
+    for (std::size_t cut = 0; cut < bytes.size(); cut += 97) attempt(bytes.substr(0, cut));
+    for (std::size_t at = 0; at < headerEnd; at += 11) {
+      std::string flipped = bytes;
+      flipped[at] ^= 0x04;
+      attempt(flipped);
+    }
+    QVERIFY(refused > 0 && read + refused > static_cast<int>(headerEnd / 11));
+  }
+
   void theRecordedRunIsShownForItsModelAndIdsOnly() {
     Params p;
     p.modelDir = dataDir("reference/models/gpt2_tiny");
