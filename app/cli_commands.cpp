@@ -198,6 +198,9 @@ const std::vector<Subcommand>& subcommands() {
         {"matrix", true, "NAME: for npy, the one matrix of the view to write (default: the only one, or a stack)"},
         {"all-heads", false, "write one file per layer and head into the --out folder: VIEW_L<l>_H<h>.<format>"},
         {"list-views", false, "print the view names, one per line, and exit"},
+        {"run", true,
+         "FILE: a run recorded by attnlab.figure from Python (with its hooks), exported instead of computed; "
+         "the session's model and token ids must be the run's"},
         {"task", true,
          "induction|reverse|copy|sort|recall: with --view training, the task of the run (default induction)"},
         {"train-steps", true, "N: with --view training, the run's optimiser steps (default 300, at most 100000)"}},
@@ -261,6 +264,9 @@ std::string helpText() {
        "Usage:\n  attnlab [options]       start the graphical program (e.g. --model DIR --sentence TEXT)\n";
   for (const Subcommand& c : subcommands()) s << "  attnlab " << c.name << " " << c.usage << "\n";
   s << "  attnlab FILE.attnlab.json  start the graphical program on a saved session\n";
+  s << "  attnlab --run RUN FILE.attnlab.json  the same, showing the run RUN that attnlab.show recorded\n"
+       "                          from Python (its hooks applied) instead of computing it, while the text is the "
+       "run's\n";
   s << "  attnlab --version       the version\n";
   s << "  attnlab --help          this text\n";
   for (const Subcommand& c : subcommands()) {

@@ -5,6 +5,7 @@
 #include "app/cli_commands.h"
 #include "core/base/errors.h"
 #include "core/run/pipeline.h"
+#include "core/run/recorded_run.h"
 #include "core/train/train_history.h"
 #include "ui/plots/view_style.h"
 #include "ui/shell/live_controller.h"
@@ -117,8 +118,18 @@ int runExport(const Args& args) {
   }
 
   ui::ViewStyle::instance().setDisplay(p.display);  // the session's colour map and theme
+  // A run recorded from Python (attnlab.figure with hooks): exported as recorded, or refused naming why not.
+  if (args.has("run")) {
+    const std::string problem = setRecordedRun(args.value("run"));
+    if (!problem.empty()) throw InputError(problem);
+  }
   const ui::ResultPtr result = ui::LiveController::compute(p, nullptr, {});
   if (!result->ok()) throw InputError(result->error.toStdString());
+  if (args.has("run")) {
+    const auto* recorded = dynamic_cast<const RecordedRunModel*>(result->run->model.get());
+    if (!recorded || !recorded->isRecorded(result->trace()))
+      throw InputError("--run " + args.value("run") + ": " + recordedRunNote(*result->run, p));
+  }
 
   if (!batch) {
     checkSelection(p, result->trace());

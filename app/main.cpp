@@ -11,6 +11,7 @@
 #include "app/cli_commands.h"
 #include "app/man_page.h"
 #include "core/base/errors.h"
+#include "core/run/recorded_run.h"
 #include "ui/plots/fonts.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/session_actions.h"
@@ -68,6 +69,14 @@ int runSubcommand(const attnlab::cli::Subcommand& cmd, int argc, char** argv) {
 
 int main(int argc, char** argv) {
   using namespace attnlab;
+  // `attnlab --run FILE [SESSION]`: the window shows the run recorded in FILE (attnlab.show from Python) instead of
+  // computing it; taken out of argv here so that the rest reads the command line as without it.
+  std::string runFile;
+  if (argc > 2 && std::string(argv[1]) == "--run") {
+    runFile = argv[2];
+    for (int i = 3; i <= argc; ++i) argv[i - 2] = argv[i];
+    argc -= 2;
+  }
   if (argc > 1) {
     const std::string first = argv[1];
     if (first == "--help" || first == "-h" || first == "help") {
@@ -112,6 +121,9 @@ int main(int argc, char** argv) {
                  "xvfb-run, or with QT_QPA_PLATFORM=offscreen; `attnlab export` renders figures without one.\n";
     return 1;
   }
+  if (!runFile.empty())  // a file that does not read: said in the status bar, every run live
+    if (const std::string problem = setRecordedRun(runFile); !problem.empty())
+      std::cerr << "attnlab: " << problem << "; showing the live run\n";
   QApplication app(argc, argv);
   QApplication::setOrganizationName("AttentionLab");
   QApplication::setApplicationName("attnlab");

@@ -357,10 +357,16 @@ py::object logitsView(std::shared_ptr<Mat> logits, int batch) {
 }
 
 py::object runWithHooks(const LoadedModel& m, py::handle input, py::handle fwdHooks, py::handle returnType) {
+  return runWithHooksKeeping(m, input, fwdHooks, returnType, nullptr);
+}
+
+py::object runWithHooksKeeping(const LoadedModel& m, py::handle input, py::handle fwdHooks, py::handle returnType,
+                               std::vector<std::shared_ptr<const Trace>>* traces) {
   const std::string kind = returnType.is_none() ? "none" : returnType.cast<std::string>();
   if (kind != "logits" && kind != "none") throw InputError("return_type must be 'logits' or None, got '" + kind + "'");
   const std::vector<TokenizedText> texts = inputsOf(m, input);
   HookedRun run = runHooked(m, texts, fwdHooks, kind == "logits", false, MapKeeping::Auto);
+  if (traces) traces->insert(traces->end(), run.traces.begin(), run.traces.end());
   return logitsView(std::move(run.logits), static_cast<int>(texts.size()));
 }
 

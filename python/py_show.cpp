@@ -13,9 +13,12 @@
 #include <sstream>
 
 #include "core/base/errors.h"
+#include "core/model/run_file.h"
+#include "core/session/params_json.h"
 #include "core/session/session.h"
 #include "core/train/shipped_models.h"
 #include "python/py_cache.h"
+#include "python/py_hooks.h"
 
 namespace attnlab::py_module {
 
@@ -64,11 +67,14 @@ std::string findExecutable() {
 
 // ---- What a cache stands for ----
 
-/// The run a figure or a window re-creates: the model's parameters and one text.
+/// The run a figure or a window shows: the model's parameters and one text, and the trace to hand over (a cache's, or
+/// the run of fwd_hooks) — null: the program runs the text itself.
 struct RunSource {
   Params params;
   ModelInfo info;
   std::string text;
+  int vocabularySize = 0;
+  std::shared_ptr<const Trace> trace;
 };
 
 /// What Model.run_with_cache was called with, by the cache's first trace. The weak pointer keeps that trace's
@@ -92,7 +98,7 @@ void dropDead() {
 
 void remember(const LoadedModel& m, py::handle input, const ActivationCache& cache) {
   dropDead();
-  Provenance p{cache.traces()[0], {m.params, m.info, {}}, {}};
+  Provenance p{cache.traces()[0], {m.params, m.info, {}, m.model->vocabularySize(), nullptr}, {}};
   if (input && py::isinstance<py::str>(input)) {
     p.source.text = input.cast<std::string>();
   } else if (cache.batch() > 1) {
@@ -124,13 +130,23 @@ void wrapRunWithCache(py::module_& m) {
       py::name("run_with_cache"), py::is_method(cls), py::sibling(py::none()), doc.c_str());
 }
 
-RunSource sourceOf(py::handle modelOrCache, py::handle text, const char* function) {
+bool hasHooks(py::handle fwdHooks) {
+  return !fwdHooks.is_none() && !(py::isinstance<py::sequence>(fwdHooks) && py::len(fwdHooks) == 0);
+}
+
+RunSource sourceOf(py::handle modelOrCache, py::handle text, py::handle fwdHooks, const char* function) {
   if (py::isinstance<LoadedModel>(modelOrCache)) {
     if (!py::isinstance<py::str>(text))
       raise(PyExc_TypeError, std::string("attnlab.") + function + ": with a Model, pass the text (a str)");
     const LoadedModel& m = modelOrCache.cast<const LoadedModel&>();
     inputsOf(m, text);  // the module's checks: no tokens, too long (with the numbers)
-    return {m.params, m.info, text.cast<std::string>()};
+    RunSource source{m.params, m.info, text.cast<std::string>(), m.model->vocabularySize(), nullptr};
+    if (hasHooks(fwdHooks)) {  // the hooked run, as run_with_hooks makes it (its errors raised here)
+      std::vector<std::shared_ptr<const Trace>> traces;
+      runWithHooksKeeping(m, text, fwdHooks, py::none(), &traces);
+      source.trace = traces.at(0);
+    }
+    return source;
   }
   if (!py::isinstance<ActivationCache>(modelOrCache))
     raise(PyExc_TypeError, std::string("attnlab.") + function + ": expected an attnlab.Model or ActivationCache, got " +
@@ -138,6 +154,9 @@ RunSource sourceOf(py::handle modelOrCache, py::handle text, const char* functio
   if (!text.is_none())
     throw InputError(std::string("attnlab.") + function +
                      ": a cache stands for its own text; pass text=None (or the model and a text)");
+  if (hasHooks(fwdHooks))
+    raise(PyExc_TypeError, std::string("attnlab.") + function +
+                               ": a cache is a run already made; fwd_hooks runs the model: pass the model and the text");
   const std::shared_ptr<const Trace>& first = modelOrCache.cast<const ActivationCache&>().traces()[0];
   dropDead();
   const auto it = provenances().find(first.get());
@@ -147,22 +166,42 @@ RunSource sourceOf(py::handle modelOrCache, py::handle text, const char* functio
                      "changed cannot be re-run from its text); pass the model and the text");
   if (!it->second.whyNot.empty())
     throw InputError(std::string("attnlab.") + function + ": " + it->second.whyNot + "; pass the model and the text");
-  return it->second.source;
+  RunSource source = it->second.source;
+  source.trace = first;  // the cache's own run: also one made under hooks is shown as it is
+  return source;
 }
 
 // ---- The session file the program reads ----
 
 /// The session of a run with the view, layer and head selected. A checkpoint folder is made absolute: the program
 /// runs in this process's folder, but the file may be opened again from elsewhere.
-nlohmann::json sessionOf(const RunSource& s, const std::string& view, int layer, int head) {
+Params paramsOf(const RunSource& s) {
   Params p = s.params;
   p.sentence = s.text;
+  if (!p.modelDir.empty() && !isShippedModelName(p.modelDir))
+    p.modelDir = fs::absolute(p.modelDir).lexically_normal().string();
+  return p;
+}
+
+nlohmann::json sessionOf(const RunSource& s, const std::string& view, int layer, int head) {
+  Params p = paramsOf(s);
   p.selection.view = view;
   p.selection.layer = layer;
   p.selection.head = head;
-  if (!p.modelDir.empty() && !isShippedModelName(p.modelDir))
-    p.modelDir = fs::absolute(p.modelDir).lexically_normal().string();
   return sessionToJson(p);
+}
+
+/// The run file (core/model/run_file.h) of a source that hands its trace over, in `folder`; "" for one that does not.
+std::string writeRun(const RunSource& s, const fs::path& folder) {
+  if (!s.trace) return {};
+  const Params p = paramsOf(s);
+  RunFileModel model{s.info, p.modelDir, p.modelDir.empty() ? toJson(p.model) : nlohmann::json(), s.vocabularySize};
+  const fs::path file = folder / "run.attnlab-run";
+  {
+    py::gil_scoped_release release;  // a long run's file is large
+    writeRunFile(file.string(), *s.trace, model);
+  }
+  return file.string();
 }
 
 /// A new folder in the temporary directory ($TMPDIR), named prefix-XXXXXX.
@@ -234,16 +273,17 @@ void checkSelection(const RunSource& s, const std::string& program, const std::s
 
 py::str figure(py::handle modelOrCache, py::handle text, py::handle path, const std::string& view, int layer, int head,
                py::handle preset, py::handle width, py::handle height, py::handle dpi, py::handle format,
-               py::handle fontScale, py::handle timeout) {
+               py::handle fontScale, py::handle timeout, py::handle fwdHooks) {
   if (path.is_none()) raise(PyExc_TypeError, "attnlab.figure: pass the file to write as path=");
   const std::string out = py::module_::import("os").attr("fspath")(path).cast<std::string>();
-  const RunSource source = sourceOf(modelOrCache, text, "figure");
+  const RunSource source = sourceOf(modelOrCache, text, fwdHooks, "figure");
   const std::string program = findExecutable();
   const TempFolder folder{makeTempFolder("attnlab-figure")};
   const fs::path session = folder.path / "figure.attnlab.json";
   writeSession(session, sessionOf(source, view, layer, head));
   // The session names the view: `export --params FILE` renders the session's own figure.
   std::vector<std::string> args = {program, "export", "--params", session.string(), "--out", out};
+  if (const std::string run = writeRun(source, folder.path); !run.empty()) args.insert(args.end(), {"--run", run});
   const std::pair<const char*, py::handle> options[] = {{"--preset", preset}, {"--width", width},
                                                         {"--height", height}, {"--dpi", dpi},
                                                         {"--format", format}, {"--font-scale", fontScale}};
@@ -256,8 +296,9 @@ py::str figure(py::handle modelOrCache, py::handle text, py::handle path, const 
   return py::str(out);
 }
 
-py::object show(py::handle modelOrCache, py::handle text, const std::string& view, int layer, int head) {
-  const RunSource source = sourceOf(modelOrCache, text, "show");
+py::object show(py::handle modelOrCache, py::handle text, const std::string& view, int layer, int head,
+                py::handle fwdHooks) {
+  const RunSource source = sourceOf(modelOrCache, text, fwdHooks, "show");
   const std::string program = findExecutable();
   checkSelection(source, program, view, layer, head);  // here, not in a message box of the window
   const py::object environ = py::module_::import("os").attr("environ");
@@ -269,13 +310,15 @@ py::object show(py::handle modelOrCache, py::handle text, const std::string& vie
   const fs::path folder = makeTempFolder("attnlab-show");
   const fs::path session = folder / "session.attnlab.json", log = folder / "attnlab.log";
   writeSession(session, sessionOf(source, view, layer, head));
+  std::vector<std::string> command = {program, session.string()};
+  if (const std::string run = writeRun(source, folder); !run.empty()) command.insert(command.begin() + 1, {"--run", run});
   const py::module_ subprocess = py::module_::import("subprocess");
   const py::object logFile = py::module_::import("builtins").attr("open")(log.string(), "wb");
   py::object child;
   try {
     // A session of its own: the notebook's Ctrl-C (an interrupted cell) does not close the window.
     child =
-        subprocess.attr("Popen")(std::vector<std::string>{program, session.string()},
+        subprocess.attr("Popen")(command,
                                  py::arg("stdin") = subprocess.attr("DEVNULL"), py::arg("stdout") = logFile,
                                  py::arg("stderr") = subprocess.attr("STDOUT"), py::arg("start_new_session") = true);
   } catch (...) {
@@ -285,6 +328,7 @@ py::object show(py::handle modelOrCache, py::handle text, const std::string& vie
   logFile.attr("close")();
   child.attr("session") = session.string();
   child.attr("log") = log.string();
+  child.attr("run") = source.trace ? py::object(py::str((folder / "run.attnlab-run").string())) : py::object(py::none());
   return child;
 }
 
@@ -301,8 +345,10 @@ py::object readSession(py::handle path) {
 constexpr const char* kFigureDoc = R"(Exports a view of a run as a figure or its numbers, as `attnlab export` does.
 
 figure(model, text, path, ...) or figure(cache, path=path, ...): the run of a text, given as the model and the text
-or as a cache made by model.run_with_cache(text) (which remembers both; a cache of token ids, of a batch or of a run
-whose activations hooks changed cannot be re-run from a text and raises ValueError).
+or as a cache made by model.run_with_cache(text) (which remembers both; a cache of token ids or of a batch raises
+ValueError).
+fwd_hooks: with the model and the text, a list of (name, fn) as model.run_with_hooks takes: the figure is of that
+    hooked run (an ablation, a patch, steering), not of the plain one. A cache's figure is of the cache's own run.
 path: the file to write; its extension (or format) chooses png, svg, pdf, csv (the view's numbers with token
     labels), json or npy (for numpy.load).
 view: a view name of `attnlab export --list-views` ("heatmap", "headview", "qkv", "spectrum", "prediction", ...);
@@ -312,15 +358,18 @@ preset: "slide-16x9", "slide-4x3", "column" or "page" (a named size, PNG at dpi,
 timeout: seconds to wait (None: until it is written).
 
 The program's executable renders it headlessly (Qt's offscreen platform, in its environment only) from a session
-file; attnlab.executable() says which program. Returns path. A bad view, layer or head, or a path that cannot be
+file and, for a cache or fwd_hooks, a run file of the traced run (`attnlab export --run FILE`: the program draws that
+run instead of computing it); attnlab.executable() says which program. Returns path. A bad view, layer or head, or a path that cannot be
 written, raises ValueError with the program's message.)";
 
 constexpr const char* kShowDoc = R"(Opens the desktop program's window on a run, not waiting for it.
 
 show(model, text, ...) or show(cache, ...): the run of a text, given as the model and the text or as a cache made by
-model.run_with_cache(text). The window re-runs the text itself: a run whose activations were changed in Python
-(hooks) cannot be shown this way, and a cache of token ids or of a batch raises ValueError; pass the model and the
-text instead.
+model.run_with_cache(text) (a cache of token ids or of a batch raises ValueError; pass the model and the text).
+fwd_hooks: with the model and the text, a list of (name, fn) as model.run_with_hooks takes: the window shows that
+    hooked run. A cache, or the run of fwd_hooks, is handed over as a run file (proc.run) that the window shows instead
+    of computing it, saying "hooked run from Python" in its status bar; an edited text, an ablation or another model
+    runs live (the status bar says why).
 view, layer, head: what the window shows first (checked here: ValueError names the valid ones).
 
 The run is written as a session file (proc.session, in a new temporary folder: File ▸ Save As keeps it elsewhere)
@@ -342,9 +391,9 @@ void registerShow(py::module_& m) {
         py::arg("view") = "heatmap", py::arg("layer") = 0, py::arg("head") = 0, py::arg("preset") = py::none(),
         py::arg("width") = py::none(), py::arg("height") = py::none(), py::arg("dpi") = py::none(),
         py::arg("format") = py::none(), py::arg("font_scale") = py::none(), py::arg("timeout") = py::none(),
-        kFigureDoc);
+        py::arg("fwd_hooks") = py::none(), kFigureDoc);
   m.def("show", &show, py::arg("model"), py::arg("text") = py::none(), py::kw_only(), py::arg("view") = "heatmap",
-        py::arg("layer") = 0, py::arg("head") = 0, kShowDoc);
+        py::arg("layer") = 0, py::arg("head") = 0, py::arg("fwd_hooks") = py::none(), kShowDoc);
   m.def("read_session", &readSession, py::arg("path"),
         "A session file (*.attnlab.json, attnlab.show's proc.session) as the program reads it: a dict of every "
         "parameter (sentence, model_dir, selection: layer, head, view, ...), the defaults filled in. Raises ValueError "

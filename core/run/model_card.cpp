@@ -7,6 +7,7 @@
 
 #include "core/checkpoint/decoder_model.h"
 #include "core/checkpoint/hf_model.h"
+#include "core/run/recorded_run.h"
 #include "core/train/shipped_models.h"
 #include "core/train/tiny_model.h"
 
@@ -123,7 +124,10 @@ void describeTiny(const TinyModel& m, const std::string& modelDir, ModelCard& ca
 
 }  // namespace
 
-ModelCard modelCard(const Model& model, const std::string& modelDir) {
+ModelCard modelCard(const Model& shown, const std::string& modelDir) {
+  // A run recorded from Python (recorded_run.h) is shown on its model: the card is that model's.
+  const auto* recorded = dynamic_cast<const RecordedRunModel*>(&shown);
+  const Model& model = recorded ? recorded->inner() : shown;
   const ModelInfo info = model.info();
   ModelCard card;
   card.name = info.name;

@@ -4,13 +4,16 @@
 #include "core/checkpoint/checkpoint.h"
 #include "core/model/builtin_model.h"
 #include "core/run/encdec_run.h"
+#include "core/run/recorded_run.h"
 #include "core/session/params_json.h"
 #include "core/train/shipped_models.h"
 #include "core/train/tiny_checkpoint.h"
 
 namespace attnlab {
 
-std::shared_ptr<const Model> makeModel(const Params& p, const RunControl& control) {
+namespace {
+
+std::shared_ptr<const Model> makeNamedModel(const Params& p, const RunControl& control) {
   if (!p.modelDir.empty()) {
     // builtin:reverse: its embedded files written to a folder, opened as any encoder–decoder, named by its builtin
     // name.
@@ -21,6 +24,12 @@ std::shared_ptr<const Model> makeModel(const Params& p, const RunControl& contro
     return loadCheckpoint(p.modelDir, control);
   }
   return std::make_shared<BuiltinModel>(p.model, p.lowercase, control);
+}
+
+}  // namespace
+
+std::shared_ptr<const Model> makeModel(const Params& p, const RunControl& control) {
+  return withRecordedRun(makeNamedModel(p, control), p);  // a run file given (`--run`): its run shown, not computed
 }
 
 nlohmann::json describeModel(const Params& p, const Model& m) {

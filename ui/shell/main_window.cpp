@@ -26,6 +26,7 @@
 
 #include "core/base/errors.h"
 #include "core/model/trace_memory.h"
+#include "core/run/recorded_run.h"
 #include "core/session/params_json.h"
 #include "core/train/shipped_models.h"
 #include "ui/plots/figure_export.h"
@@ -620,7 +621,10 @@ void MainWindow::onResult(const ResultPtr& delivered) {
   if (tiled && run.maps)
     memory += tr(" (activations ≤ %1), maps recomputed on demand (cache ≤ %2)")
                   .arg(size(activationBudgetBytes()), size(run.maps->budget()));
-  status_->setText(tr("%1 · %2 tokens · forward %3 ms · %4")
+  // A run file from Python (`--run`): whether this is its hooked run or a live one, and why (core/run/recorded_run.h).
+  const std::string recorded = recordedRunNote(run, result->params);
+  status_->setText(tr("%1%2 · %3 tokens · forward %4 ms · %5")
+                       .arg(recorded.empty() ? QString() : QString::fromStdString(recorded) + " · ")
                        .arg(QString::fromStdString(run.info.name))
                        .arg(run.trace.tokenCount())
                        .arg(result->forwardMs, 0, 'f', 2)
