@@ -7,11 +7,13 @@ EncDecProbe encDecProbe(EncDecTask task, const TinyEncDecConfig& c) {
   std::vector<int> symbols(static_cast<std::size_t>(n)), answer;
   // Distinct symbols in a shuffled-looking order (stride 7 through the alphabet) so that sorting moves them: in
   // alphabetical order the sort task's alignment would be the diagonal, indistinguishable from copying.
+  // translate: the source language is the alphabet's first half.
+  const int alphabet = task == EncDecTask::Translate ? c.symbols / 2 : c.symbols;
   for (int i = 0; i < n; ++i)
     symbols[static_cast<std::size_t>(i)] =
-        kEncDecFirstSymbol + (task == EncDecTask::Sort ? (7 * i + 3) % c.symbols : i % c.symbols);
+        kEncDecFirstSymbol + (task == EncDecTask::Sort ? (7 * i + 3) % alphabet : i % alphabet);
   EncDecProbe p;
-  encDecAnswer(task, symbols, answer, p.aligned);
+  encDecAnswer(task, symbols, answer, p.aligned, c.symbols);
   p.source = symbols;
   p.source.push_back(kEncDecEos);
   p.target.push_back(kEncDecEos);

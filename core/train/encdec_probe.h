@@ -4,7 +4,8 @@
 // symbols where the alphabet allows ("a b c … j" for 10; it cycles when the alphabet is shorter), e.g. for reversal
 //   source  [a b c … j </s>]   target (decoder input) [</s> j i … a]
 // so a head that reads the right source token has its weight on the anti-diagonal (reverse) or on the sorted
-// order's positions (sort). Maps are [decoder layer][head], each [n_t, n_s] = [n + 1, n + 1], rows = targets.
+// order's positions (sort) or on the diagonal (translate, whose probe is "a b … j" → its word-by-word translation).
+// Maps are [decoder layer][head], each [n_t, n_s] = [n + 1, n + 1], rows = targets.
 #include <vector>
 
 #include <Eigen/Dense>

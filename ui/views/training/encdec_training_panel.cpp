@@ -285,7 +285,8 @@ void EncDecTrainingPanel::showUpdate(const EncDecTrainingUpdatePtr& u) {
 void EncDecTrainingPanel::redrawGrid() {
   if (!last_ || !last_->params) return;
   const EncDecSnapshot& s = last_->snapshot;
-  const bool reverse = last_->settings.task == EncDecTask::Reverse;
+  const EncDecTask task = last_->settings.task;
+  const bool reverse = task == EncDecTask::Reverse;
   std::vector<std::vector<QString>> titles(s.cross.size());
   for (std::size_t l = 0; l < s.cross.size(); ++l)
     for (std::size_t h = 0; h < s.cross[l].size(); ++h)
