@@ -76,7 +76,7 @@ class TestEncDecProbe : public QObject {
     qInfo("translate: diagonal (best head) %.3f -> %.3f; held-out accuracy %.3f -> %.3f", b, a, before.heldOut.accuracy,
           after.heldOut.accuracy);
     QVERIFY(b < 0.2);
-    QVERIFY(a > 0.8);  // measured 1.000 on one thread
+    QVERIFY(a > 0.8);                       // measured 1.000 on one thread
     QVERIFY(after.heldOut.accuracy > 0.9);  // measured 1.000 (0.083 untrained)
   }
 
