@@ -203,6 +203,8 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent), worker_(new Train
   resetTrainer();
 }
 
+bool TrainingView::showsEncDec() const { return tabs_->currentWidget() == encDec_; }
+
 TrainSettings TrainingView::settings() const {
   TrainSettings s;
   s.task = parseTrainTask(task_->currentText().toStdString());

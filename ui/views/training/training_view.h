@@ -67,6 +67,8 @@ class TrainingView : public QWidget {
   /// The encoder–decoder page (the second tab) and the tabs.
   EncDecTrainingPanel* encDecPanel() const { return encDec_; }
   QTabWidget* tabs() const { return tabs_; }
+  /// True while the encoder–decoder tab is the one shown.
+  bool showsEncDec() const;
 
  signals:
   /// "Use in views": the model was saved into `dir`; the window opens it.

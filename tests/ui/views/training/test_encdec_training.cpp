@@ -3,7 +3,9 @@
 // maps are the network's own forward; Pause stops, bad settings (a learning rate that is not a number, a zero step
 // limit, sources longer than the positions) give messages; "Use in views" opens the trained model in the window as
 // an encoder–decoder. Steps are bounded, never timed; waits are QTRY on visible outcomes.
+#include <QClipboard>
 #include <QComboBox>
+#include <QImage>
 #include <QLabel>
 #include <QPushButton>
 #include <QSpinBox>
@@ -17,6 +19,7 @@
 #include "ui/plots/attention_grid.h"
 #include "ui/shell/live_controller.h"
 #include "ui/shell/main_window.h"
+#include "ui/shell/view_actions.h"
 #include "ui/views/common/encdec_result.h"
 #include "ui/views/training/encdec_training_panel.h"
 #include "ui/views/training/training_view.h"
@@ -157,6 +160,13 @@ class TestEncDecTraining : public QObject {
     p->stepsBox()->setValue(20);
     QTest::mouseClick(p->trainButton(), Qt::LeftButton);
     QTRY_COMPARE_WITH_TIMEOUT(step(*p), 20, 60000);
+    // Copy image copies this tab as shown (at twice its size), not the one-text tab's run.
+    w.showView("training");
+    QVERIFY(t->showsEncDec());
+    QApplication::clipboard()->clear();
+    w.viewActions()->copyTrainingImage(t);
+    const QImage copied = QApplication::clipboard()->image();
+    QCOMPARE(copied.size(), p->size() * 2);
     QTest::mouseClick(p->useButton(), Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(w.controller()->lastResult() && w.controller()->lastResult()->ok() &&
                                  w.controller()->lastResult()->params.modelDir.find(
