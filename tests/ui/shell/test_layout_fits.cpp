@@ -712,6 +712,22 @@ class TestLayoutFits : public QObject {
       for (QCustomPlot* plot : p->findChildren<QCustomPlot*>()) checkPlot(plot, "training (encoder–decoder)", problems);
       for (const Problem& q : problems) qInfo().noquote() << "  " << q.kind << "—" << q.where;
       QVERIFY2(problems.empty(), qPrintable(QString("%1 layout problems").arg(problems.size())));
+      if (present) continue;
+      // Use in views: the window opens the trained model and shows its cross-attention.
+      QTest::mouseClick(p->useButton(), Qt::LeftButton);
+      QTRY_VERIFY_WITH_TIMEOUT(
+          w.controller()->lastResult() && w.controller()->lastResult()->ok() &&
+              w.controller()->lastResult()->params.modelDir.find("reverse-encdec") != std::string::npos,
+          30000);
+      QCOMPARE(w.navigator()->current(), QString("cross"));
+      Params q = w.controller()->params();
+      q.selection.view = "cross";
+      q.sentence = "a b c d e f";
+      q.target = "f e d c b a";
+      w.applyParams(q);
+      QTRY_VERIFY(!w.controller()->busy() && w.controller()->lastResult()->params.target == q.target);
+      for (int round = 0; round < 8; ++round) QApplication::processEvents();
+      shoot(w, "training_encdec_used_in_views");
     }
   }
 

@@ -20,6 +20,7 @@
 #include "ui/shell/live_controller.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/view_actions.h"
+#include "ui/shell/view_navigator.h"
 #include "ui/views/common/encdec_result.h"
 #include "ui/views/training/encdec_training_panel.h"
 #include "ui/views/training/training_view.h"
@@ -173,7 +174,8 @@ class TestEncDecTraining : public QObject {
                                      "trained/reverse-encdec-E1D1H2-step20") != std::string::npos,
                              30000);
     const auto& r = *w.controller()->lastResult();
-    QVERIFY(encDecRunOf(r));  // opened as an encoder–decoder: source and target
+    QVERIFY(encDecRunOf(r));                               // opened as an encoder–decoder: source and target
+    QCOMPARE(w.navigator()->current(), QString("cross"));  // showing what the tab showed: cross-attention
     QCOMPARE(r.trace().layerCount(), 1);
   }
 };
