@@ -1,8 +1,9 @@
-// The toy translation of issue 33: how fast the tiny encoder–decoder (core/train/tiny_encdec_*) learns reversal and
-// sorting — steps and wall time until the teacher-forced token accuracy on held-out sources reaches 99 %, with 1 and
-// 2 threads — and the cross-attention's weight on the aligned source position (reversal: the anti-diagonal).
+// The toy translation of issue 33: how fast the tiny encoder–decoder (core/train/tiny_encdec_*) learns reversal,
+// sorting and the word-by-word translation — steps and wall time until the teacher-forced token accuracy on held-out
+// sources reaches 99 %, with 1 and 2 threads — and the cross-attention's weight on the aligned source position
+// (reversal: the anti-diagonal; translation: the diagonal).
 //   bench_train_encdec                      the measurement (both tasks, both thread counts)
-//   bench_train_encdec --save DIR [--task reverse|sort] [--steps N] [--threads N]
+//   bench_train_encdec --save DIR [--task reverse|sort|translate] [--steps N] [--threads N]
 //                                           trains one model (the rate falling linearly to 0 over the steps) and
 //                                           saves it as a BART folder (scripts/train-encdec-model)
 // Knobs for tuning: --layers N (encoder and decoder), --d N, --heads N, --ffn N, --lr X, --batch N, --seed N,
@@ -99,7 +100,7 @@ int main(int argc, char** argv) try {
       "Tiny encoder-decoder (%d+%d layers, d %d, %d heads, ffn %d, %d symbols, lengths %d-%d, batch %d, lr %g)\n",
       s.model.encoderLayers, s.model.decoderLayers, s.model.dModel, s.model.heads, s.model.ffn, s.model.symbols,
       s.minLength, s.model.maxLength, s.batch, s.adam.lr);
-  for (EncDecTask task : {EncDecTask::Reverse, EncDecTask::Sort})
+  for (EncDecTask task : {EncDecTask::Reverse, EncDecTask::Sort, EncDecTask::Translate})
     for (int threads : {1, 2}) {
       EncDecTrainSettings run = s;
       run.task = task, run.threads = threads;

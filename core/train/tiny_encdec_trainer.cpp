@@ -12,12 +12,23 @@
 
 namespace attnlab {
 
-const char* toString(EncDecTask t) { return t == EncDecTask::Reverse ? "reverse" : "sort"; }
+const char* toString(EncDecTask t) {
+  switch (t) {
+    case EncDecTask::Reverse:
+      return "reverse";
+    case EncDecTask::Sort:
+      return "sort";
+    case EncDecTask::Translate:
+      return "translate";
+  }
+  return "reverse";
+}
 
 EncDecTask parseEncDecTask(const std::string& s) {
   if (s == "reverse") return EncDecTask::Reverse;
   if (s == "sort") return EncDecTask::Sort;
-  throw InputError("unknown encoder–decoder task '" + s + "' (reverse, sort)");
+  if (s == "translate") return EncDecTask::Translate;
+  throw InputError("unknown encoder–decoder task '" + s + "' (reverse, sort, translate)");
 }
 
 bool isHeldOutSource(const int* symbols, int n) {
@@ -26,10 +37,25 @@ bool isHeldOutSource(const int* symbols, int n) {
   return splitmix64(h) % 8 == 0;  // mixed once more: FNV's low bits follow the last id too closely
 }
 
-void encDecAnswer(EncDecTask task, const std::vector<int>& symbols, std::vector<int>& answer,
-                  std::vector<int>& aligned) {
+int translationOf(int sourceId, int symbols) {
+  const int k = symbols / 2, i = sourceId - kEncDecFirstSymbol;
+  int stride = 3;
+  while (std::gcd(stride, k) != 1) ++stride;
+  return kEncDecFirstSymbol + k + (stride * i + 3) % k;
+}
+
+void encDecAnswer(EncDecTask task, const std::vector<int>& symbols, std::vector<int>& answer, std::vector<int>& aligned,
+                  int symbolCount) {
   const int n = static_cast<int>(symbols.size());
   aligned.resize(static_cast<std::size_t>(n));
+  if (task == EncDecTask::Translate) {
+    answer.resize(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      aligned[static_cast<std::size_t>(i)] = i;
+      answer[static_cast<std::size_t>(i)] = translationOf(symbols[static_cast<std::size_t>(i)], symbolCount);
+    }
+    return;
+  }
   if (task == EncDecTask::Reverse) {
     for (int i = 0; i < n; ++i) aligned[static_cast<std::size_t>(i)] = n - 1 - i;
   } else {
@@ -49,14 +75,16 @@ EncDecBatch sampleEncDecBatch(EncDecTask task, const TinyEncDecConfig& c, int ba
   out.batch = batch, out.length = length;
   Rng rng(seed);
   std::vector<int> s(static_cast<std::size_t>(length)), answer, aligned;
+  // translate: source words from the first half of the alphabet (the second half is the target language's).
+  const uint64_t alphabet = static_cast<uint64_t>(task == EncDecTask::Translate ? c.symbols / 2 : c.symbols);
   for (int b = 0; b < batch; ++b) {
     // Rejection: one draw in eight is held out, so a few tries suffice (bounded for safety: the alphabet
     // of a 2-symbol, 2-long task has only 4 strings, which may all fall on one side).
     for (int tries = 0; tries < 1000; ++tries) {
-      for (int& x : s) x = kEncDecFirstSymbol + static_cast<int>(rng.next() % static_cast<uint64_t>(c.symbols));
+      for (int& x : s) x = kEncDecFirstSymbol + static_cast<int>(rng.next() % alphabet);
       if (isHeldOutSource(s.data(), length) == heldOut) break;
     }
-    encDecAnswer(task, s, answer, aligned);
+    encDecAnswer(task, s, answer, aligned, c.symbols);
     out.source.insert(out.source.end(), s.begin(), s.end());
     out.source.push_back(kEncDecEos);
     out.target.push_back(kEncDecEos);
@@ -76,6 +104,11 @@ void validate(const EncDecTrainSettings& s) {
   if (s.minLength < 1 || s.minLength > s.model.maxLength)
     throw InputError("the shortest source must be between 1 and the longest (" + std::to_string(s.model.maxLength) +
                      "), got " + std::to_string(s.minLength));
+  if (s.task == EncDecTask::Translate && (s.model.symbols < 4 || s.model.symbols % 2 != 0))
+    throw InputError(
+        "translate needs an even number of symbols, at least 4 (half source words, half target words), "
+        "got " +
+        std::to_string(s.model.symbols));
   if (s.decaySteps < 0) throw InputError("decay steps must be 0 (constant rate) or positive");
 }
 

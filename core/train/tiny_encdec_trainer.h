@@ -6,7 +6,10 @@
 //   target  [</s>, a₁ … a_n]           the decoder's input, starting with decoder_start_token_id (</s>, as BART)
 //   labels  [a₁ … a_n, </s>]           what each target position should predict
 // reverse: a = S reversed (a_i = s_{n−1−i}: its cross-attention should be the anti-diagonal);
-// sort:    a = S sorted by id (a stable argsort gives the source position of each a_i).
+// sort:    a = S sorted by id (a stable argsort gives the source position of each a_i);
+// translate: a word-by-word translation between two made-up vocabularies: the source draws from the alphabet's first
+//          half ("a"–"j" of 20 symbols), a_i = dict(s_i) from the second half ("k"–"t"), dict a fixed permutation
+//          (translationOf); a_i is read from source position i (the diagonal).
 // Every batch has one string length (drawn per step from [minLength, maxLength]), so no padding is needed.
 // One source in eight (by a hash of its symbols) is held out: training never draws it, evaluation draws only those.
 #include <cstdint>
@@ -18,9 +21,9 @@
 
 namespace attnlab {
 
-enum class EncDecTask { Reverse, Sort };
+enum class EncDecTask { Reverse, Sort, Translate };
 const char* toString(EncDecTask t);
-/// "reverse" or "sort"; throws InputError listing them.
+/// "reverse", "sort" or "translate"; throws InputError listing them.
 EncDecTask parseEncDecTask(const std::string& s);
 
 struct EncDecBatch {
@@ -33,9 +36,15 @@ struct EncDecBatch {
 /// Whether a source string (its n symbols, without </s>) is one of the held-out eighth.
 bool isHeldOutSource(const int* symbols, int n);
 
-/// The answer ids a₁ … a_n of `symbols` and, for each, the source position it comes from.
-void encDecAnswer(EncDecTask task, const std::vector<int>& symbols, std::vector<int>& answer,
-                  std::vector<int>& aligned);
+/// The translate task's dictionary: source word id kEncDecFirstSymbol + i (i < symbols/2) → target word id
+/// kEncDecFirstSymbol + symbols/2 + (stride·i + 3) mod symbols/2, stride the smallest ≥ 3 coprime to symbols/2 (a
+/// permutation, so every target word has one source word).
+int translationOf(int sourceId, int symbols);
+
+/// The answer ids a₁ … a_n of `symbols` and, for each, the source position it comes from. `symbolCount` (the
+/// config's symbols) is needed by translate only.
+void encDecAnswer(EncDecTask task, const std::vector<int>& symbols, std::vector<int>& answer, std::vector<int>& aligned,
+                  int symbolCount = 0);
 
 /// `batch` pairs of strings of `length` symbols from the config's alphabet, drawn from `seed`; held-out sources
 /// only when `heldOut`, never otherwise.

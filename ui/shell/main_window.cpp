@@ -408,6 +408,10 @@ void MainWindow::buildMenus() {
     modelOpener_->open(dir);
     showView("heatmap");
   });
+  connect(training_, &TrainingView::useEncDecModelRequested, this, [this](const QString& dir) {
+    modelOpener_->open(dir);
+    showView("cross");  // what the encoder–decoder page showed: its cross-attention
+  });
   QAction* openText = file->addAction(tr("Open &text…"), this, &MainWindow::openTextFile);
   openText->setToolTip(tr("Read a UTF-8 text file into the sentence editor, line breaks kept (as --sentence-file)"));
   file->addSeparator();

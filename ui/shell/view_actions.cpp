@@ -141,6 +141,12 @@ void ViewActions::attachTraining(TrainingView* view) {
 }
 
 void ViewActions::exportTrainingWithDialog(TrainingView* view) {
+  if (view->showsEncDec()) {  // its run is not one the one-text export draws: say so rather than export the other tab
+    QMessageBox::information(window_, tr("Export"),
+                             tr("The encoder–decoder tab has no figure or numbers export yet: Copy image copies "
+                                "it as shown, and Save model… keeps the model (open it to export its views)."));
+    return;
+  }
   const TrainingUpdatePtr run = view->run();
   if (!run) {
     QMessageBox::information(window_, tr("Export"), tr("The Training view has not drawn a run yet."));
@@ -156,6 +162,10 @@ void ViewActions::exportTrainingWithDialog(TrainingView* view) {
 }
 
 void ViewActions::copyTrainingImage(TrainingView* view) {
+  if (view->showsEncDec()) {  // the tab as shown, its controls left out
+    QApplication::clipboard()->setImage(renderWidgetImage(view->encDecPanel(), 2.0));
+    return;
+  }
   const QImage image = trainingImage(view->run(), view->size(), 2.0);
   if (!image.isNull()) QApplication::clipboard()->setImage(image);
 }

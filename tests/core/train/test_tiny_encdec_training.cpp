@@ -267,7 +267,8 @@ class TestTinyEncDecTraining : public QObject {
     QVERIFY(message(s).find("decay steps") != std::string::npos);
     s = testSettings(), s.model.heads = 5;
     QVERIFY(message(s).find("multiple of the heads") != std::string::npos);
-    QVERIFY_THROWS_EXCEPTION(InputError, parseEncDecTask("translate"));
+    QVERIFY_THROWS_EXCEPTION(InputError, parseEncDecTask("rotate"));
+    QCOMPARE(parseEncDecTask("translate"), EncDecTask::Translate);
     QCOMPARE(parseEncDecTask("sort"), EncDecTask::Sort);
   }
 

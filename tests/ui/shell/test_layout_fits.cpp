@@ -29,6 +29,7 @@
 #include "ui/views/attention/compare_view.h"
 #include "ui/views/prediction/prediction_view.h"
 #include "ui/views/prediction/resample_field.h"
+#include "ui/views/training/training_view.h"
 
 using namespace attnlab;
 using namespace attnlab::ui;
@@ -673,6 +674,61 @@ class TestLayoutFits : public QObject {
     // A second text: the three panes again.
     view->setSecondText("the dog sat on the mat");
     QTRY_VERIFY(view->differencePlot()->isVisible() && view->rightPlot()->isVisible());
+  }
+
+  // The Training view's encoder–decoder tab after 400 steps of reversal (its cross maps anti-diagonal), on the
+  // 1280 × 720 screen and in F11 beside a lesson: nothing cut, no plot problems.
+  void encDecTrainingFitsTheProjector() {
+    QScreen* sc = projector();
+    QVERIFY(sc);
+    for (bool present : {false, true}) {
+      MainWindow w(false);
+      QVERIFY(showFilling(w, sc));
+      if (present) w.lessonPanel()->selectLesson(0), w.setPresentation(true);
+      w.showView(kTrainingPage);
+      TrainingView* t = w.trainingView();
+      t->tabs()->setCurrentWidget(t->encDecPanel());
+      EncDecTrainingPanel* p = t->encDecPanel();
+      QTRY_VERIFY(p->lastUpdate() && p->lastUpdate()->snapshot.step == 0);
+      p->stepsBox()->setValue(400);
+      QTest::mouseClick(p->trainButton(), Qt::LeftButton);
+      QTRY_VERIFY_WITH_TIMEOUT(p->lastUpdate()->snapshot.step == 400 && p->trainButton()->text() == "Train", 120000);
+      QTest::qWait(350);  // presentation mode's by-hand fill of the screen
+      for (int round = 0; round < 8; ++round) QApplication::processEvents();
+      shoot(w, present ? "training_encdec_F11_lesson" : "training_encdec");
+      if (present) {  // the one-text tab beside it, as the tabs on the side leave it
+        t->tabs()->setCurrentIndex(0);
+        for (int round = 0; round < 8; ++round) QApplication::processEvents();
+        shoot(w, "training_one_text_F11_lesson");
+        t->tabs()->setCurrentWidget(p);
+        for (int round = 0; round < 8; ++round) QApplication::processEvents();
+      }
+      std::vector<Problem> problems;
+      if (w.frameGeometry().width() > sc->geometry().width() || w.frameGeometry().height() > sc->geometry().height())
+        problems.push_back({"window larger than the screen", QString("training (encoder–decoder): %1 x %2")
+                                                                 .arg(w.frameGeometry().width())
+                                                                 .arg(w.frameGeometry().height())});
+      checkWidgets(p, "training (encoder–decoder)", problems);
+      for (QCustomPlot* plot : p->findChildren<QCustomPlot*>()) checkPlot(plot, "training (encoder–decoder)", problems);
+      for (const Problem& q : problems) qInfo().noquote() << "  " << q.kind << "—" << q.where;
+      QVERIFY2(problems.empty(), qPrintable(QString("%1 layout problems").arg(problems.size())));
+      if (present) continue;
+      // Use in views: the window opens the trained model and shows its cross-attention.
+      QTest::mouseClick(p->useButton(), Qt::LeftButton);
+      QTRY_VERIFY_WITH_TIMEOUT(
+          w.controller()->lastResult() && w.controller()->lastResult()->ok() &&
+              w.controller()->lastResult()->params.modelDir.find("reverse-encdec") != std::string::npos,
+          30000);
+      QCOMPARE(w.navigator()->current(), QString("cross"));
+      Params q = w.controller()->params();
+      q.selection.view = "cross";
+      q.sentence = "a b c d e f";
+      q.target = "f e d c b a";
+      w.applyParams(q);
+      QTRY_VERIFY(!w.controller()->busy() && w.controller()->lastResult()->params.target == q.target);
+      for (int round = 0; round < 8; ++round) QApplication::processEvents();
+      shoot(w, "training_encdec_used_in_views");
+    }
   }
 
  private:

@@ -15,6 +15,8 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStandardPaths>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QThread>
 #include <QVBoxLayout>
@@ -161,9 +163,23 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent), worker_(new Train
   rightLayout->addWidget(headline_);
   rightLayout->addWidget(right, 1);
 
-  auto* layout = new QHBoxLayout(this);
+  auto* single = new QWidget;
+  auto* layout = new QHBoxLayout(single);
   layout->addWidget(left);
   layout->addWidget(rightBox, 1);
+  // Two pages: the one-text tasks above, and the encoder–decoder's toy translations (issue 33).
+  encDec_ = new EncDecTrainingPanel;
+  tabs_ = new QTabWidget;
+  tabs_->setDocumentMode(true);  // no frame: the pages keep their width on a 1280-pixel screen
+  // Tabs on the side: in F11 on a 720-pixel screen the one-text page needs all of the height.
+  tabs_->setTabPosition(QTabWidget::West);
+  tabs_->addTab(single, tr("One text"));
+  tabs_->addTab(encDec_, tr("Two texts: encoder–decoder"));
+  tabs_->tabBar()->setProperty(kScreenOnlyProperty, true);  // a figure of the run holds no tabs
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(0, 0, 0, 0);
+  outer->addWidget(tabs_);
+  connect(encDec_, &EncDecTrainingPanel::useModelRequested, this, &TrainingView::useEncDecModelRequested);
 
   connect(worker_, &TrainingWorker::updated, this, &TrainingView::showUpdate);
   connect(train_, &QPushButton::clicked, this, &TrainingView::toggleTraining);
@@ -187,6 +203,8 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent), worker_(new Train
   resetTrainer();
 }
 
+bool TrainingView::showsEncDec() const { return tabs_->currentWidget() == encDec_; }
+
 TrainSettings TrainingView::settings() const {
   TrainSettings s;
   s.task = parseTrainTask(task_->currentText().toStdString());
@@ -205,6 +223,7 @@ TrainSettings TrainingView::settings() const {
 }
 
 void TrainingView::setFontScale(double scale) {
+  encDec_->setFontScale(scale);
   grid_->setFontScale(scale);
   QFont f = loss_->xAxis->labelFont();
   f.setPointSizeF(QFont().pointSizeF() * scale);

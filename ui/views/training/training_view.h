@@ -4,10 +4,12 @@
 // has become (induction, previous-token, mirror, …). Pause, step, reset, change the learning rate (live)
 // or the seed (resets). "Use in views" hands the trained model to every other view as an ordinary model
 // (saved as a checkpoint folder and opened like one); "Save model…" writes it where the user chooses.
+// A second tab trains a tiny encoder–decoder on a toy translation (encdec_training_panel.h).
 #include <QWidget>
 
 #include "core/session/view_numbers.h"
 #include "core/train/train_history.h"
+#include "ui/views/training/encdec_training_panel.h"
 #include "ui/views/training/training_worker.h"
 
 class QCheckBox;
@@ -16,6 +18,7 @@ class QDoubleSpinBox;
 class QLabel;
 class QPushButton;
 class QSpinBox;
+class QTabWidget;
 class QTableWidget;
 class QCustomPlot;
 
@@ -53,6 +56,7 @@ class TrainingView : public QWidget {
   QPushButton* useButton() const { return use_; }
   QComboBox* taskBox() const { return task_; }
   QSpinBox* layersBox() const { return layers_; }
+  QSpinBox* headsBox() const { return heads_; }
   QSpinBox* seedBox() const { return seed_; }
   QDoubleSpinBox* lrBox() const { return lr_; }
   QSpinBox* stepsBox() const { return maxSteps_; }
@@ -60,10 +64,17 @@ class TrainingView : public QWidget {
   QLabel* status() const { return status_; }
   AttentionGrid* grid() const { return grid_; }
   QTableWidget* table() const { return table_; }
+  /// The encoder–decoder page (the second tab) and the tabs.
+  EncDecTrainingPanel* encDecPanel() const { return encDec_; }
+  QTabWidget* tabs() const { return tabs_; }
+  /// True while the encoder–decoder tab is the one shown.
+  bool showsEncDec() const;
 
  signals:
   /// "Use in views": the model was saved into `dir`; the window opens it.
   void useModelRequested(const QString& dir);
+  /// The same for the encoder–decoder page: `dir` is a BART folder.
+  void useEncDecModelRequested(const QString& dir);
 
  private:
   void resetTrainer();
@@ -95,6 +106,8 @@ class TrainingView : public QWidget {
   QCustomPlot* loss_;
   AttentionGrid* grid_;
   QTableWidget* table_;
+  QTabWidget* tabs_;
+  EncDecTrainingPanel* encDec_;
   TrainingUpdatePtr last_;
   std::vector<std::pair<int, double>> history_;  ///< every (step, loss) since the reset, as drawn
   bool training_ = false;

@@ -94,10 +94,10 @@ class TestTrainingView : public QObject {
     v.taskBox()->setCurrentText("recall");
     QTRY_COMPARE(v.lastUpdate()->settings.task, TrainTask::Recall);
     // d_model 16 with 8 heads is fine; heads 3 with d 64 is not: the view says so and keeps its model.
-    v.findChildren<QSpinBox*>()[1]->setValue(3);  // the heads box (second spin box)
+    v.headsBox()->setValue(3);
     QTRY_VERIFY(v.status()->text().contains("divisible"));
     QVERIFY(!v.trainButton()->isEnabled());  // it would train the old model under the new controls
-    v.findChildren<QSpinBox*>()[1]->setValue(4);
+    v.headsBox()->setValue(4);
     QTRY_VERIFY(v.trainButton()->isEnabled());
   }
 

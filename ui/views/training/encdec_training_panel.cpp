@@ -1,0 +1,365 @@
+#include "ui/views/training/encdec_training_panel.h"
+
+#include <QComboBox>
+#include <QDateTime>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStandardPaths>
+#include <QThread>
+#include <QVBoxLayout>
+
+#include <qcustomplot.h>
+
+#include "core/train/encdec_probe.h"
+#include "core/train/tiny_encdec_export.h"
+#include "ui/plots/attention_grid.h"
+#include "ui/plots/figure_export.h"
+#include "ui/views/common/head_names.h"
+
+namespace attnlab::ui {
+
+namespace {
+/// What a diffuse head scores against a perfect one: above this a head "reads the alignment".
+constexpr double kAligned = 0.5;
+}  // namespace
+
+EncDecTrainingPanel::EncDecTrainingPanel(QWidget* parent) : QWidget(parent), worker_(new EncDecTrainingWorker(this)) {
+  const EncDecTrainSettings defaults;
+  task_ = new QComboBox;
+  task_->addItems({"reverse", "sort"});
+  task_->setToolTip(
+      tr("reverse: \"d c b a\" → \"a b c d\" (cross-attention becomes the anti-diagonal); sort: the "
+         "source's symbols in alphabetical order"));
+  encoderLayers_ = new QSpinBox;
+  encoderLayers_->setRange(1, 4);
+  encoderLayers_->setValue(defaults.model.encoderLayers);
+  decoderLayers_ = new QSpinBox;
+  decoderLayers_->setRange(1, 4);
+  decoderLayers_->setValue(defaults.model.decoderLayers);
+  heads_ = new QSpinBox;
+  heads_->setRange(1, 8);
+  heads_->setValue(defaults.model.heads);
+  dModel_ = new QComboBox;
+  for (int d : {16, 32, 64, 128}) dModel_->addItem(QString::number(d), d);
+  dModel_->setCurrentText(QString::number(defaults.model.dModel));
+  maxLength_ = new QSpinBox;
+  maxLength_->setRange(2, 64);  // validate(TinyEncDecConfig)'s range
+  maxLength_->setValue(defaults.model.maxLength);
+  maxLength_->setToolTip(tr("Sources are 3 to this many symbols long (a–t); the probe has this length."));
+  lr_ = new QDoubleSpinBox;
+  lr_->setDecimals(4);
+  lr_->setRange(0.0001, 0.1);
+  lr_->setSingleStep(0.001);
+  lr_->setValue(0.01);  // scripts/train-encdec-model's rate: reversal in about 1,300 steps
+  seed_ = new QSpinBox;
+  seed_->setRange(0, 1000000);
+  seed_->setValue(static_cast<int>(defaults.model.seed));
+  maxSteps_ = new QSpinBox;
+  maxSteps_->setRange(1, 1000000);
+  maxSteps_->setValue(2000);
+  maxSteps_->setToolTip(tr("Training stops here (press Train again after raising it to go on)."));
+  head_ = new QComboBox;
+  head_->setToolTip(tr("The cross-attention head framed in the grid and named in the headline"));
+
+  train_ = new QPushButton(tr("Train"));
+  reset_ = new QPushButton(tr("Reset"));
+  use_ = new QPushButton(tr("Use in views"));
+  use_->setToolTip(tr("Open the trained model in the window: source and target, cross view, Translate"));
+  save_ = new QPushButton(tr("Save model…"));
+
+  auto* form = new QFormLayout;
+  form->addRow(tr("Task"), task_);
+  form->addRow(tr("Encoder layers"), encoderLayers_);
+  form->addRow(tr("Decoder layers"), decoderLayers_);
+  form->addRow(tr("Heads"), heads_);
+  form->addRow(tr("d<sub>model</sub>"), dModel_);
+  form->addRow(tr("Longest source"), maxLength_);
+  form->addRow(tr("Learning rate"), lr_);
+  form->addRow(tr("Seed"), seed_);
+  form->addRow(tr("Stop at step"), maxSteps_);
+  form->addRow(tr("Cross head"), head_);
+  auto* buttons = new QGridLayout;
+  buttons->addWidget(train_, 0, 0);
+  buttons->addWidget(reset_, 0, 1);
+  buttons->addWidget(use_, 1, 0);
+  buttons->addWidget(save_, 1, 1);
+  auto* left = new QWidget;
+  auto* leftLayout = new QVBoxLayout(left);
+  leftLayout->addLayout(form);
+  leftLayout->addLayout(buttons);
+  status_ = new QLabel;
+  status_->setWordWrap(true);
+  leftLayout->addWidget(status_);
+  leftLayout->addStretch(1);
+  left->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Preferred);
+  left->setProperty(kScreenOnlyProperty, true);
+
+  headline_ = new QLabel;
+  headline_->setWordWrap(true);
+  QFont hf = headline_->font();
+  hf.setPointSizeF(hf.pointSizeF() * 1.2);
+  hf.setBold(true);
+  headline_->setFont(hf);
+
+  // Loss (left axis, blue) and held-out accuracy (right axis, red): the axis titles in the curves' colours say which
+  // is which, so no legend covers the curves.
+  const QColor lossColour(31, 119, 180), accuracyColour(214, 39, 40);
+  plot_ = new QCustomPlot;
+  plot_->addGraph();
+  plot_->graph(0)->setPen(QPen(lossColour, 1.5));
+  plot_->graph(0)->setName(tr("training loss"));
+  plot_->addGraph(plot_->xAxis, plot_->yAxis2);
+  plot_->graph(1)->setPen(QPen(accuracyColour, 2));
+  plot_->graph(1)->setName(tr("held-out accuracy"));
+  plot_->xAxis->setLabel(tr("step"));
+  plot_->yAxis->setLabel(tr("loss"));
+  plot_->yAxis->setLabelColor(lossColour);
+  plot_->yAxis2->setVisible(true);
+  plot_->yAxis2->setLabel(tr("accuracy"));
+  plot_->setToolTip(tr("Blue: the training loss of every step; red: next-token accuracy on held-out sources"));
+  plot_->yAxis2->setLabelColor(accuracyColour);
+  plot_->yAxis2->setRange(0, 1);
+  plot_->setMinimumHeight(180);  // room for the rotated axis titles in F11
+
+  grid_ = new AttentionGrid;
+  grid_->setToolTip(
+      tr("Cross-attention on the probe: rows = target positions (</s> first), columns = source "
+         "positions (</s> last)"));
+
+  probe_ = new QLabel;
+  probe_->setWordWrap(true);
+  auto* gridBox = new QWidget;
+  auto* gridLayout = new QVBoxLayout(gridBox);
+  gridLayout->setContentsMargins(0, 0, 0, 0);
+  gridLayout->addWidget(grid_, 1);
+  gridLayout->addWidget(probe_);
+  auto* right = new QSplitter(Qt::Vertical);
+  right->addWidget(plot_);
+  right->addWidget(gridBox);
+  right->setStretchFactor(0, 2);
+  right->setStretchFactor(1, 2);
+  auto* rightBox = new QWidget;
+  auto* rightLayout = new QVBoxLayout(rightBox);
+  rightLayout->setContentsMargins(0, 0, 0, 0);
+  rightLayout->addWidget(headline_);
+  rightLayout->addWidget(right, 1);
+
+  auto* layout = new QHBoxLayout(this);
+  layout->addWidget(left);
+  layout->addWidget(rightBox, 1);
+
+  connect(worker_, &EncDecTrainingWorker::updated, this, &EncDecTrainingPanel::showUpdate);
+  connect(train_, &QPushButton::clicked, this, &EncDecTrainingPanel::toggleTraining);
+  connect(reset_, &QPushButton::clicked, this, &EncDecTrainingPanel::resetTrainer);
+  connect(use_, &QPushButton::clicked, this, &EncDecTrainingPanel::useInViews);
+  connect(save_, &QPushButton::clicked, this, &EncDecTrainingPanel::chooseSaveFolder);
+  connect(head_, &QComboBox::currentIndexChanged, this, &EncDecTrainingPanel::redrawGrid);
+  // Anything that changes the model, the data or the optimiser starts again from step 0 (paused).
+  connect(task_, &QComboBox::currentIndexChanged, this, &EncDecTrainingPanel::resetTrainer);
+  connect(dModel_, &QComboBox::currentIndexChanged, this, &EncDecTrainingPanel::resetTrainer);
+  for (QSpinBox* b : {encoderLayers_, decoderLayers_, heads_, maxLength_, seed_})
+    connect(b, &QSpinBox::valueChanged, this, &EncDecTrainingPanel::resetTrainer);
+  connect(lr_, &QDoubleSpinBox::valueChanged, this, &EncDecTrainingPanel::resetTrainer);
+  resetTrainer();
+}
+
+EncDecTrainSettings EncDecTrainingPanel::settings() const {
+  EncDecTrainSettings s;
+  s.task = parseEncDecTask(task_->currentText().toStdString());
+  s.model.encoderLayers = encoderLayers_->value();
+  s.model.decoderLayers = decoderLayers_->value();
+  s.model.heads = heads_->value();
+  s.model.dModel = dModel_->currentData().toInt();
+  s.model.ffn = 2 * s.model.dModel;  // the shipped model's ratio (d 32, FFN 64)
+  s.model.maxLength = maxLength_->value();
+  s.minLength = std::min(3, s.model.maxLength);
+  s.model.seed = static_cast<uint64_t>(seed_->value());
+  s.adam.lr = lr_->value();
+  // All but one core: the window keeps its frame rate.
+  s.threads = std::max(1, QThread::idealThreadCount() - 1);
+  return s;
+}
+
+void EncDecTrainingPanel::setFontScale(double scale) {
+  grid_->setFontScale(scale);
+  QFont f = plot_->xAxis->labelFont();
+  f.setPointSizeF(QFont().pointSizeF() * scale);
+  for (QCPAxis* a : {plot_->xAxis, plot_->yAxis, plot_->yAxis2}) a->setLabelFont(f), a->setTickLabelFont(f);
+  plot_->replot();
+}
+
+void EncDecTrainingPanel::resetTrainer() {
+  training_ = false;
+  worker_->reset(settings());
+  updateButtons();
+}
+
+void EncDecTrainingPanel::toggleTraining() {
+  training_ = !training_;
+  if (training_)
+    worker_->train(maxSteps_->value());
+  else
+    worker_->pause();
+  updateButtons();
+}
+
+void EncDecTrainingPanel::updateButtons() {
+  train_->setText(training_ ? tr("Pause") : tr("Train"));
+  train_->setEnabled(!refused_);
+  const bool haveModel = last_ && last_->params && !refused_;
+  use_->setEnabled(haveModel);
+  save_->setEnabled(haveModel);
+}
+
+int EncDecTrainingPanel::lossPoints() const { return plot_->graph(0)->dataCount(); }
+
+std::pair<int, int> EncDecTrainingPanel::selectedHead() const {
+  const QVariant v = head_->currentData();
+  if (!v.isValid()) return {0, 0};
+  const QPoint p = v.toPoint();
+  return {p.x(), p.y()};
+}
+
+void EncDecTrainingPanel::showUpdate(const EncDecTrainingUpdatePtr& u) {
+  if (!u->error.empty()) {
+    status_->setText(tr("<b>Stopped:</b> %1").arg(QString::fromStdString(u->error).toHtmlEscaped()));
+    if (!u->params) {  // refused settings: nothing to draw or train until they change
+      training_ = false;
+      refused_ = true;
+      updateButtons();
+      return;
+    }
+  }
+  if (u->reset) {
+    plot_->graph(0)->data()->clear();
+    plot_->graph(1)->data()->clear();
+    refused_ = false;
+    // The head list follows the decoder's shape; the selection stays where it still exists.
+    const auto [oldLayer, oldHead] = selectedHead();
+    const QSignalBlocker block(head_);
+    head_->clear();
+    const auto& a = u->snapshot.alignment;
+    for (std::size_t l = 0; l < a.size(); ++l)
+      for (std::size_t h = 0; h < a[l].size(); ++h)
+        head_->addItem(headLabel(static_cast<int>(l), static_cast<int>(h)),
+                       QPoint(static_cast<int>(l), static_cast<int>(h)));
+    const int keep = head_->findData(QPoint(oldLayer, oldHead));
+    head_->setCurrentIndex(keep >= 0 ? keep : 0);
+  }
+  last_ = u;
+  const EncDecSnapshot& s = u->snapshot;
+  for (const auto& [step, loss] : u->losses) plot_->graph(0)->addData(step, loss);
+  plot_->graph(1)->addData(s.step, s.heldOut.accuracy);
+  plot_->xAxis->rescale();
+  plot_->yAxis->rescale();
+  plot_->yAxis->setRangeLower(0);
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+  redrawGrid();
+
+  if (u->error.empty()) {
+    const QString probe = tr("held-out accuracy %1 (%2 pairs, teacher-forced) · alignment mass %3")
+                              .arg(s.heldOut.accuracy, 0, 'f', 3)
+                              .arg(s.heldOut.pairs)
+                              .arg(s.heldOut.alignedMass, 0, 'f', 2);
+    status_->setText(s.step == 0
+                         ? tr("step 0: untrained weights (%1). Press Train.").arg(probe)
+                         : tr("step %1 · loss %2 · %3%4")
+                               .arg(s.step)
+                               .arg(s.loss, 0, 'f', 4)
+                               .arg(probe)
+                               .arg(u->msPerStep > 0 ? tr(" · %1 ms/step").arg(u->msPerStep, 0, 'f', 2) : QString()));
+  }
+  if (!u->running && training_ && !u->reset && u->commandGeneration == worker_->commandGeneration()) training_ = false;
+  updateButtons();
+}
+
+void EncDecTrainingPanel::redrawGrid() {
+  if (!last_ || !last_->params) return;
+  const EncDecSnapshot& s = last_->snapshot;
+  const EncDecTask task = last_->settings.task;
+  const bool reverse = task == EncDecTask::Reverse;
+  std::vector<std::vector<QString>> titles(s.cross.size());
+  for (std::size_t l = 0; l < s.cross.size(); ++l)
+    for (std::size_t h = 0; h < s.cross[l].size(); ++h)
+      titles[l].push_back(QString("cross %1 · %2 %3")
+                              .arg(headLabel(static_cast<int>(l), static_cast<int>(h)))
+                              .arg(reverse ? tr("anti-diagonal") : tr("aligned"))
+                              .arg(s.alignment[l][h], 0, 'f', 2));
+  drawn_ = s.cross;
+  // The probe's tokens, so the class can read the maps' axes.
+  const std::vector<std::string> vocab = tinyEncDecVocabulary(last_->settings.model);
+  const EncDecProbe probe = encDecProbe(last_->settings.task, last_->settings.model);
+  auto words = [&](const std::vector<int>& ids) {
+    QStringList w;
+    for (int id : ids) w << QString::fromStdString(vocab[static_cast<std::size_t>(id)]);
+    return w.join(' ').toHtmlEscaped();
+  };
+  probe_->setText(tr("Rows (target, the decoder's input): %1<br>Columns (source): %2")
+                      .arg(words(probe.target), words(probe.source)));
+  const auto [layer, head] = selectedHead();
+  grid_->setData(drawn_, titles, layer, head);
+  if (static_cast<std::size_t>(layer) >= s.alignment.size()) return;
+  const double score = s.alignment[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head)];
+  const double uniform = s.cross.empty() ? 0.0 : 1.0 / static_cast<double>(s.cross[0][0].cols());
+  const QString what =
+      reverse ? tr("reads the source backwards (anti-diagonal)") : tr("reads the source in sorted order");
+  headline_->setText(score >= kAligned
+                         ? tr("cross-attention %1 %2: %3 of its weight on the aligned source token")
+                               .arg(headLabel(layer, head), what)
+                               .arg(score, 0, 'f', 2)
+                         : tr("cross-attention %1 not aligned yet: %2 on the aligned source token (uniform: %3)")
+                               .arg(headLabel(layer, head))
+                               .arg(score, 0, 'f', 2)
+                               .arg(uniform, 0, 'f', 2));
+}
+
+QString EncDecTrainingPanel::saveModel(const QString& dir) const {
+  if (!last_ || !last_->params) return tr("there is no model yet");
+  try {
+    saveTinyEncDecModel(dir.toStdString(), last_->settings, *last_->params);
+  } catch (const std::exception& e) {
+    return QString::fromStdString(e.what());
+  }
+  return {};
+}
+
+void EncDecTrainingPanel::useInViews() {
+  if (!last_ || !last_->params) return;
+  const QString base = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/trained";
+  QDir().mkpath(base);
+  // A new folder each time: the window caches models by folder.
+  const QString name = QString("%1-encdec-E%2D%3H%4-step%5-%6")
+                           .arg(toString(last_->settings.task))
+                           .arg(last_->settings.model.encoderLayers)
+                           .arg(last_->settings.model.decoderLayers)
+                           .arg(last_->settings.model.heads)
+                           .arg(last_->snapshot.step)
+                           .arg(QDateTime::currentDateTime().toString("yyyyMMdd-hhmmss-zzz"));
+  const QString dir = base + "/" + name;
+  const QString error = saveModel(dir);
+  if (!error.isEmpty()) {
+    QMessageBox::warning(this, tr("Use in views"), tr("The model could not be saved: %1").arg(error));
+    return;
+  }
+  emit useModelRequested(dir);
+}
+
+void EncDecTrainingPanel::chooseSaveFolder() {
+  const QString dir =
+      QFileDialog::getSaveFileName(this, tr("Save the trained encoder–decoder as a folder"),
+                                   QDir::home().filePath(QString("%1-encdec-model").arg(task_->currentText())));
+  if (dir.isEmpty()) return;
+  const QString error = saveModel(dir);
+  if (!error.isEmpty()) QMessageBox::warning(this, tr("Save model"), error);
+}
+
+}  // namespace attnlab::ui

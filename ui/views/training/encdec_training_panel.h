@@ -1,0 +1,88 @@
+#pragma once
+// The Training view's encoder–decoder page (issue 33): pick a toy translation (reverse or sort the source), press
+// Train, and watch — while a 1–2 layer encoder–decoder trains on its own thread — the loss, the held-out accuracy
+// and the decoder's cross-attention on a fixed probe, every head of every decoder layer, with the selected head
+// framed. For reversal a head that has learnt the task reads the source backwards: its map becomes the
+// anti-diagonal. "Use in views" saves the model as a Hugging Face BART folder (tiny_encdec_export.h) and the window
+// opens it as any encoder–decoder (source and target, cross view, generation).
+#include <QWidget>
+
+#include "ui/views/training/encdec_training_worker.h"
+
+class QComboBox;
+class QCustomPlot;
+class QDoubleSpinBox;
+class QLabel;
+class QPushButton;
+class QSpinBox;
+
+namespace attnlab::ui {
+
+class AttentionGrid;
+
+class EncDecTrainingPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit EncDecTrainingPanel(QWidget* parent = nullptr);
+  /// The settings the controls show.
+  EncDecTrainSettings settings() const;
+  void setFontScale(double scale);
+  /// Saves the latest weights as a BART folder `dir` (created if missing); returns an error message or "".
+  QString saveModel(const QString& dir) const;
+  EncDecTrainingWorker* worker() const { return worker_; }
+  const EncDecTrainingUpdatePtr& lastUpdate() const { return last_; }
+  /// The cross maps the grid draws now: [decoder layer][head], [n_t, n_s].
+  const std::vector<std::vector<Eigen::MatrixXf>>& drawnCross() const { return drawn_; }
+  /// The selected (framed) head: decoder layer and head.
+  std::pair<int, int> selectedHead() const;
+  int lossPoints() const;
+  QPushButton* trainButton() const { return train_; }
+  QPushButton* useButton() const { return use_; }
+  QComboBox* taskBox() const { return task_; }
+  QComboBox* headBox() const { return head_; }
+  QSpinBox* stepsBox() const { return maxSteps_; }
+  QSpinBox* seedBox() const { return seed_; }
+  QLabel* headline() const { return headline_; }
+  QLabel* status() const { return status_; }
+  AttentionGrid* grid() const { return grid_; }
+
+ signals:
+  /// "Use in views": the model was saved into `dir`; the window opens it.
+  void useModelRequested(const QString& dir);
+
+ private:
+  void resetTrainer();
+  void toggleTraining();
+  void showUpdate(const EncDecTrainingUpdatePtr& u);
+  void redrawGrid();
+  void useInViews();
+  void chooseSaveFolder();
+  void updateButtons();
+
+  EncDecTrainingWorker* worker_;
+  QComboBox* task_;
+  QSpinBox* encoderLayers_;
+  QSpinBox* decoderLayers_;
+  QSpinBox* heads_;
+  QComboBox* dModel_;
+  QSpinBox* maxLength_;
+  QDoubleSpinBox* lr_;
+  QSpinBox* seed_;
+  QSpinBox* maxSteps_;
+  QComboBox* head_;
+  QPushButton* train_;
+  QPushButton* reset_;
+  QPushButton* use_;
+  QPushButton* save_;
+  QLabel* headline_;
+  QLabel* status_;
+  QLabel* probe_;  ///< the probe's tokens: the maps' rows and columns
+  QCustomPlot* plot_;
+  AttentionGrid* grid_;
+  EncDecTrainingUpdatePtr last_;
+  std::vector<std::vector<Eigen::MatrixXf>> drawn_;
+  bool training_ = false;
+  bool refused_ = false;
+};
+
+}  // namespace attnlab::ui
