@@ -20,7 +20,8 @@ std::vector<std::string> hookableNames(const LoadedModel& m);
 /// ones named), ValueError / TypeError for a hook's wrong shape or dtype, a hook's own exception re-raised with its
 /// name; the model is unchanged by any of them.
 py::object runWithHooks(const LoadedModel& m, py::handle input, py::handle fwdHooks, py::handle returnType);
-/// The same, keeping each text's trace in `traces` (as the hooks left it: attnlab.show / figure hand it to the program).
+/// The same, keeping each text's trace in `traces` (as the hooks left it: attnlab.show / figure hand it to the
+/// program).
 py::object runWithHooksKeeping(const LoadedModel& m, py::handle input, py::handle fwdHooks, py::handle returnType,
                                std::vector<std::shared_ptr<const Trace>>* traces);
 

@@ -155,8 +155,9 @@ RunSource sourceOf(py::handle modelOrCache, py::handle text, py::handle fwdHooks
     throw InputError(std::string("attnlab.") + function +
                      ": a cache stands for its own text; pass text=None (or the model and a text)");
   if (hasHooks(fwdHooks))
-    raise(PyExc_TypeError, std::string("attnlab.") + function +
-                               ": a cache is a run already made; fwd_hooks runs the model: pass the model and the text");
+    raise(PyExc_TypeError,
+          std::string("attnlab.") + function +
+              ": a cache is a run already made; fwd_hooks runs the model: pass the model and the text");
   const std::shared_ptr<const Trace>& first = modelOrCache.cast<const ActivationCache&>().traces()[0];
   dropDead();
   const auto it = provenances().find(first.get());
@@ -311,15 +312,15 @@ py::object show(py::handle modelOrCache, py::handle text, const std::string& vie
   const fs::path session = folder / "session.attnlab.json", log = folder / "attnlab.log";
   writeSession(session, sessionOf(source, view, layer, head));
   std::vector<std::string> command = {program, session.string()};
-  if (const std::string run = writeRun(source, folder); !run.empty()) command.insert(command.begin() + 1, {"--run", run});
+  if (const std::string run = writeRun(source, folder); !run.empty())
+    command.insert(command.begin() + 1, {"--run", run});
   const py::module_ subprocess = py::module_::import("subprocess");
   const py::object logFile = py::module_::import("builtins").attr("open")(log.string(), "wb");
   py::object child;
   try {
     // A session of its own: the notebook's Ctrl-C (an interrupted cell) does not close the window.
     child =
-        subprocess.attr("Popen")(command,
-                                 py::arg("stdin") = subprocess.attr("DEVNULL"), py::arg("stdout") = logFile,
+        subprocess.attr("Popen")(command, py::arg("stdin") = subprocess.attr("DEVNULL"), py::arg("stdout") = logFile,
                                  py::arg("stderr") = subprocess.attr("STDOUT"), py::arg("start_new_session") = true);
   } catch (...) {
     logFile.attr("close")();
@@ -328,7 +329,8 @@ py::object show(py::handle modelOrCache, py::handle text, const std::string& vie
   logFile.attr("close")();
   child.attr("session") = session.string();
   child.attr("log") = log.string();
-  child.attr("run") = source.trace ? py::object(py::str((folder / "run.attnlab-run").string())) : py::object(py::none());
+  child.attr("run") =
+      source.trace ? py::object(py::str((folder / "run.attnlab-run").string())) : py::object(py::none());
   return child;
 }
 
