@@ -117,6 +117,11 @@ TargetBar::TargetBar(SentenceEditor* source, QWidget* parent)
   setParams(Params{});
 }
 
+TargetBar::~TargetBar() {
+  stopGenerating();
+  job_->waitForIdle();
+}
+
 void TargetBar::setResult(const ResultPtr& result) {
   if (!result->ok()) return;  // the status bar names the problem; the bar stays as it was
   const EncDecRun* run = encDecRunOf(*result);

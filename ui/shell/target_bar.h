@@ -42,6 +42,8 @@ class TargetBar : public QWidget {
  public:
   /// `source` is the window's sentence editor: its placeholder names it the source while an encoder–decoder is open.
   explicit TargetBar(SentenceEditor* source, QWidget* parent = nullptr);
+  /// Stops a running generation and waits for its worker, which posts its tokens to this bar.
+  ~TargetBar() override;
 
   SentenceEditor* editor() const { return target_; }
   QPushButton* translateButton() const { return translate_; }

@@ -282,6 +282,18 @@ class TestEncDecGenerateWindow : public QObject {
     QVERIFY(!bar->generating());
     QVERIFY(!bar->isVisible());
     QVERIFY2(bar->note()->text().contains("the model changed"), qPrintable(bar->note()->text()));
+
+    // A window closed while tokens are being made: its bar stops the worker and waits for it (no crash, no token
+    // posted to a destroyed bar).
+    auto other = std::make_unique<MainWindow>(false);
+    other->show();
+    open(*other, dir, source);
+    QTRY_VERIFY_WITH_TIMEOUT(encdecShown(*other), 20000);
+    other->targetBar()->stepsChoice()->setValue(300);
+    QTest::mouseClick(other->targetBar()->generateButton(), Qt::LeftButton);
+    QVERIFY(other->targetBar()->generating());
+    other.reset();
+    QTest::qWait(200);
   }
 
   /// Bad input: a target at builtin:reverse's 11 positions is refused naming both lengths (nothing runs); a target with
