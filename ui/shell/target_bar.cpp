@@ -39,13 +39,14 @@ TargetBar::TargetBar(SentenceEditor* source, QWidget* parent)
          "(teacher forcing); Translate and Next token let the model write it."));
   translate_ = new QPushButton(tr("Translate"));
   translate_->setToolTip(tr("Replace the target by the model's greedy translation of the source"));
-  next_ = new QPushButton(tr("Next token"));
-  next_->setToolTip(tr("Append the model's most likely next token to the target"));
-  // Generate N: one button ("Generate 8" / "Sample 8"; its arrow opens the count, greedy or sampled and the seed), so
-  // the row still leaves the target editor its room on a projector beside a lesson.
-  generate_ = new QToolButton;
-  generate_->setObjectName("generateTarget");
-  generate_->setPopupMode(QToolButton::MenuButtonPopup);
+  // Next token, and on its arrow Generate N: the count, greedy or sampled, the seed and the Generate button, so the row
+  // keeps the target editor its width on a projector beside a lesson (a long target stays on one line).
+  next_ = new QToolButton;
+  next_->setText(tr("Next token"));
+  next_->setPopupMode(QToolButton::MenuButtonPopup);
+  next_->setToolTip(
+      tr("Append the model's most likely next token to the target; the arrow: Generate N tokens, "
+         "greedy or sampled"));
   steps_ = new QSpinBox;
   steps_->setRange(1, 512);
   steps_->setToolTip(tr("How many tokens Generate appends (fewer when the model ends the translation)"));
@@ -53,16 +54,19 @@ TargetBar::TargetBar(SentenceEditor* source, QWidget* parent)
   seed_ = new QSpinBox;
   seed_->setRange(0, 1000000000);
   seed_->setToolTip(tr("The seed of the sampled generation: the same seed gives the same tokens"));
+  generate_ = new QPushButton;
+  generate_->setObjectName("generateTarget");
   auto* options = new QWidget;
   auto* form = new QFormLayout(options);
   form->addRow(tr("Tokens"), steps_);
   form->addRow(sample_);
   form->addRow(tr("Seed"), seed_);
-  auto* menu = new QMenu(generate_);
+  form->addRow(generate_);
+  auto* menu = new QMenu(next_);
   auto* holder = new QWidgetAction(menu);
   holder->setDefaultWidget(options);
   menu->addAction(holder);
-  generate_->setMenu(menu);
+  next_->setMenu(menu);
   stop_ = new QPushButton(tr("Stop"));
   stop_->setToolTip(tr("Stop the generation; the tokens appended so far stay"));
   stop_->hide();
@@ -80,7 +84,6 @@ TargetBar::TargetBar(SentenceEditor* source, QWidget* parent)
   row->addWidget(target_, 1);
   row->addWidget(translate_);
   row->addWidget(next_);
-  row->addWidget(generate_);
   row->addWidget(stop_);
   row->addWidget(stack_);
   auto* layout = new QVBoxLayout(this);
@@ -93,13 +96,16 @@ TargetBar::TargetBar(SentenceEditor* source, QWidget* parent)
 
   connect(target_, &SentenceEditor::textEdited, this, &TargetBar::targetEdited);
   connect(translate_, &QPushButton::clicked, this, &TargetBar::translate);
-  connect(next_, &QPushButton::clicked, this, &TargetBar::nextToken);
+  connect(next_, &QToolButton::clicked, this, &TargetBar::nextToken);
   connect(stack_, QOverload<int>::of(&QComboBox::activated), this,
           [this](int i) { emit stackChosen(stack_->itemData(i).toString().toStdString()); });
   connect(&watcher_, &QFutureWatcher<TranslationJob>::finished, this, &TargetBar::translated);
   job_ = new BackgroundJob(this);
   connect(job_, &BackgroundJob::busyChanged, this, &TargetBar::setGeneratingLook);
-  connect(generate_, &QToolButton::clicked, this, &TargetBar::generate);
+  connect(generate_, &QPushButton::clicked, this, [this, menu] {
+    menu->close();
+    generate();
+  });
   connect(stop_, &QPushButton::clicked, this, [this] {
     stopGenerating();
     keepNoteFor(genSource_, genText_);
@@ -180,14 +186,10 @@ void TargetBar::showGenerateChoice() {
   const int n = steps_->value();
   const bool sampled = sample_->isChecked();
   seed_->setEnabled(sampled);
-  generate_->setText(sampled ? tr("Sample %1").arg(n) : tr("Generate %1").arg(n));
+  generate_->setText(sampled ? tr("Sample %1 tokens").arg(n) : tr("Generate %1 tokens").arg(n));
   generate_->setToolTip(
-      (sampled ? tr("Append %1 tokens drawn with seed %2 (the arrow: the count, greedy or sampled, the seed)")
-                     .arg(n)
-                     .arg(seed_->value())
-               : tr("Append the %1 most probable next tokens, one at a time (the arrow: the count, greedy or sampled, "
-                    "the seed)")
-                     .arg(n)) +
+      (sampled ? tr("Append %1 tokens drawn with seed %2").arg(n).arg(seed_->value())
+               : tr("Append the %1 most probable next tokens, one at a time").arg(n)) +
       tr("; one decoder step each, the encoder and the cross keys and values computed once; every view follows each "
          "token"));
 }
@@ -200,8 +202,9 @@ void TargetBar::stopGenerating() {
 }
 
 void TargetBar::setGeneratingLook(bool on) {
-  stop_->setVisible(on);
-  generate_->setVisible(!on);
+  stop_->setVisible(on);  // in Next token's place: one click away while the tokens arrive
+  next_->setVisible(!on);
+  generate_->setEnabled(!on);
 }
 
 void TargetBar::stopIfOvertaken(const Params& p) {

@@ -10,6 +10,7 @@
 // generation's tokens are edits of the target as the one-text Generate's are of the sentence: the undo history merges
 // the edits of one second into one step).
 #include <QFutureWatcher>
+#include <QToolButton>
 #include <QWidget>
 #include <memory>
 #include <string>
@@ -24,7 +25,6 @@ class QComboBox;
 class QLabel;
 class QPushButton;
 class QSpinBox;
-class QToolButton;
 
 namespace attnlab::ui {
 
@@ -47,10 +47,10 @@ class TargetBar : public QWidget {
 
   SentenceEditor* editor() const { return target_; }
   QPushButton* translateButton() const { return translate_; }
-  QPushButton* nextTokenButton() const { return next_; }
+  /// Clicked: one token; its arrow opens Generate N (stepsChoice, sampleChoice, seedChoice, generateButton).
+  QToolButton* nextTokenButton() const { return next_; }
   QComboBox* stackChoice() const { return stack_; }
-  /// Generate N: clicked, it generates; its menu holds the count, greedy or sampled, and the seed.
-  QToolButton* generateButton() const { return generate_; }
+  QPushButton* generateButton() const { return generate_; }
   QPushButton* stopButton() const { return stop_; }
   QSpinBox* stepsChoice() const { return steps_; }
   QCheckBox* sampleChoice() const { return sample_; }
@@ -103,10 +103,10 @@ class TargetBar : public QWidget {
   SentenceEditor* source_;
   SentenceEditor* target_;
   QPushButton* translate_;
-  QPushButton* next_;
+  QToolButton* next_;
   QComboBox* stack_;
   QSpinBox* steps_;
-  QToolButton* generate_;
+  QPushButton* generate_;
   QPushButton* stop_;
   QCheckBox* sample_;
   QSpinBox* seed_;

@@ -9,6 +9,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QMenu>
 #include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -122,14 +123,14 @@ class TestEncDecGenerateWindow : public QObject {
     open(w, QString::fromLatin1(kShippedReverseModel), "d c b a");
     QTRY_VERIFY_WITH_TIMEOUT(encdecShown(w), 20000);
     TargetBar* bar = w.targetBar();
-    QVERIFY(bar->generateButton()->isVisible());
-    QVERIFY(!bar->sampleChoice()->isChecked() && !bar->seedChoice()->isEnabled());  // greedy by default, as one text's
-    QCOMPARE(bar->generateButton()->text(), QString("Generate 8"));                 // the session's count
+    QVERIFY(bar->nextTokenButton()->isVisible() && bar->nextTokenButton()->menu());  // Generate N on its arrow
+    QVERIFY(!bar->sampleChoice()->isChecked() && !bar->seedChoice()->isEnabled());   // greedy by default, as one text's
+    QCOMPARE(bar->generateButton()->text(), QString("Generate 8 tokens"));           // the session's count
     bar->stepsChoice()->setValue(3);
-    QCOMPARE(bar->generateButton()->text(), QString("Generate 3"));
+    QCOMPARE(bar->generateButton()->text(), QString("Generate 3 tokens"));
     QTRY_COMPARE(w.controller()->params().prediction.generateSteps, 3);
     QSignalSpy produced(bar, &TargetBar::targetProduced);
-    QTest::mouseClick(bar->generateButton(), Qt::LeftButton);
+    bar->generateButton()->click();
     QTRY_VERIFY_WITH_TIMEOUT(settled(w) && !w.controller()->lastResult()->params.target.empty(), 20000);
     QCOMPARE(produced.count(), 3);  // one edit per token
     for (int i = 0; i < 3; ++i)
@@ -137,12 +138,12 @@ class TestEncDecGenerateWindow : public QObject {
                piecesAsText(*f.target, std::vector<int>(greedy.begin(), greedy.begin() + i + 1), eos));
     QCOMPARE(bar->editor()->text().toStdString(), std::string("a b c"));
     QVERIFY(note(w).contains("Generated 3 token(s) (greedy)"));
-    QVERIFY(bar->generateButton()->isVisible() && !bar->stopButton()->isVisible());
+    QVERIFY(bar->nextTokenButton()->isVisible() && !bar->stopButton()->isVisible());
 
     // On from "a b c": d, then the end of text.
     produced.clear();
     bar->stepsChoice()->setValue(8);
-    QTest::mouseClick(bar->generateButton(), Qt::LeftButton);
+    bar->generateButton()->click();
     QTRY_VERIFY_WITH_TIMEOUT(settled(w) && w.controller()->lastResult()->params.target == "a b c d", 20000);
     QCOMPARE(produced.count(), 1);
     QVERIFY2(note(w).contains("ended the translation after 2 token(s)"), qPrintable(note(w)));
@@ -185,10 +186,10 @@ class TestEncDecGenerateWindow : public QObject {
     bar->sampleChoice()->setChecked(true);
     QVERIFY(bar->seedChoice()->isEnabled());
     bar->seedChoice()->setValue(7);
-    QCOMPARE(bar->generateButton()->text(), QString("Sample 6"));
+    QCOMPARE(bar->generateButton()->text(), QString("Sample 6 tokens"));
     QTRY_VERIFY(!w.controller()->params().prediction.greedy && w.controller()->params().prediction.seed == 7);
     QVERIFY(bar->sampleChoice()->toolTip().contains("1.5"));
-    QTest::mouseClick(bar->generateButton(), Qt::LeftButton);
+    bar->generateButton()->click();
     QTRY_VERIFY_WITH_TIMEOUT(settled(w) && !w.controller()->lastResult()->params.target.empty(), 20000);
     QCOMPARE(bar->editor()->text().toStdString(), expected);
     QVERIFY(note(w).contains("sampled, seed 7"));
@@ -197,7 +198,7 @@ class TestEncDecGenerateWindow : public QObject {
     bar->editor()->clear();
     emit bar->editor()->textEdited(QString());
     QTRY_VERIFY(w.controller()->lastResult()->params.target.empty());
-    QTest::mouseClick(bar->generateButton(), Qt::LeftButton);
+    bar->generateButton()->click();
     QTRY_VERIFY_WITH_TIMEOUT(settled(w) && !w.controller()->lastResult()->params.target.empty(), 20000);
     QCOMPARE(bar->editor()->text().toStdString(), expected);
 
@@ -208,7 +209,7 @@ class TestEncDecGenerateWindow : public QObject {
     emit bar->editor()->textEdited(QString());
     QTRY_VERIFY(w.controller()->lastResult()->params.target.empty());
     const std::vector<int> greedy = f.model->generateGreedy(f.source->encode(source, true).ids, 5);
-    QTest::mouseClick(bar->generateButton(), Qt::LeftButton);
+    bar->generateButton()->click();
     QTRY_VERIFY_WITH_TIMEOUT(settled(w) && !w.controller()->lastResult()->params.target.empty(), 20000);
     QCOMPARE(bar->editor()->text().toStdString(), piecesAsText(*f.target, greedy, eos));
   }
@@ -231,8 +232,8 @@ class TestEncDecGenerateWindow : public QObject {
     bar->stepsChoice()->setValue(300);
 
     // Stop: pressed at once, before any token reached the window.
-    QTest::mouseClick(bar->generateButton(), Qt::LeftButton);
-    QVERIFY(bar->generating() && bar->stopButton()->isVisible() && !bar->generateButton()->isVisible());
+    bar->generateButton()->click();
+    QVERIFY(bar->generating() && bar->stopButton()->isVisible() && !bar->nextTokenButton()->isVisible());
     QTest::mouseClick(bar->stopButton(), Qt::LeftButton);
     QVERIFY(!bar->generating());
     QTest::qWait(300);
@@ -240,7 +241,7 @@ class TestEncDecGenerateWindow : public QObject {
     QVERIFY(note(w).contains("Stopped after 0 token(s)"));
 
     // Typing in the source while tokens arrive: the generation stops, the typed source stays.
-    QTest::mouseClick(bar->generateButton(), Qt::LeftButton);
+    bar->generateButton()->click();
     QTRY_VERIFY_WITH_TIMEOUT(!bar->editor()->text().isEmpty(), 20000);
     SentenceEditor* sourceEditor = w.sentenceEditor();
     sourceEditor->setFocus();
@@ -258,7 +259,7 @@ class TestEncDecGenerateWindow : public QObject {
     bar->editor()->clear();
     emit bar->editor()->textEdited(QString());
     QTRY_VERIFY(settled(w) && w.controller()->lastResult()->params.target.empty());
-    QTest::mouseClick(bar->generateButton(), Qt::LeftButton);
+    bar->generateButton()->click();
     QTRY_VERIFY_WITH_TIMEOUT(!bar->editor()->text().isEmpty(), 20000);
     bar->editor()->setFocus();
     bar->editor()->end(false);
@@ -275,7 +276,7 @@ class TestEncDecGenerateWindow : public QObject {
     bar->editor()->clear();
     emit bar->editor()->textEdited(QString());
     QTRY_VERIFY(settled(w) && w.controller()->lastResult()->params.target.empty());
-    QTest::mouseClick(bar->generateButton(), Qt::LeftButton);
+    bar->generateButton()->click();
     QVERIFY(bar->generating());
     w.modelOpener()->open(QString());
     QTRY_VERIFY_WITH_TIMEOUT(!encdecShown(w) && w.controller()->lastResult()->params.modelDir.empty(), 20000);
@@ -290,7 +291,7 @@ class TestEncDecGenerateWindow : public QObject {
     open(*other, dir, source);
     QTRY_VERIFY_WITH_TIMEOUT(encdecShown(*other), 20000);
     other->targetBar()->stepsChoice()->setValue(300);
-    QTest::mouseClick(other->targetBar()->generateButton(), Qt::LeftButton);
+    other->targetBar()->generateButton()->click();
     QVERIFY(other->targetBar()->generating());
     other.reset();
     QTest::qWait(200);
@@ -309,7 +310,7 @@ class TestEncDecGenerateWindow : public QObject {
     w.applyParams(p);
     QTRY_VERIFY(settled(w) && w.controller()->lastResult()->params.target == p.target);
     QSignalSpy produced(bar, &TargetBar::targetProduced);
-    QTest::mouseClick(bar->generateButton(), Qt::LeftButton);
+    bar->generateButton()->click();
     QVERIFY(!bar->generating());
     QVERIFY2(note(w).contains("has 11 tokens") && note(w).contains("model's 11") && note(w).contains("no room"),
              qPrintable(note(w)));
@@ -319,7 +320,7 @@ class TestEncDecGenerateWindow : public QObject {
     w.applyParams(p);
     QTRY_VERIFY(settled(w) && w.controller()->lastResult()->params.target == p.target);
     bar->stepsChoice()->setValue(5);
-    QTest::mouseClick(bar->generateButton(), Qt::LeftButton);
+    bar->generateButton()->click();
     QTRY_VERIFY_WITH_TIMEOUT(settled(w) && w.controller()->lastResult()->params.target != p.target, 20000);
     QCOMPARE(produced.count(), 2);
     QVERIFY2(note(w).contains("2 of the 5 tokens asked"), qPrintable(note(w)));
@@ -329,7 +330,7 @@ class TestEncDecGenerateWindow : public QObject {
     p.target.clear();
     w.applyParams(p);
     QTRY_VERIFY(!w.controller()->busy());
-    QTest::mouseClick(bar->generateButton(), Qt::LeftButton);
+    bar->generateButton()->click();
     QTRY_VERIFY(!bar->generating());
     QTRY_VERIFY2(note(w).contains("source text is empty"), qPrintable(note(w)));
   }
