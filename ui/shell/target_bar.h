@@ -2,13 +2,13 @@
 // The second text of an encoder–decoder (issue 33), under the source editor and shown only while one is loaded: the
 // target editor (typed: teacher forcing, the views show how the model reads that translation), Translate (the greedy
 // translation, computed on a worker thread with the KV cache), Next token (appends the greedy token after the target,
-// read from the run's last logits row: no computation), Generate N (greedy or sampled with the Prediction chapter's
-// temperature, top-k, top-p and the seed, on one cached decoding session: the encoder and the cross K/V once, one
-// decoder step per token; each token is appended to the target as it is made, so every view follows it; Stop, the end
-// of text, typing in either editor, undo, another model end it) and the stack the single-text views show.
-// Every change goes to the window as a parameter edit, so undo, sessions and the live loop treat it like typing (a
-// generation's tokens are edits of the target as the one-text Generate's are of the sentence: the undo history merges
-// the edits of one second into one step).
+// read from the run's last logits row: no computation), Generate N on Next token's arrow (greedy or sampled with the
+// Prediction chapter's temperature, top-k, top-p and the seed, on one cached decoding session: the encoder and the
+// cross K/V once, one decoder step per token; each token is appended to the target as it is made, so every view
+// follows it; Stop, the end of text, typing in either editor, undo, another model end it) and the stack the
+// single-text views show. Every change goes to the window as a parameter edit, so undo, sessions and the live loop
+// treat it like typing (a generation's tokens are edits of the target as the one-text Generate's are of the sentence:
+// the undo history merges the edits of one second into one step).
 #include <QFutureWatcher>
 #include <QToolButton>
 #include <QWidget>
@@ -76,8 +76,8 @@ class TargetBar : public QWidget {
   void stackChosen(const std::string& stack);
   /// Generate N's count, greedy/sampled or seed edited (the session keeps them as the Prediction chapter's settings).
   void predictionEdited(const attnlab::PredictionSettings& settings);
-  /// Translate or Next token produced `target` for source text `source` (the window takes it when the source is
-  /// still the one typed).
+  /// Translate, Next token or a generated token produced `target` for source text `source` (the window takes it when
+  /// the source is still the one typed).
   void targetProduced(const std::string& source, const std::string& target);
 
  private:
@@ -89,7 +89,7 @@ class TargetBar : public QWidget {
   void tokenMade(quint64 run, const GeneratedToken& token);
   void generated(const TargetGeneration& g);
   /// A generation ends when the parameters leave its texts: the source edited, the target typed over or undone past
-  /// its start, another model. `why` is the note.
+  /// its start, another model folder; the note says which.
   void stopIfOvertaken(const Params& p);
   void emitPrediction();
   /// The button's text and tooltip, the seed's state: from the count and greedy/sampled chosen.
