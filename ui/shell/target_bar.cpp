@@ -94,6 +94,10 @@ TargetBar::TargetBar(SentenceEditor* source, QWidget* parent)
   note_->hide();
   hide();
 
+  // Typing: the user's text wins, and a generation's note is about another text. (Connected first: the edit that
+  // follows may stop a generation and set the note that says so.)
+  for (SentenceEditor* e : {source_, target_})
+    connect(e, &SentenceEditor::textEdited, this, [this] { keepNote_ = false; });
   connect(target_, &SentenceEditor::textEdited, this, &TargetBar::targetEdited);
   connect(translate_, &QPushButton::clicked, this, &TargetBar::translate);
   connect(next_, &QToolButton::clicked, this, &TargetBar::nextToken);
@@ -111,9 +115,6 @@ TargetBar::TargetBar(SentenceEditor* source, QWidget* parent)
     keepNoteFor(genSource_, genText_);
     setNote(tr("Stopped after %n token(s).", "", genMade_));
   });
-  // Typing: the user's text wins, and a generation's note is about another text.
-  for (SentenceEditor* e : {source_, target_})
-    connect(e, &SentenceEditor::textEdited, this, [this] { keepNote_ = false; });
   for (QSpinBox* spin : {steps_, seed_}) {
     connect(spin, &QSpinBox::valueChanged, this, &TargetBar::showGenerateChoice);
     connect(spin, &QSpinBox::valueChanged, this, &TargetBar::emitPrediction);
