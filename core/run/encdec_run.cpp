@@ -170,8 +170,6 @@ int EncDecRun::nextTokenId() const {
   return static_cast<int>(best);
 }
 
-namespace {
-
 TokenizedText checkedSource(const EncDecFolderModel& m, const std::string& source) {
   checkText(source, "source");
   if (blank(source)) throw InputError("the source text is empty: type the sentence to translate");
@@ -179,8 +177,6 @@ TokenizedText checkedSource(const EncDecFolderModel& m, const std::string& sourc
   checkLength(src, m.model().config().maxPositions, "source");
   return src;
 }
-
-}  // namespace
 
 PipelineResult runEncDecPipeline(const Params& p, std::shared_ptr<const EncDecFolderModel> model,
                                  const RunControl& control) {

@@ -75,6 +75,10 @@ struct EncDecRun {
   int nextTokenId() const;
 };
 
+/// The source's tokens as the encoder reads them, checked: InputError for an empty source, invalid UTF-8 (its byte
+/// offset) or more tokens than the model's positions (both lengths named).
+TokenizedText checkedSource(const EncDecFolderModel& model, const std::string& source);
+
 /// Runs both texts of p (sentence = source, target) through `model`. Throws InputError for an empty source, invalid
 /// UTF-8 in either text (with its byte offset), either text longer than the model's positions (both lengths
 /// named) and a selection outside the decoder; Cancelled before the forward pass when the flag is raised.

@@ -231,6 +231,11 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
     p.target = target;
     edit(p);
   });
+  connect(target_, &TargetBar::predictionEdited, this, [this](const PredictionSettings& s) {
+    Params p = controller_->params();
+    p.prediction = s;  // Generate's count, greedy/sampled and seed: the Prediction chapter's settings
+    edit(p);
+  });
   connect(target_, &TargetBar::stackChosen, this, [this](const std::string& stack) {
     Params p = controller_->params();
     p.selection.stack = stack;

@@ -1,13 +1,20 @@
 #include "ui/shell/target_bar.h"
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
+#include <QSpinBox>
+#include <QToolButton>
 #include <QVBoxLayout>
+#include <QWidgetAction>
 #include <QtConcurrent/QtConcurrent>
 
 #include "ui/shell/sentence_editor.h"
+#include "ui/views/common/background_job.h"
 #include "ui/views/common/encdec_result.h"
 
 namespace attnlab::ui {
@@ -32,8 +39,37 @@ TargetBar::TargetBar(SentenceEditor* source, QWidget* parent)
          "(teacher forcing); Translate and Next token let the model write it."));
   translate_ = new QPushButton(tr("Translate"));
   translate_->setToolTip(tr("Replace the target by the model's greedy translation of the source"));
-  next_ = new QPushButton(tr("Next token"));
-  next_->setToolTip(tr("Append the model's most likely next token to the target"));
+  // Next token, and on its arrow Generate N: the count, greedy or sampled, the seed and the Generate button, so the row
+  // keeps the target editor its width on a projector beside a lesson (a long target stays on one line).
+  next_ = new QToolButton;
+  next_->setText(tr("Next token"));
+  next_->setPopupMode(QToolButton::MenuButtonPopup);
+  next_->setToolTip(
+      tr("Append the model's most likely next token to the target; the arrow: Generate N tokens, "
+         "greedy or sampled"));
+  steps_ = new QSpinBox;
+  steps_->setRange(1, 512);
+  steps_->setToolTip(tr("How many tokens Generate appends (fewer when the model ends the translation)"));
+  sample_ = new QCheckBox(tr("Sample"));
+  seed_ = new QSpinBox;
+  seed_->setRange(0, 1000000000);
+  seed_->setToolTip(tr("The seed of the sampled generation: the same seed gives the same tokens"));
+  generate_ = new QPushButton;
+  generate_->setObjectName("generateTarget");
+  auto* options = new QWidget;
+  auto* form = new QFormLayout(options);
+  form->addRow(tr("Tokens"), steps_);
+  form->addRow(sample_);
+  form->addRow(tr("Seed"), seed_);
+  form->addRow(generate_);
+  auto* menu = new QMenu(next_);
+  auto* holder = new QWidgetAction(menu);
+  holder->setDefaultWidget(options);
+  menu->addAction(holder);
+  next_->setMenu(menu);
+  stop_ = new QPushButton(tr("Stop"));
+  stop_->setToolTip(tr("Stop the generation; the tokens appended so far stay"));
+  stop_->hide();
   stack_ = new QComboBox;
   stack_->addItem(tr("encoder"), QStringLiteral("encoder"));
   stack_->addItem(tr("decoder"), QStringLiteral("decoder"));
@@ -48,6 +84,7 @@ TargetBar::TargetBar(SentenceEditor* source, QWidget* parent)
   row->addWidget(target_, 1);
   row->addWidget(translate_);
   row->addWidget(next_);
+  row->addWidget(stop_);
   row->addWidget(stack_);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -57,22 +94,59 @@ TargetBar::TargetBar(SentenceEditor* source, QWidget* parent)
   note_->hide();
   hide();
 
+  // Typing: the user's text wins, and a generation's note is about another text. (Connected first: the edit that
+  // follows may stop a generation and set the note that says so.)
+  for (SentenceEditor* e : {source_, target_})
+    connect(e, &SentenceEditor::textEdited, this, [this] { keepNote_ = false; });
   connect(target_, &SentenceEditor::textEdited, this, &TargetBar::targetEdited);
   connect(translate_, &QPushButton::clicked, this, &TargetBar::translate);
-  connect(next_, &QPushButton::clicked, this, &TargetBar::nextToken);
+  connect(next_, &QToolButton::clicked, this, &TargetBar::nextToken);
   connect(stack_, QOverload<int>::of(&QComboBox::activated), this,
           [this](int i) { emit stackChosen(stack_->itemData(i).toString().toStdString()); });
   connect(&watcher_, &QFutureWatcher<TranslationJob>::finished, this, &TargetBar::translated);
+  job_ = new BackgroundJob(this);
+  connect(job_, &BackgroundJob::busyChanged, this, &TargetBar::setGeneratingLook);
+  connect(generate_, &QPushButton::clicked, this, [this, menu] {
+    menu->close();
+    generate();
+  });
+  connect(stop_, &QPushButton::clicked, this, [this] {
+    stopGenerating();
+    keepNoteFor(genSource_, genText_);
+    setNote(tr("Stopped after %n token(s).", "", genMade_));
+  });
+  for (QSpinBox* spin : {steps_, seed_}) {
+    connect(spin, &QSpinBox::valueChanged, this, &TargetBar::showGenerateChoice);
+    connect(spin, &QSpinBox::valueChanged, this, &TargetBar::emitPrediction);
+  }
+  connect(sample_, &QCheckBox::toggled, this, &TargetBar::showGenerateChoice);
+  connect(sample_, &QCheckBox::toggled, this, &TargetBar::emitPrediction);
+  setParams(Params{});
+}
+
+TargetBar::~TargetBar() {
+  stopGenerating();
+  job_->waitForIdle();
 }
 
 void TargetBar::setResult(const ResultPtr& result) {
   if (!result->ok()) return;  // the status bar names the problem; the bar stays as it was
-  const bool encdec = encDecRunOf(*result) != nullptr;
+  const EncDecRun* run = encDecRunOf(*result);
+  const bool encdec = run != nullptr;
+  if (generating() && (!encdec || run->model != genModel_)) {  // another model (or the same folder loaded again)
+    stopGenerating();
+    setNote(tr("Generation stopped after %n token(s): the model changed.", "", genMade_));
+    keepNoteFor(result->params.sentence, result->params.target);
+  }
+  // (Edits of the texts reach setParams first; a result may be of an older text, typed before Generate was pressed.)
   last_ = encdec ? result : nullptr;
   setVisible(encdec);
   source_->setPlaceholderText(encdec ? tr("Source: type the sentence to translate…") : sourcePlaceholder_);
   // An empty target is no error: the decoder reads its start token alone, and the editor's placeholder says what to do.
-  if (encdec && !translating()) setNote({});
+  // A generation's last note (the end of text, why fewer tokens) stays while the runs are of its texts.
+  // (Runs of the target as it grew arrive after the last token: a prefix of the note's target is still its run.)
+  keepNote_ = keepNote_ && result->params.sentence == noteSource_ && noteTarget_.rfind(result->params.target, 0) == 0;
+  if (encdec && !translating() && !generating() && !keepNote_) setNote({});
 }
 
 void TargetBar::setNote(const QString& text) {
@@ -81,9 +155,159 @@ void TargetBar::setNote(const QString& text) {
 }
 
 void TargetBar::setParams(const Params& p) {
+  stopIfOvertaken(p);
   if (target_->text().toStdString() != p.target) target_->setText(QString::fromStdString(p.target));
   const int i = stack_->findData(QString::fromStdString(p.selection.stack));
   if (i >= 0) stack_->setCurrentIndex(i);
+  prediction_ = p.prediction;
+  updating_ = true;
+  steps_->setValue(prediction_.generateSteps);
+  sample_->setChecked(!prediction_.greedy);
+  seed_->setValue(static_cast<int>(std::min<uint64_t>(prediction_.seed, 1000000000)));
+  updating_ = false;
+  showGenerateChoice();
+  const PredictionSettings& s = prediction_;
+  sample_->setToolTip(tr("Draw each token with the seed from softmax(logits / %1), kept: %2, top-p %3 (the "
+                         "Prediction chapter's sampling settings); unchecked: always the most probable (greedy)")
+                          .arg(s.temperature)
+                          .arg(s.topK > 0 ? tr("the %1 most probable").arg(s.topK) : tr("all"))
+                          .arg(s.topP));
+}
+
+void TargetBar::emitPrediction() {
+  if (updating_) return;
+  PredictionSettings s = prediction_;
+  s.generateSteps = steps_->value();
+  s.greedy = !sample_->isChecked();
+  s.seed = static_cast<uint64_t>(seed_->value());
+  emit predictionEdited(s);
+}
+
+void TargetBar::showGenerateChoice() {
+  const int n = steps_->value();
+  const bool sampled = sample_->isChecked();
+  seed_->setEnabled(sampled);
+  generate_->setText(sampled ? tr("Sample %1 tokens").arg(n) : tr("Generate %1 tokens").arg(n));
+  generate_->setToolTip(
+      (sampled ? tr("Append %1 tokens drawn with seed %2").arg(n).arg(seed_->value())
+               : tr("Append the %1 most probable next tokens, one at a time").arg(n)) +
+      tr("; one decoder step each, the encoder and the cross keys and values computed once; every view follows each "
+         "token"));
+}
+
+bool TargetBar::generating() const { return job_->busy(); }
+
+void TargetBar::stopGenerating() {
+  ++run_;
+  job_->cancel();
+}
+
+void TargetBar::setGeneratingLook(bool on) {
+  stop_->setVisible(on);  // in Next token's place: one click away while the tokens arrive
+  next_->setVisible(!on);
+  generate_->setEnabled(!on);
+}
+
+void TargetBar::stopIfOvertaken(const Params& p) {
+  if (!generating()) return;
+  // The texts a generation writes: its source, and its base target grown by some of its tokens.
+  const bool ours = p.sentence == genSource_ && p.modelDir == genModelDir_ && p.target.rfind(genBase_, 0) == 0 &&
+                    genText_.rfind(p.target, 0) == 0;
+  if (ours) return;
+  stopGenerating();
+  setNote(p.modelDir != genModelDir_ ? tr("Generation stopped after %n token(s): the model changed.", "", genMade_)
+                                     : tr("Generation stopped after %n token(s): the text was edited.", "", genMade_));
+  keepNoteFor(p.sentence, p.target);
+}
+
+void TargetBar::keepNoteFor(const std::string& source, const std::string& target) {
+  noteSource_ = source;
+  noteTarget_ = target;
+  keepNote_ = true;
+}
+
+void TargetBar::generate() {
+  const EncDecRun* run = last_ ? encDecRunOf(*last_) : nullptr;
+  if (!run || generating()) return;
+  const std::string source = source_->text().toStdString(), target = target_->text().toStdString();
+  keepNoteFor(source, target);
+  const int asked = steps_->value();
+  int steps = asked, room = 0;
+  try {
+    room = targetRoom(*run->model, target);
+  } catch (const std::exception& e) {
+    setNote(tr("⚠ Cannot generate: %1").arg(QString::fromUtf8(e.what())));
+    return;
+  }
+  const int limit = run->model->model().config().maxPositions;
+  if (room == 0) {
+    setNote(tr("⚠ Not generated: the target has %1 tokens with the decoder's start token, all of the model's %2 "
+               "positions; there is no room for another token. Shorten the target.")
+                .arg(limit - room)
+                .arg(limit));
+    return;
+  }
+  genNote_.clear();
+  if (room < steps) {
+    genNote_ = tr(" — %1 of the %2 tokens asked: the target has %3 tokens with the decoder's start token, and the "
+                  "model takes %4 positions")
+                   .arg(room)
+                   .arg(asked)
+                   .arg(limit - room)
+                   .arg(limit);
+    steps = room;
+  }
+  SamplingOptions o;
+  o.greedy = prediction_.greedy;
+  o.temperature = prediction_.temperature;
+  o.topK = prediction_.topK;
+  o.topP = prediction_.topP;
+  o.seed = prediction_.seed;
+  genModel_ = run->model;
+  genModelDir_ = last_->params.modelDir;
+  genSource_ = source;
+  genBase_ = genText_ = target;
+  genSteps_ = steps;
+  genMade_ = 0;
+  setNote(tr("Generating %n token(s)…", "", steps) + genNote_);
+  const quint64 id = ++run_;
+  auto model = genModel_;
+  job_->run<TargetGeneration>(
+      [this, id, model, source, target, steps, o](const RunControl& control) {
+        return generateTarget(*model, source, target, steps, o, control, [this, id](const GeneratedToken& t) {
+          QMetaObject::invokeMethod(
+              this, [this, id, t] { tokenMade(id, t); }, Qt::QueuedConnection);
+        });
+      },
+      [this](const TargetGeneration& g) { generated(g); },
+      [this](const QString& e) { setNote(tr("⚠ Cannot generate: %1").arg(e)); });
+}
+
+void TargetBar::tokenMade(quint64 run, const GeneratedToken& t) {
+  if (run != run_) return;  // a stopped generation's token, still queued
+  ++genMade_;
+  if (t.id == genModel_->model().config().eosId) return;  // generated() says so
+  genText_ = genModel_->appendPiece(genText_, t.id);
+  keepNoteFor(genSource_, genText_);
+  setNote(tr("Step %1 of %2: “%3” (p %4)")
+              .arg(t.step)
+              .arg(genSteps_)
+              .arg(QString::fromStdString(t.piece))
+              .arg(t.prob, 0, 'g', 3) +
+          genNote_);
+  emit targetProduced(genSource_, genText_);
+}
+
+void TargetBar::generated(const TargetGeneration& g) {
+  // Every token was queued before this result: tokenMade has seen them all.
+  keepNoteFor(genSource_, genText_);
+  const QString how = prediction_.greedy ? tr("greedy") : tr("sampled, seed %1").arg(prediction_.seed);
+  if (g.endOfText)
+    setNote(tr("The model ended the translation after %n token(s) (its last token is the end of text; %1).", "",
+               static_cast<int>(g.tokens.size()))
+                .arg(how));
+  else
+    setNote(tr("Generated %n token(s) (%1).", "", static_cast<int>(g.tokens.size())).arg(how) + genNote_);
 }
 
 void TargetBar::translate() {

@@ -634,6 +634,9 @@ class TestLayoutFits : public QObject {
     w.applyParams(p);
     QTRY_COMPARE(w.controller()->lastResult()->params.selection.stack, std::string("encoder"));
     check("heatmap_encoder");
+    p.prediction.greedy = false;  // Generate N sampled: the target bar shows its seed too
+    w.applyParams(p);
+    check("heatmap_sampled");
     for (const Problem& q : problems) qInfo().noquote() << "  " << q.kind << "—" << q.where;
     QVERIFY2(problems.empty(), qPrintable(QString("%1 layout problems").arg(problems.size())));
   }

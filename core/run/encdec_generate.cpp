@@ -1,0 +1,61 @@
+#include "core/run/encdec_generate.h"
+
+#include <algorithm>
+
+#include "core/base/errors.h"
+#include "core/text/utf8.h"
+
+namespace attnlab {
+namespace {
+
+/// The decoder's input for `target`: decoder_start_token_id, then the target's tokens.
+std::vector<int> decoderInput(const EncDecFolderModel& model, const std::string& target) {
+  if (!utf8::isValid(target)) throw InputError("the target text is not valid UTF-8");
+  return model.tokenizeTarget(target).ids;
+}
+
+}  // namespace
+
+int targetRoom(const EncDecFolderModel& model, const std::string& target) {
+  const int limit = model.model().config().maxPositions;
+  const int used = static_cast<int>(decoderInput(model, target).size());
+  return limit > 0 ? std::max(0, limit - used) : 1 << 20;
+}
+
+TargetGeneration generateTarget(const EncDecFolderModel& model, const std::string& source, const std::string& target,
+                                int steps, const SamplingOptions& options, const RunControl& control,
+                                const std::function<void(const GeneratedToken&)>& onToken) {
+  if (steps <= 0) throw InputError("the number of steps must be at least 1 (got " + std::to_string(steps) + ")");
+  const TokenizedText src = checkedSource(model, source);
+  const std::vector<int> input = decoderInput(model, target);
+  const EncDecConfig& c = model.model().config();
+  // Each generated token becomes one more decoder position when the target is read again (the views' run).
+  if (c.maxPositions > 0 && static_cast<long long>(input.size()) + steps > c.maxPositions)
+    throw InputError("the target has " + std::to_string(input.size()) + " tokens with the decoder's start token; " +
+                     std::to_string(steps) + " more pass the model's " + std::to_string(c.maxPositions) + " positions" +
+                     (static_cast<int>(input.size()) >= c.maxPositions ? ": there is no room for another token" : ""));
+  Rng rng(options.seed);  // chooseToken refuses bad options at the first step, before any token is made
+  control.checkpoint(0.0);
+  std::unique_ptr<EncDecDecodeSession> session = model.model().startDecoding(src.ids);  // cross K/V made here, once
+  Vec logits;
+  for (int id : input) logits = session->step(id);
+  TargetGeneration out;
+  for (int s = 1; s <= steps; ++s) {
+    control.checkpoint(static_cast<double>(s - 1) / steps);
+    if (!logits.allFinite())
+      throw InputError("the decoder's logits are not finite: the model's weights overflow float32 on this text");
+    GeneratedToken t;
+    t.step = s;
+    t.id = chooseToken(logits, options, rng, &t.prob);
+    t.piece = model.targetTokenizer().pieceOf(t.id);
+    out.tokens.push_back(t);
+    out.endOfText = t.id == c.eosId;
+    if (onToken) onToken(t);
+    if (out.endOfText || s == steps) break;
+    logits = session->step(t.id);
+  }
+  control.checkpoint(1.0);
+  return out;
+}
+
+}  // namespace attnlab

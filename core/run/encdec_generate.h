@@ -1,0 +1,33 @@
+#pragma once
+// Generate N for an encoder–decoder (issue 33): the next target tokens after a target, greedy or sampled with the
+// one-text Generate's sampler (chooseToken, core/model/generate.h), on one EncDecDecodeSession — the encoder runs
+// once and each decoder layer's cross K/V are made once; each token is one cached decoder step. The decoder reads
+// decoder_start_token_id, the target's tokens (tokenizeTarget), then each generated id, as `attnlab generate --source
+// … --steps N` does: same model, source, options and seed → the same ids.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/model/generate.h"
+#include "core/run/encdec_run.h"
+
+namespace attnlab {
+
+struct TargetGeneration {
+  std::vector<GeneratedToken> tokens;  ///< in order; GeneratedToken::piece is the target vocabulary's piece
+  bool endOfText = false;              ///< the last token is eos_token_id: the translation ended there
+};
+
+/// Tokens the target may still grow by before the decoder's input (start token + target tokens) fills the model's
+/// positions; 0 when it is full. Throws InputError for a target that is not valid UTF-8.
+int targetRoom(const EncDecFolderModel& model, const std::string& target);
+
+/// Up to `steps` target tokens after `target` for `source`; stops after eos (reported, endOfText). `onToken` sees
+/// each token as it is made (on the caller's thread). Throws InputError for what runEncDecPipeline refuses in the
+/// source (empty, invalid UTF-8, longer than the positions), for steps < 1, for bad sampling options and when the
+/// target plus `steps` tokens passes the positions (both lengths named); Cancelled between steps.
+TargetGeneration generateTarget(const EncDecFolderModel& model, const std::string& source, const std::string& target,
+                                int steps, const SamplingOptions& options, const RunControl& control = {},
+                                const std::function<void(const GeneratedToken&)>& onToken = {});
+
+}  // namespace attnlab
