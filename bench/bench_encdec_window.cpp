@@ -70,6 +70,13 @@ int main(int argc, char** argv) {
   const std::vector<int> tgt = model->tokenizeTarget(p.target).ids;
   const double forwardMs = bench::medianOfRuns(7, [&] { model->model().forward(src, tgt); });
   std::printf("  core forward (baseline)                              %9.2f ms\n", forwardMs);
+  // Where the forward's time goes: the encoder alone, and the pass without the logits (n_tgt · d · vocab).
+  const double encodeMs = bench::medianOfRuns(7, [&] { model->model().encode(src); });
+  const double noLogitsMs = bench::medianOfRuns(7, [&] { model->model().forward(src, tgt, false); });
+  std::printf("  core encoder alone                                   %9.2f ms  %5.2f x forward\n", encodeMs,
+              encodeMs / forwardMs);
+  std::printf("  core forward without logits                          %9.2f ms  %5.2f x forward\n", noLogitsMs,
+              noLogitsMs / forwardMs);
 
   // The same pass with the last run's encoder and decoder rows (EncDecReuse, as the window's run takes them): the
   // target's last word edited (rows before it reused), and the target edited at its start (the encoder alone reused).
@@ -96,6 +103,7 @@ int main(int argc, char** argv) {
   std::printf("  core forward, target's start edited (encoder reused)      %9.2f ms  %5.2f x forward\n", startMs,
               startMs / forwardMs);
 
+  if (argc > 1 && std::string(argv[1]) == "--core") return 0;  // the core rows alone
   for (const char* edit : {"source", "target"}) {
     for (const char* stack : {"encoder", "decoder"}) {
       for (const char* view : {"heatmap", "headview", "qkv", "outputs", "cross"}) {
