@@ -77,6 +77,10 @@ int main(int argc, char** argv) {
               encodeMs / forwardMs);
   std::printf("  core forward without logits                          %9.2f ms  %5.2f x forward\n", noLogitsMs,
               noLogitsMs / forwardMs);
+  const Mat decoderOut = model->model().forward(src, tgt, false).decoderOut;
+  const double logitsMs = bench::medianOfRuns(15, [&] { model->model().logits(decoderOut); });
+  std::printf("  core logits alone (%zu rows)                          %9.2f ms  %5.2f x forward\n", tgt.size(),
+              logitsMs, logitsMs / forwardMs);
 
   // The same pass with the last run's encoder and decoder rows (EncDecReuse, as the window's run takes them): the
   // target's last word edited (rows before it reused), and the target edited at its start (the encoder alone reused).

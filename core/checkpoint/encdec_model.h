@@ -20,6 +20,7 @@
 #include "core/checkpoint/encdec_config.h"
 #include "core/checkpoint/hf_weights.h"
 #include "core/model/encdec_trace.h"
+#include "core/model/unembedding.h"
 
 namespace attnlab {
 
@@ -115,12 +116,17 @@ class EncDecModel : public std::enable_shared_from_this<EncDecModel> {
                           const CrossLayerTrace* prevCross = nullptr, const CrossLayerTrace* kvFrom = nullptr) const;
   /// T5's final norm of a stack's last residual (the stream itself for the post-LN families).
   Mat stackOutput(bool decoder, const Mat& x) const;
+  /// unembedding_ viewing lmHead_ and finalBias_ (the end of loading).
+  void setUpUnembedding();
 
   EncDecConfig config_;
   std::shared_ptr<SafetensorsSet> files_;
   WeightView encEmbed_, decEmbed_, lmHead_;  ///< [vocab, d], [target vocab, d], [target vocab, d]
   Vec finalBias_;                            ///< final_logits_bias  [target vocab]
-  WeightView encPos_, decPos_;               ///< BART's learned positions [max + 2, d]
+  /// lm_head (with final_logits_bias, no norm) as every family's logits are made: several rows through its packed
+  /// copy (made on the first such readout), one row through the row-major view.
+  Unembedding unembedding_;
+  WeightView encPos_, decPos_;                                        ///< BART's learned positions [max + 2, d]
   WeightView encEmbNormW_, encEmbNormB_, decEmbNormW_, decEmbNormB_;  ///< BART's layernorm_embedding
   WeightView encRelBias_, decRelBias_;      ///< T5's relative_attention_bias  [buckets, heads]
   WeightView encFinalNorm_, decFinalNorm_;  ///< T5's final_layer_norm  [d]
