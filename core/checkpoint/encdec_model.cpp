@@ -1,12 +1,15 @@
 #include "core/checkpoint/encdec_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <stdexcept>
 
 #include "core/base/errors.h"
 #include "core/checkpoint/checkpoint.h"
 #include "core/model/attention_head.h"
 #include "core/model/blocks.h"
+#include "core/model/prefix_reuse.h"
 
 namespace attnlab {
 namespace {
@@ -41,10 +44,13 @@ Vec sinusoid(int pos, int d) {
   return row;
 }
 
-/// Every head of q [n, H·dh] against k, v [m, H·dh], scores (q_h·k_hᵀ)·scale + bias[h] (T5; none when `bias` is
-/// empty), maps kept (the texts of a translation are short). `concat` [n, H·dh] receives the outputs.
-std::vector<HeadTrace> attendAll(const Mat& q, const Mat& k, const Mat& v, int heads, int dh, float scale, bool causal,
-                                 const std::vector<Mat>& bias, Mat& concat) {
+/// Every head of q [n, H·dh] against its keys and values [m, dh] (one shared matrix per head), scores
+/// (q_h·k_hᵀ)·scale + bias[h] (T5; none when `bias` is empty), maps kept (the texts of a translation are short).
+/// `concat` [n, H·dh] receives the outputs.
+std::vector<HeadTrace> attendHeads(const Mat& q, const std::vector<SharedMat>& keys,
+                                   const std::vector<SharedMat>& values, int dh, float scale, bool causal,
+                                   const std::vector<Mat>& bias, Mat& concat) {
+  const int heads = static_cast<int>(keys.size());
   HeadOptions o;
   o.scale = scale;
   o.causal = causal;
@@ -54,8 +60,8 @@ std::vector<HeadTrace> attendAll(const Mat& q, const Mat& k, const Mat& v, int h
     const Eigen::Index c = static_cast<Eigen::Index>(h) * dh;
     HeadTrace t;
     t.q = q.middleCols(c, dh);
-    t.keys = shareMat(k.middleCols(c, dh));
-    t.values = shareMat(v.middleCols(c, dh));
+    t.keys = keys[static_cast<std::size_t>(h)];
+    t.values = values[static_cast<std::size_t>(h)];
     t.scores.noalias() = (t.q * t.k().transpose()) * scale;  // [n, m]
     if (!bias.empty()) t.scores += bias[static_cast<std::size_t>(h)];
     t.attention = t.scores;
@@ -66,6 +72,35 @@ std::vector<HeadTrace> attendAll(const Mat& q, const Mat& k, const Mat& v, int h
     out.push_back(std::move(t));
   }
   return out;
+}
+
+/// Head h's columns of m [rows, H·dh], one shared matrix per head.
+std::vector<SharedMat> splitHeads(const Eigen::Ref<const Mat>& m, int heads, int dh) {
+  std::vector<SharedMat> out;
+  for (int h = 0; h < heads; ++h) out.push_back(shareMat(m.middleCols(static_cast<Eigen::Index>(h) * dh, dh)));
+  return out;
+}
+
+enum class Part { Q, K, V };
+
+/// Q, K or V of every head [p + fresh.rows(), H·dh]: rows [0, p) from the earlier run's heads, then `fresh`.
+Mat withEarlierHeadRows(const std::vector<HeadTrace>& earlier, Part part, int p, const Eigen::Ref<const Mat>& fresh,
+                        int dh) {
+  if (p == 0) return fresh;
+  Mat out(p + fresh.rows(), fresh.cols());
+  for (std::size_t h = 0; h < earlier.size(); ++h) {
+    const Mat& rows = part == Part::Q ? earlier[h].q : part == Part::K ? earlier[h].k() : earlier[h].v();
+    out.block(0, static_cast<Eigen::Index>(h) * dh, p, dh) = rows.topRows(p);
+  }
+  out.bottomRows(fresh.rows()) = fresh;
+  return out;
+}
+
+/// attendHeads with k, v [m, H·dh] split into heads.
+std::vector<HeadTrace> attendAll(const Mat& q, const Eigen::Ref<const Mat>& k, const Eigen::Ref<const Mat>& v,
+                                 int heads, int dh, float scale, bool causal, const std::vector<Mat>& bias,
+                                 Mat& concat) {
+  return attendHeads(q, splitHeads(k, heads, dh), splitHeads(v, heads, dh), dh, scale, causal, bias, concat);
 }
 
 /// One query row [1, H·dh] against cached keys and values [m, H·dh] (plus T5's bias rows [1, m]) → the heads'
@@ -125,6 +160,7 @@ EncDecModel::EncDecModel(EncDecConfig config, std::shared_ptr<SafetensorsSet> fi
     else
       throw InputError(files_->path() + ": \"lm_head.weight\" is missing and tie_word_embeddings is false");
     finalBias_ = Vec::Zero(c.decoderVocabSize);
+    setUpUnembedding();
     return;
   }
   for (int l = 0; l < c.encoderLayers; ++l) encoder_.push_back(loadLayer(w, "encoder", l));
@@ -145,6 +181,7 @@ EncDecModel::EncDecModel(EncDecConfig config, std::shared_ptr<SafetensorsSet> fi
   else
     throw InputError(files_->path() + ": \"lm_head.weight\" is missing and tie_word_embeddings is false");
   top.finish();
+  setUpUnembedding();
 }
 
 std::shared_ptr<EncDecModel> EncDecModel::open(const std::string& dir) {
@@ -337,35 +374,61 @@ LayerTrace EncDecModel::encoderLayer(int layer, const Mat& x, const std::vector<
   return t;
 }
 
-LayerTrace EncDecModel::decoderLayer(int layer, const Mat& y, const Mat& encOut, const std::vector<Mat>& bias,
-                                     CrossLayerTrace& cross) const {
+LayerTrace EncDecModel::decoderLayer(int layer, const Mat& yAll, const Mat& encOut, const std::vector<Mat>& bias,
+                                     CrossLayerTrace& cross, int p, const LayerTrace* prevSelf,
+                                     const CrossLayerTrace* prevCross, const CrossLayerTrace* kvFrom) const {
   const EncDecLayerWeights& w = decoder_[static_cast<std::size_t>(layer)];
   const int heads = config_.decoderHeads, dh = config_.decoderHeadWidth();
   const Eigen::Index a = config_.decoderAttnWidth();
   const bool pre = config_.preNormRms;
   const float scale = scoreScale(config_, dh);
   auto norm = [this](const Mat& v, const WeightView& g, const WeightView& b) { return layerNorm(v, g, b); };
+  // Rows [p, n) are computed (every row when p = 0); the products see only them, attention every row. The earlier
+  // rows' q, k, v are the earlier run's (stackHeadRows), so the maps are whole.
+  const Mat y = yAll.bottomRows(yAll.rows() - p);
+  const auto withEarlier = [&](const Mat* top, const Mat& fresh) { return p > 0 ? stackRows(*top, p, fresh) : fresh; };
+  const auto headRows = [&](const LayerTrace* from, Part part, const Eigen::Ref<const Mat>& fresh) {
+    return p > 0 ? withEarlierHeadRows(from->heads, part, p, fresh, dh) : Mat(fresh);
+  };
   LayerTrace t;
+  Mat added;
   const Mat h = residualBlock(
       pre, y, w.self.normW, w.self.normB,
       [&](const Mat& in) {
-        const Mat qkv = w.self.qkvW.affine(in, w.self.qkvB);  // [n_tgt, 3a]
-        t.heads =
-            attendAll(qkv.leftCols(a), qkv.middleCols(a, a), qkv.rightCols(a), heads, dh, scale, true, bias, t.concat);
-        return w.self.oW.affine(t.concat, w.self.oB);
+        const Mat qkv = w.self.qkvW.affine(in, w.self.qkvB);  // [n − p, 3a]
+        const Mat q = headRows(prevSelf, Part::Q, qkv.leftCols(a));
+        const Mat k = headRows(prevSelf, Part::K, qkv.middleCols(a, a));
+        const Mat v = headRows(prevSelf, Part::V, qkv.rightCols(a));
+        t.heads = attendAll(q, k, v, heads, dh, scale, true, bias, t.concat);
+        return w.self.oW.affine(t.concat.bottomRows(t.concat.rows() - p), w.self.oB);
       },
-      t.attentionOut, norm);
-  cross.residualOut = residualBlock(
+      added, norm);
+  t.attentionOut = withEarlier(prevSelf ? &prevSelf->attentionOut : nullptr, added);
+  const Mat h2 = residualBlock(
       pre, h, w.cross.normW, w.cross.normB,
       [&](const Mat& in) {
-        const Mat q = w.cross.qkvW.affine(in, w.cross.qkvB);     // [n_tgt, a]
-        const Mat kv = w.cross.kvW.affine(encOut, w.cross.kvB);  // [n_src, 2a]
-        cross.heads = attendAll(q, kv.leftCols(a), kv.rightCols(a), heads, dh, scale, false, {}, cross.concat);
-        return w.cross.oW.affine(cross.concat, w.cross.oB);
+        const Mat q = w.cross.qkvW.affine(in, w.cross.qkvB);  // [n − p, a]
+        const Mat qAll = p > 0 ? withEarlierHeadRows(prevCross->heads, Part::Q, p, q, dh) : q;
+        if (kvFrom) {  // the same source: the earlier run's K and V, shared
+          std::vector<SharedMat> keys, values;
+          for (const HeadTrace& ht : kvFrom->heads) {
+            keys.push_back(ht.keys);
+            values.push_back(ht.values);
+          }
+          cross.heads = attendHeads(qAll, keys, values, dh, scale, false, {}, cross.concat);
+        } else {
+          const Mat kv = w.cross.kvW.affine(encOut, w.cross.kvB);  // [n_src, 2a]
+          cross.heads = attendAll(qAll, kv.leftCols(a), kv.rightCols(a), heads, dh, scale, false, {}, cross.concat);
+        }
+        return w.cross.oW.affine(cross.concat.bottomRows(cross.concat.rows() - p), w.cross.oB);
       },
-      cross.attentionOut, norm);
-  t.residualOut = residualBlock(
-      pre, cross.residualOut, w.normW, w.normB, [&](const Mat& in) { return feedForward(in, w); }, t.mlpOut, norm);
+      added, norm);
+  cross.attentionOut = withEarlier(prevCross ? &prevCross->attentionOut : nullptr, added);
+  cross.residualOut = withEarlier(prevCross ? &prevCross->residualOut : nullptr, h2);
+  const Mat out = residualBlock(
+      pre, h2, w.normW, w.normB, [&](const Mat& in) { return feedForward(in, w); }, added, norm);
+  t.mlpOut = withEarlier(prevSelf ? &prevSelf->mlpOut : nullptr, added);
+  t.residualOut = withEarlier(prevSelf ? &prevSelf->residualOut : nullptr, out);
   return t;
 }
 
@@ -380,43 +443,83 @@ Mat EncDecModel::encode(const std::vector<int>& source) const {
   return stackOutput(false, x);
 }
 
+void EncDecModel::setUpUnembedding() {
+  Unembedding& u = unembedding_;
+  u.norm = Unembedding::Norm::None;  // T5's final norm is stackOutput's
+  u.data = lmHead_.data;
+  u.vocab = config_.decoderVocabSize;
+  u.d = config_.dModel;
+  u.rowStride = config_.dModel;  // [vocab, d] row-major
+  u.colStride = 1;
+  u.bias = finalBias_;
+}
+
 Mat EncDecModel::logits(const Mat& decoderOut) const {
-  Mat out = (decoderOut * static_cast<float>(config_.lmHeadScale)) * lmHead_.matrix().transpose();  // [n, vocab]
-  out.rowwise() += finalBias_.transpose();
-  return out;
+  // Eigen's product packed lm_head again on every call (a third of the logits' time on opus-mt's shape).
+  return unembedding_.logits(decoderOut * static_cast<float>(config_.lmHeadScale));  // [n, vocab]
 }
 
 EncDecTrace EncDecModel::forward(const std::vector<int>& source, const std::vector<int>& target,
                                  bool withLogits) const {
+  return forward(source, target, EncDecReuse{}, withLogits);
+}
+
+EncDecTrace EncDecModel::forward(const std::vector<int>& source, const std::vector<int>& target,
+                                 const EncDecReuse& reuse, bool withLogits) const {
   checkIds(source, config_.vocabSize, "source");
   checkIds(target, config_.decoderVocabSize, "target");
+  const int ns = static_cast<int>(source.size()), nt = static_cast<int>(target.size());
+  const bool sameSource = reuse.encoder && reuse.encoderOut && reuse.cross;
+  const int p = sameSource ? reuse.decoderRows : 0;
+  if (p > 0) {
+    const Trace* d = reuse.decoder;
+    if (!d || p >= nt || static_cast<int>(d->tokenIds.size()) < p || d->layerCount() != config_.decoderLayers ||
+        !reuse.decoderOut || reuse.decoderOut->rows() < p ||
+        !std::equal(target.begin(), target.begin() + p, d->tokenIds.begin()))
+      throw std::logic_error("EncDecModel::forward: the earlier run cannot give the decoder's first rows");
+  }
   EncDecTrace t;
   Trace& e = t.encoder;
-  e.causal = false;
-  e.tokenIds = source;
-  for (int id : source) e.tokens.push_back(std::to_string(id));
-  e.embeddings = embed(encEmbed_, "encoder", source, 0, config_.vocabSize);
-  const int ns = static_cast<int>(source.size()), nt = static_cast<int>(target.size());
   // Every map is kept: a clear message instead of an allocation failure for texts far past translation length
   // (T5's relative positions set no length limit). Cross maps [n_tgt, n_src] count as the geometric mean's square.
   checkTraceMemory(ns, config_.encoderLayers, config_.encoderHeads);
   checkTraceMemory(nt, config_.decoderLayers, config_.decoderHeads);
   checkTraceMemory(static_cast<long long>(std::ceil(std::sqrt(double(ns) * nt))), config_.decoderLayers,
                    config_.decoderHeads);
-  const std::vector<Mat> encBias = positionBias(false, 0, ns, ns);
-  for (int l = 0; l < config_.encoderLayers; ++l) e.layers.push_back(encoderLayer(l, e.layerInput(l), encBias));
-  t.encoderOut = stackOutput(false, e.layers.back().residualOut);
+  if (sameSource) {
+    e = *reuse.encoder;  // its heads' K and V are shared, the rest is ~n_src² per head: small next to a pass
+    t.encoderOut = *reuse.encoderOut;
+  } else {
+    e.causal = false;
+    e.tokenIds = source;
+    for (int id : source) e.tokens.push_back(std::to_string(id));
+    e.embeddings = embed(encEmbed_, "encoder", source, 0, config_.vocabSize);
+    const std::vector<Mat> encBias = positionBias(false, 0, ns, ns);
+    for (int l = 0; l < config_.encoderLayers; ++l) e.layers.push_back(encoderLayer(l, e.layerInput(l), encBias));
+    t.encoderOut = stackOutput(false, e.layers.back().residualOut);
+  }
   Trace& dt = t.decoder;
   dt.causal = true;
   dt.tokenIds = target;
   for (int id : target) dt.tokens.push_back(std::to_string(id));
-  dt.embeddings = embed(decEmbed_, "decoder", target, 0, config_.decoderVocabSize);
+  const std::vector<int> fresh(target.begin() + p, target.end());
+  dt.embeddings = embed(decEmbed_, "decoder", fresh, p, config_.decoderVocabSize);
+  if (p > 0) dt.embeddings = stackRows(reuse.decoder->embeddings, p, dt.embeddings);
   t.cross.resize(static_cast<std::size_t>(config_.decoderLayers));
   const std::vector<Mat> decBias = positionBias(true, 0, nt, nt);
-  for (int l = 0; l < config_.decoderLayers; ++l)
-    dt.layers.push_back(decoderLayer(l, dt.layerInput(l), t.encoderOut, decBias, t.cross[static_cast<std::size_t>(l)]));
-  t.decoderOut = stackOutput(true, dt.layers.back().residualOut);
-  if (withLogits) t.logits = logits(t.decoderOut);
+  for (int l = 0; l < config_.decoderLayers; ++l) {
+    const std::size_t li = static_cast<std::size_t>(l);
+    const CrossLayerTrace* earlierCross = sameSource ? &(*reuse.cross)[li] : nullptr;
+    dt.layers.push_back(decoderLayer(l, dt.layerInput(l), t.encoderOut, decBias, t.cross[li], p,
+                                     p > 0 ? &reuse.decoder->layers[li] : nullptr, p > 0 ? earlierCross : nullptr,
+                                     earlierCross));
+  }
+  // The final norm and the logits are row-wise: the earlier rows are the earlier run's.
+  const Mat freshOut = stackOutput(true, dt.layers.back().residualOut.bottomRows(nt - p));
+  t.decoderOut = p > 0 ? stackRows(*reuse.decoderOut, p, freshOut) : freshOut;
+  if (withLogits)
+    t.logits = p > 0 && reuse.logits && reuse.logits->rows() >= p ? stackRows(*reuse.logits, p, logits(freshOut))
+                                                                  : logits(t.decoderOut);
   return t;
 }
 

@@ -20,6 +20,7 @@
 #include "core/checkpoint/encdec_config.h"
 #include "core/checkpoint/hf_weights.h"
 #include "core/model/encdec_trace.h"
+#include "core/model/unembedding.h"
 
 namespace attnlab {
 
@@ -42,6 +43,20 @@ struct EncDecLayerWeights {
 
 class EncDecDecodeSession;
 
+/// What forward() may take from an earlier run of the same model on the same source (encdec_run.cpp decides, by one
+/// comparison): the encoder (its Trace, output and every cross-attention head's K and V, which depend on the source
+/// alone) and the decoder's first `decoderRows` rows, which causal self-attention makes from the target's first rows
+/// alone. Every pointer refers into that earlier run, which must outlive the call; null/0 = compute.
+struct EncDecReuse {
+  const Trace* encoder = nullptr;   ///< copied into the result (its heads' K and V shared, not copied)
+  const Mat* encoderOut = nullptr;  ///< [n_src, d]: set together with encoder and cross
+  const std::vector<CrossLayerTrace>* cross = nullptr;  ///< its K, V reused; with decoderRows its rows too
+  const Trace* decoder = nullptr;                       ///< the earlier target's decoder Trace (token ids kept)
+  const Mat* decoderOut = nullptr;                      ///< [n_earlier, d]
+  const Mat* logits = nullptr;                          ///< [n_earlier, vocab], or empty
+  int decoderRows = 0;  ///< target rows [0, p) taken from the earlier run: p < n_tgt, same ids
+};
+
 /// Owned by a shared_ptr (open() gives one): a decoding session shares that ownership, so it may outlive every other
 /// owner of the model.
 class EncDecModel : public std::enable_shared_from_this<EncDecModel> {
@@ -59,6 +74,12 @@ class EncDecModel : public std::enable_shared_from_this<EncDecModel> {
   /// text longer than max_position_embeddings. `withLogits` false leaves EncDecTrace::logits empty: the maps alone
   /// (n_tgt · d · vocab multiply-adds less: 0.9 G of opus-mt's 58k vocabulary at 31 target tokens).
   EncDecTrace forward(const std::vector<int>& source, const std::vector<int>& target, bool withLogits = true) const;
+  /// The same pass taking what `reuse` holds from an earlier run instead of computing it (equal to a full pass to
+  /// float rounding): a target edit then runs only the decoder, an edit at its end only the new rows (products, FFN,
+  /// logits) — attention is recomputed over every row, so the maps are whole. `source` must be the earlier run's when
+  /// reuse.encoder is set; throws std::logic_error for a decoderRows the earlier run cannot give.
+  EncDecTrace forward(const std::vector<int>& source, const std::vector<int>& target, const EncDecReuse& reuse,
+                      bool withLogits = true) const;
   /// The encoder's output [n_src, d] alone.
   Mat encode(const std::vector<int>& source) const;
   /// Next-token logits [n, vocab] of decoder output rows [n, d].
@@ -88,16 +109,24 @@ class EncDecModel : public std::enable_shared_from_this<EncDecModel> {
   Mat feedForward(const Mat& x, const EncDecLayerWeights& w) const;
   void checkIds(const std::vector<int>& ids, int vocab, const char* what) const;
   LayerTrace encoderLayer(int layer, const Mat& x, const std::vector<Mat>& bias) const;
+  /// Decoder layer `layer` on stream rows [p, n) (y holds all n rows; rows [0, p) and their Q/K/V come from
+  /// `prevSelf` / `prevCross` when p > 0); cross K and V from `kvFrom`'s heads when given, else made from encOut.
   LayerTrace decoderLayer(int layer, const Mat& y, const Mat& encOut, const std::vector<Mat>& bias,
-                          CrossLayerTrace& cross) const;
+                          CrossLayerTrace& cross, int p = 0, const LayerTrace* prevSelf = nullptr,
+                          const CrossLayerTrace* prevCross = nullptr, const CrossLayerTrace* kvFrom = nullptr) const;
   /// T5's final norm of a stack's last residual (the stream itself for the post-LN families).
   Mat stackOutput(bool decoder, const Mat& x) const;
+  /// unembedding_ viewing lmHead_ and finalBias_ (the end of loading).
+  void setUpUnembedding();
 
   EncDecConfig config_;
   std::shared_ptr<SafetensorsSet> files_;
   WeightView encEmbed_, decEmbed_, lmHead_;  ///< [vocab, d], [target vocab, d], [target vocab, d]
   Vec finalBias_;                            ///< final_logits_bias  [target vocab]
-  WeightView encPos_, decPos_;               ///< BART's learned positions [max + 2, d]
+  /// lm_head (with final_logits_bias, no norm) as every family's logits are made: several rows through its packed
+  /// copy (made on the first such readout), one row through the row-major view.
+  Unembedding unembedding_;
+  WeightView encPos_, decPos_;                                        ///< BART's learned positions [max + 2, d]
   WeightView encEmbNormW_, encEmbNormB_, decEmbNormW_, decEmbNormB_;  ///< BART's layernorm_embedding
   WeightView encRelBias_, decRelBias_;      ///< T5's relative_attention_bias  [buckets, heads]
   WeightView encFinalNorm_, decFinalNorm_;  ///< T5's final_layer_norm  [d]

@@ -178,16 +178,53 @@ TokenizedText checkedSource(const EncDecFolderModel& m, const std::string& sourc
   return src;
 }
 
+namespace {
+
+/// Whether two runs' interventions change a forward pass alike (every field that changes the numbers).
+bool sameIntervention(const Intervention& a, const Intervention& b) {
+  return a.ablate == b.ablate && a.mode == b.mode && a.resample == b.resample && a.source == b.source &&
+         a.patchHeads == b.patchHeads && a.patchPosition == b.patchPosition && a.residualLayer == b.residualLayer &&
+         a.residualPosition == b.residualPosition && a.hooks == b.hooks;
+}
+
+}  // namespace
+
+EncDecReuse encDecReuse(const PipelineResult* previous, const EncDecFolderModel& model, const TokenizedText& source,
+                        const TokenizedText& target, const Intervention& encoderIv, const Intervention& decoderIv) {
+  EncDecReuse r;
+  const EncDecRun* run = previous ? previous->encdec.get() : nullptr;
+  if (!run || !run->isDecoderSide() || !run->trace || run->model.get() != &model) return r;
+  const PipelineResult& enc = *run->encoderSide;
+  if (run->source.ids != source.ids || !sameIntervention(enc.intervention, encoderIv) ||
+      !sameIntervention(previous->intervention, decoderIv) || enc.trace.layers.empty())
+    return r;
+  r.encoder = &enc.trace;
+  r.encoderOut = &run->trace->encoderOut;
+  r.cross = &run->trace->cross;
+  r.decoder = &previous->trace;
+  r.decoderOut = &run->trace->decoderOut;
+  r.logits = &run->trace->logits;
+  const std::size_t limit = std::min(run->target.ids.size(), target.ids.size() - 1);
+  std::size_t rows = 0;
+  while (rows < limit && run->target.ids[rows] == target.ids[rows]) ++rows;
+  // The decoder Trace's rows must be there to take (a trace cut by keep-last would not be).
+  if (previous->trace.tokenIds.size() < rows) rows = 0;
+  r.decoderRows = static_cast<int>(rows);
+  return r;
+}
+
 PipelineResult runEncDecPipeline(const Params& p, std::shared_ptr<const EncDecFolderModel> model,
-                                 const RunControl& control) {
+                                 const RunControl& control, std::shared_ptr<const PipelineResult> previous) {
   TokenizedText src = checkedSource(*model, p.sentence);
   checkText(p.target, "target");
   TokenizedText tgt = model->tokenizeTarget(p.target);
   checkLength(tgt, model->model().config().maxPositions, "target (with the decoder's start token)");
   control.checkpoint(0.0);
 
-  auto trace = std::make_shared<EncDecTrace>(model->model().forward(src.ids, tgt.ids));
+  PipelineResult r;
   auto enc = std::make_shared<PipelineResult>();
+  const EncDecReuse reuse = encDecReuse(previous.get(), *model, src, tgt, enc->intervention, r.intervention);
+  auto trace = std::make_shared<EncDecTrace>(model->model().forward(src.ids, tgt.ids, reuse));
   enc->model = model->stackModel(false);
   enc->info = enc->model->info();
   enc->text = src;
@@ -196,7 +233,6 @@ PipelineResult runEncDecPipeline(const Params& p, std::shared_ptr<const EncDecFo
   // The traces name their tokens by id; the views label them with the vocabulary's pieces.
   for (std::size_t i = 0; i < enc->trace.tokens.size() && i < src.ids.size(); ++i)
     enc->trace.tokens[i] = model->sourceTokenizer().pieceOf(src.ids[i]);
-  PipelineResult r;
   r.model = model->stackModel(true);
   r.info = r.model->info();
   r.text = tgt;

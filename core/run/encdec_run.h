@@ -82,8 +82,19 @@ TokenizedText checkedSource(const EncDecFolderModel& model, const std::string& s
 /// Runs both texts of p (sentence = source, target) through `model`. Throws InputError for an empty source, invalid
 /// UTF-8 in either text (with its byte offset), either text longer than the model's positions (both lengths
 /// named) and a selection outside the decoder; Cancelled before the forward pass when the flag is raised.
+/// `previous` (the window's last result, the decoder's side) lends what encDecReuse allows: an edit of the target
+/// alone runs only the decoder, one at the target's end only its new rows; the numbers are a fresh run's.
 PipelineResult runEncDecPipeline(const Params& p, std::shared_ptr<const EncDecFolderModel> model,
-                                 const RunControl& control = {});
+                                 const RunControl& control = {},
+                                 std::shared_ptr<const PipelineResult> previous = nullptr);
+
+/// What a run of `source` and `target` by `model`, with ablations `encoderIv` / `decoderIv`, may take from
+/// `previous`: its encoder when everything the encoder reads is the same (the model object, the source ids, the
+/// encoder's intervention) and the decoder's intervention too (cross K/V and the decoder's rows depend on both), then
+/// the decoder's rows before the first changed target id (at most n_tgt − 1). The one place reuse is decided: anything
+/// a stack's forward pass starts to read belongs in its comparison here. Pointers point into `previous`.
+EncDecReuse encDecReuse(const PipelineResult* previous, const EncDecFolderModel& model, const TokenizedText& source,
+                        const TokenizedText& target, const Intervention& encoderIv, const Intervention& decoderIv);
 
 /// Greedy translation of `source` (KV-cached decoding, cross K/V made once): the generated ids (eos included when
 /// reached) and their text. Checks the source as runEncDecPipeline does.

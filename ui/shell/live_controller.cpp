@@ -6,6 +6,7 @@
 #include "core/base/errors.h"
 #include "core/compute/heap_policy.h"
 #include "core/model/trace_memory.h"
+#include "core/run/encdec_run.h"
 #include "core/run/model_factory.h"
 #include "core/run/text_tail.h"
 #include "core/session/params_json.h"
@@ -26,9 +27,29 @@ std::string withoutSelection(const Params& p) {
 }
 
 /// A text longer than the model's positions: its length, the limit and the end that fits, for the window's "Keep the
-/// last N tokens". Only on a failed run, so the text is tokenized twice only when it was refused.
+/// last N tokens". Only on a failed run, so the text is tokenized twice only when it was refused. An encoder–decoder's
+/// source is checked first, then its target (counted with the decoder's start token, which its tail keeps).
 void noteTextTooLong(ComputeResult& r, const Model& model) {
   try {
+    if (const auto* encdec = dynamic_cast<const EncDecFolderModel*>(&model)) {
+      const int limit = encdec->model().config().maxPositions;
+      if (limit <= 0) return;
+      const int ns = static_cast<int>(encdec->tokenizeSource(r.params.sentence).ids.size());
+      const int nt = static_cast<int>(encdec->tokenizeTarget(r.params.target).ids.size());
+      if (ns > limit) {
+        r.fittingTail = textTail(model, r.params.sentence, limit);  // tokenize() is the source's
+        r.textTokens = ns;
+        r.tooLongText = "source";
+      } else if (nt > limit) {
+        r.fittingTail = textTail(*encdec->stackModel(true), r.params.target, limit - 1);  // the start token's place
+        r.textTokens = nt;
+        r.tooLongText = "target";
+      } else {
+        return;
+      }
+      r.modelPositions = limit;
+      return;
+    }
     const int limit = model.info().maxTokens;
     const int n = static_cast<int>(model.tokenize(r.params.sentence).tokens.size());
     if (limit <= 0 || n <= limit) return;

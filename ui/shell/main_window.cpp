@@ -112,12 +112,14 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
   topLayout->addWidget(target_);
   tooLong_ = new TooLongBar;
   topLayout->addWidget(tooLong_);
-  connect(tooLong_, &TooLongBar::keepRequested, this, [this](const std::string& refused, const std::string& tail) {
-    Params p = controller_->params();
-    if (p.sentence != refused) return;  // typed on since: the offer was for another text
-    p.sentence = tail;
-    edit(p);
-  });
+  connect(tooLong_, &TooLongBar::keepRequested, this,
+          [this](const std::string& refused, const std::string& tail, bool target) {
+            Params p = controller_->params();
+            std::string& text = target ? p.target : p.sentence;  // an encoder–decoder's target, or the sentence
+            if (text != refused) return;                         // typed on since: the offer was for another text
+            text = tail;
+            edit(p);
+          });
 
   // Views: one page each (heatmap and model view side by side), chosen in the navigator's chapters.
   auto* pages = new ViewPages;

@@ -28,7 +28,7 @@ TooLongBar::TooLongBar(QWidget* parent) : QWidget(parent) {
   QPalette text = message_->palette();
   text.setColor(QPalette::WindowText, QColor("#664d03"));
   message_->setPalette(text);
-  connect(keep_, &QPushButton::clicked, this, [this] { emit keepRequested(refused_, tail_); });
+  connect(keep_, &QPushButton::clicked, this, [this] { emit keepRequested(refused_, tail_, target_); });
   hide();
 }
 
@@ -41,14 +41,31 @@ void TooLongBar::setResult(const ResultPtr& result) {
   }
   QLocale loc = QLocale::c();
   loc.setNumberOptions({});  // 2,263 with the group separator
-  refused_ = result->params.sentence;
+  const bool encdec = result->tooLongText == "source";
+  target_ = result->tooLongText == "target";
+  refused_ = target_ ? result->params.target : result->params.sentence;
   tail_ = result->fittingTail;
-  message_->setText(tr("The text has %1 tokens, longer than the model's %2 positions: the views show the last "
-                       "result that ran. Nothing of the text is cut until you ask.")
-                        .arg(loc.toString(result->textTokens), loc.toString(result->modelPositions)));
-  keep_->setText(tr("Keep the last %1 tokens").arg(loc.toString(result->modelPositions)));
-  keep_->setToolTip(tr("Cuts the text in the editor to its last %1 tokens (Undo brings the whole text back).")
-                        .arg(loc.toString(result->modelPositions)));
+  const QString tokens = loc.toString(result->textTokens), positions = loc.toString(result->modelPositions);
+  if (target_)
+    message_->setText(tr("The target has %1 tokens with the decoder's start token, longer than the model's %2 "
+                         "positions: the views show the last result that ran. Nothing of the target is cut until you "
+                         "ask.")
+                          .arg(tokens, positions));
+  else if (encdec)  // the source of an encoder–decoder
+    message_->setText(tr("The source has %1 tokens, longer than the model's %2 positions: the views show the last "
+                         "result that ran. Nothing of the source is cut until you ask.")
+                          .arg(tokens, positions));
+  else
+    message_->setText(tr("The text has %1 tokens, longer than the model's %2 positions: the views show the last "
+                         "result that ran. Nothing of the text is cut until you ask.")
+                          .arg(tokens, positions));
+  // The target's start token takes one position: its text keeps one token fewer.
+  const QString kept = loc.toString(result->modelPositions - (target_ ? 1 : 0));
+  keep_->setText(target_  ? tr("Keep the target's last %1 tokens").arg(kept)
+                 : encdec ? tr("Keep the source's last %1 tokens").arg(kept)
+                          : tr("Keep the last %1 tokens").arg(kept));
+  keep_->setToolTip(
+      tr("Cuts the text in the editor to its last %1 tokens (Undo brings the whole text back).").arg(kept));
   show();
 }
 

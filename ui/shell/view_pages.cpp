@@ -44,7 +44,9 @@ ViewPages::ViewPages(QWidget* parent) : QStackedWidget(parent) {
   attentionSplit_->setStretchFactor(1, 2);
   attentionSplit_->setSizes(splitSizes_["heatmap"]);
   training_ = new TrainingView;
-  addWidget(training_);
+  // Scrollable like the views: a hidden page's minimum counts in the stack's, and the training view's with
+  // presentation mode's font (598 × 573 once polished) pushed the window past a 1280 × 720 projector.
+  addWidget(scrollable(training_));
   current_ = views_.empty() ? QString() : views_.front()->viewName();
   setCurrentIndex(0);
 }
@@ -69,8 +71,7 @@ QString ViewPages::title(const QString& name) const {
 }
 
 QWidget* ViewPages::pageOf(const QString& name) const {
-  if (name == kTrainingPage) return training_;
-  TraceView* v = view(name);
+  QWidget* v = name == kTrainingPage ? static_cast<QWidget*>(training_) : view(name);
   if (!v) return nullptr;
   for (int i = 0; i < count(); ++i)
     if (widget(i) == v || widget(i)->isAncestorOf(v)) return widget(i);

@@ -43,7 +43,7 @@ class TestViewNavigator : public QObject {
   static bool shows(MainWindow& w, const QString& name) {
     QTreeWidgetItem* item = nav(w)->entry(name);
     QWidget* page = nav(w)->pages()->currentWidget();
-    const bool pageShown = name == kTrainingPage ? page == w.trainingView() && w.trainingView()->isVisible()
+    const bool pageShown = name == kTrainingPage ? page->isAncestorOf(w.trainingView()) && w.trainingView()->isVisible()
                                                  : page->isAncestorOf(w.view(name)) && w.view(name)->isVisible();
     const bool viewCurrent = name == kTrainingPage || w.currentView()->viewName() == name;
     return pageShown && viewCurrent && nav(w)->current() == name && nav(w)->currentItem() == item &&

@@ -24,6 +24,9 @@ struct ComputeResult {
   int textTokens = 0;
   int modelPositions = 0;
   std::string fittingTail;
+  /// Which text was too long: "text" (a single-text model's sentence), an encoder–decoder's "source" (the sentence)
+  /// or "target" (params.target; its lengths count the decoder's start token).
+  std::string tooLongText = "text";
 
   bool textTooLong() const { return modelPositions > 0; }
 
