@@ -125,6 +125,7 @@ EncDecModel::EncDecModel(EncDecConfig config, std::shared_ptr<SafetensorsSet> fi
     else
       throw InputError(files_->path() + ": \"lm_head.weight\" is missing and tie_word_embeddings is false");
     finalBias_ = Vec::Zero(c.decoderVocabSize);
+    makeUnembedding();
     return;
   }
   for (int l = 0; l < c.encoderLayers; ++l) encoder_.push_back(loadLayer(w, "encoder", l));
@@ -145,6 +146,27 @@ EncDecModel::EncDecModel(EncDecConfig config, std::shared_ptr<SafetensorsSet> fi
   else
     throw InputError(files_->path() + ": \"lm_head.weight\" is missing and tie_word_embeddings is false");
   top.finish();
+  makeUnembedding();
+}
+
+void EncDecModel::makeUnembedding() {
+  const EncDecConfig& c = config_;
+  Unembedding& u = unembedding_;
+  u.data = lmHead_.data;  // row-major [vocab, d]: element (t, j) at t·d + j
+  u.vocab = lmHead_.rows;
+  u.d = lmHead_.cols;
+  u.rowStride = lmHead_.cols;
+  u.colStride = 1;
+  u.eps = c.layerNormEps;
+  if (c.preNormRms) {  // T5: logits = (RMSNorm(x)·s)·W_Uᵀ with the final norm's γ; s folded into γ
+    u.norm = Unembedding::Norm::Rms;
+    u.gamma = Vec(decFinalNorm_.vector()) * static_cast<float>(c.lmHeadScale);
+  } else {  // post-LN: the stream is already normalised; logits = x·W_Uᵀ + final_logits_bias
+    if (c.lmHeadScale != 1.0)
+      throw std::logic_error("EncDecModel: a post-LN model's lm_head rescale has no place in its Unembedding");
+    u.norm = Unembedding::Norm::None;
+  }
+  if (finalBias_.size() > 0 && finalBias_.cwiseAbs().maxCoeff() > 0.0f) u.bias = finalBias_;
 }
 
 std::shared_ptr<EncDecModel> EncDecModel::open(const std::string& dir) {
@@ -316,7 +338,8 @@ Mat residualBlock(bool preNorm, const Mat& x, const WeightView& w, const WeightV
   return norm(x + added, w, b);
 }
 
-LayerTrace EncDecModel::encoderLayer(int layer, const Mat& x, const std::vector<Mat>& bias) const {
+LayerTrace EncDecModel::encoderLayer(int layer, const Mat& x, const std::vector<Mat>& bias,
+                                     const Intervention* iv) const {
   const EncDecLayerWeights& w = encoder_[static_cast<std::size_t>(layer)];
   const int heads = config_.encoderHeads, dh = config_.encoderHeadWidth();
   const Eigen::Index a = config_.encoderAttnWidth();
@@ -329,6 +352,7 @@ LayerTrace EncDecModel::encoderLayer(int layer, const Mat& x, const std::vector<
         const Mat qkv = w.self.qkvW.affine(in, w.self.qkvB);  // [n, 3a]
         t.heads = attendAll(qkv.leftCols(a), qkv.middleCols(a, a), qkv.rightCols(a), heads, dh, scoreScale(config_, dh),
                             false, bias, t.concat);
+        if (iv) interveneOnConcat(*iv, layer, heads, dh, t.concat);  // switched-off heads, before W_o
         return w.self.oW.affine(t.concat, w.self.oB);
       },
       t.attentionOut, norm);
@@ -338,7 +362,8 @@ LayerTrace EncDecModel::encoderLayer(int layer, const Mat& x, const std::vector<
 }
 
 LayerTrace EncDecModel::decoderLayer(int layer, const Mat& y, const Mat& encOut, const std::vector<Mat>& bias,
-                                     CrossLayerTrace& cross) const {
+                                     CrossLayerTrace& cross, const Intervention* self,
+                                     const Intervention* crossIv) const {
   const EncDecLayerWeights& w = decoder_[static_cast<std::size_t>(layer)];
   const int heads = config_.decoderHeads, dh = config_.decoderHeadWidth();
   const Eigen::Index a = config_.decoderAttnWidth();
@@ -352,6 +377,7 @@ LayerTrace EncDecModel::decoderLayer(int layer, const Mat& y, const Mat& encOut,
         const Mat qkv = w.self.qkvW.affine(in, w.self.qkvB);  // [n_tgt, 3a]
         t.heads =
             attendAll(qkv.leftCols(a), qkv.middleCols(a, a), qkv.rightCols(a), heads, dh, scale, true, bias, t.concat);
+        if (self) interveneOnConcat(*self, layer, heads, dh, t.concat);
         return w.self.oW.affine(t.concat, w.self.oB);
       },
       t.attentionOut, norm);
@@ -361,6 +387,7 @@ LayerTrace EncDecModel::decoderLayer(int layer, const Mat& y, const Mat& encOut,
         const Mat q = w.cross.qkvW.affine(in, w.cross.qkvB);     // [n_tgt, a]
         const Mat kv = w.cross.kvW.affine(encOut, w.cross.kvB);  // [n_src, 2a]
         cross.heads = attendAll(q, kv.leftCols(a), kv.rightCols(a), heads, dh, scale, false, {}, cross.concat);
+        if (crossIv) interveneOnConcat(*crossIv, layer, heads, dh, cross.concat);  // mean: over the target rows
         return w.cross.oW.affine(cross.concat, w.cross.oB);
       },
       cross.attentionOut, norm);
@@ -386,10 +413,26 @@ Mat EncDecModel::logits(const Mat& decoderOut) const {
   return out;
 }
 
-EncDecTrace EncDecModel::forward(const std::vector<int>& source, const std::vector<int>& target,
-                                 bool withLogits) const {
+EncDecTrace EncDecModel::forward(const std::vector<int>& source, const std::vector<int>& target, bool withLogits,
+                                 const EncDecAblation& ablation) const {
   checkIds(source, config_.vocabSize, "source");
   checkIds(target, config_.decoderVocabSize, "target");
+  for (const Intervention* iv : {&ablation.encoder, &ablation.decoder, &ablation.cross})
+    if (!iv->ablate.empty() && iv->mode == AblationMode::Resample)
+      throw InputError(
+          "resample ablation is not available for an encoder–decoder (it would need a run of another "
+          "source and target): use zero or mean");
+  const auto check = [](const Intervention& iv, int layers, int heads, std::size_t tokens, const char* which) {
+    try {
+      checkIntervention(iv, layers, heads, static_cast<int>(tokens));
+    } catch (const InputError& e) {
+      throw InputError(std::string(which) + ": " + e.what());
+    }
+  };
+  check(ablation.encoder, config_.encoderLayers, config_.encoderHeads, source.size(), "encoder self-attention");
+  check(ablation.decoder, config_.decoderLayers, config_.decoderHeads, target.size(), "decoder self-attention");
+  check(ablation.cross, config_.decoderLayers, config_.decoderHeads, target.size(), "cross-attention");
+  const bool ablated = !ablation.empty();
   EncDecTrace t;
   Trace& e = t.encoder;
   e.causal = false;
@@ -404,7 +447,8 @@ EncDecTrace EncDecModel::forward(const std::vector<int>& source, const std::vect
   checkTraceMemory(static_cast<long long>(std::ceil(std::sqrt(double(ns) * nt))), config_.decoderLayers,
                    config_.decoderHeads);
   const std::vector<Mat> encBias = positionBias(false, 0, ns, ns);
-  for (int l = 0; l < config_.encoderLayers; ++l) e.layers.push_back(encoderLayer(l, e.layerInput(l), encBias));
+  for (int l = 0; l < config_.encoderLayers; ++l)
+    e.layers.push_back(encoderLayer(l, e.layerInput(l), encBias, ablated ? &ablation.encoder : nullptr));
   t.encoderOut = stackOutput(false, e.layers.back().residualOut);
   Trace& dt = t.decoder;
   dt.causal = true;
@@ -414,7 +458,8 @@ EncDecTrace EncDecModel::forward(const std::vector<int>& source, const std::vect
   t.cross.resize(static_cast<std::size_t>(config_.decoderLayers));
   const std::vector<Mat> decBias = positionBias(true, 0, nt, nt);
   for (int l = 0; l < config_.decoderLayers; ++l)
-    dt.layers.push_back(decoderLayer(l, dt.layerInput(l), t.encoderOut, decBias, t.cross[static_cast<std::size_t>(l)]));
+    dt.layers.push_back(decoderLayer(l, dt.layerInput(l), t.encoderOut, decBias, t.cross[static_cast<std::size_t>(l)],
+                                     ablated ? &ablation.decoder : nullptr, ablated ? &ablation.cross : nullptr));
   t.decoderOut = stackOutput(true, dt.layers.back().residualOut);
   if (withLogits) t.logits = logits(t.decoderOut);
   return t;

@@ -11,7 +11,8 @@ namespace {
 
 const char* kMetaspace = "\xE2\x96\x81";  // "▁", SentencePiece's word start
 
-/// One stack of the pair as a single-text Model: the views read its info() (layers, heads, widths) and tokenizer.
+/// One stack of the pair as a single-text Model: the views read its info() (layers, heads, widths), tokenizer and (the
+/// decoder's) unembedding.
 /// Its forward() refuses: a stack alone cannot be re-run (the decoder needs the source's encoding), so the views
 /// that run the model again (ablation, patching) say so instead of drawing a wrong picture.
 class EncDecStackModel : public Model {
@@ -41,6 +42,9 @@ class EncDecStackModel : public Model {
   }
   std::string vocabularyPiece(int id) const override { return tokenizer().pieceOf(id); }
   int vocabularySize() const override { return tokenizer().vocabSize(); }
+  /// The decoder's final step (EncDecModel::decoderUnembedding): its prediction and logit lens read the decoder's
+  /// Trace as any model's. The encoder predicts nothing.
+  const Unembedding* unembedding() const override { return decoder_ ? &folder_->model->decoderUnembedding() : nullptr; }
   bool isReservedToken(int id) const override {
     const EncDecConfig& c = folder_->model->config();
     return id == c.eosId || id == c.padId || (decoder_ && id == c.decoderStartId);
