@@ -186,6 +186,15 @@ TokenizedText checkedSource(const EncDecFolderModel& m, const std::string& sourc
 
 }  // namespace
 
+EncDecAblation encDecAblationOf(const PredictionSettings& s) {
+  EncDecAblation a;
+  a.encoder.ablate = s.ablateEncoder;
+  a.decoder.ablate = s.ablate;
+  a.cross.ablate = s.ablateCross;
+  a.encoder.mode = a.decoder.mode = a.cross.mode = s.ablationMode;  // resample: refused by forward
+  return a;
+}
+
 PipelineResult runEncDecPipeline(const Params& p, std::shared_ptr<const EncDecFolderModel> model,
                                  const RunControl& control) {
   TokenizedText src = checkedSource(*model, p.sentence);
@@ -194,7 +203,8 @@ PipelineResult runEncDecPipeline(const Params& p, std::shared_ptr<const EncDecFo
   checkLength(tgt, model->model().config().maxPositions, "target (with the decoder's start token)");
   control.checkpoint(0.0);
 
-  auto trace = std::make_shared<EncDecTrace>(model->model().forward(src.ids, tgt.ids));
+  auto trace =
+      std::make_shared<EncDecTrace>(model->model().forward(src.ids, tgt.ids, true, encDecAblationOf(p.prediction)));
   auto enc = std::make_shared<PipelineResult>();
   enc->model = model->stackModel(false);
   enc->info = enc->model->info();

@@ -75,9 +75,13 @@ struct EncDecRun {
   int nextTokenId() const;
 };
 
-/// Runs both texts of p (sentence = source, target) through `model`. Throws InputError for an empty source, invalid
-/// UTF-8 in either text (with its byte offset), either text longer than the model's positions (both lengths
-/// named) and a selection outside the decoder; Cancelled before the forward pass when the flag is raised.
+/// The heads p.prediction switches off, per attention (prediction_settings.h: ablate = the decoder's self-attention).
+EncDecAblation encDecAblationOf(const PredictionSettings& s);
+
+/// Runs both texts of p (sentence = source, target) through `model`, with the heads of p.prediction switched off.
+/// Throws InputError for an empty source, invalid UTF-8 in either text (with its byte offset), either text longer than
+/// the model's positions (both lengths named) and a selection outside the decoder; Cancelled before the forward pass
+/// when the flag is raised.
 PipelineResult runEncDecPipeline(const Params& p, std::shared_ptr<const EncDecFolderModel> model,
                                  const RunControl& control = {});
 

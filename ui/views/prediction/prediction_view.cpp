@@ -93,7 +93,14 @@ PredictionView::Outcome computeOutcome(const ResultPtr& r, int position, const P
     o.kept.push_back(std::any_of(keeps.begin(), keeps.end(), [&](const TokenScore& k) { return k.id == t.id; }));
   control.checkpoint(0.2);
   if (r->run->encdec) {
-    // An encoder–decoder's run cannot be repeated by Model::forward: no comparison (ablation, issue 33, item 2).
+    // An encoder–decoder's heads switched off (any of its three attentions): compared with one pass of both texts
+    // without them (Model::forward cannot run a stack alone). Translation lengths: a pass is a few ms.
+    const EncDecRun& run = *r->run->encdec;
+    if (anyAblated(s) && runLogits(*r)) {
+      const EncDecTrace plain = run.model->model().forward(run.source.ids, run.target.ids);
+      o.ablation =
+          compareRuns(Vec(plain.logits.row(position).transpose()), o.readout->logits, targetOf(m, s), s.temperature);
+    }
   } else if (s.ablate.empty()) {  // this is the plain run: its logits are kept for the next toggle
     o.plain = {r->run->model, r->run->text.ids, r->trace().layers.back().residualOut, position, o.readout->logits};
   } else {  // the trace is the ablated run: compare with the plain model's
@@ -189,7 +196,11 @@ PredictionView::PredictionView(QWidget* parent) : TraceView(parent) {
   connect(ablation_, &QLabel::linkActivated, this, [this](const QString& link) {
     if (!latest_) return;
     Params p = latest_->params;
-    if (link == "clear") p.prediction.ablate.clear();
+    if (link == "clear") {  // every attention's (an encoder–decoder has three lists)
+      p.prediction.ablate.clear();
+      p.prediction.ablateEncoder.clear();
+      p.prediction.ablateCross.clear();
+    }
     if (link == "zero") p.prediction.ablationMode = AblationMode::Zero;
     if (link == "mean") p.prediction.ablationMode = AblationMode::Mean;
     if (link == "resample") {  // the field shows at once: an empty text is refused by the run, and typed here
@@ -443,8 +454,19 @@ void PredictionView::drawBars(const ResultPtr& r, const Outcome& o) {
 QString PredictionView::ablationLine(const ResultPtr& r, const Outcome& o) const {
   if (!o.ablation) return {};
   const PredictionSettings& s = r->params.prediction;
-  QStringList heads;
-  for (const std::string& h : formatHeadList(s.ablate)) heads << QString::fromStdString(h);
+  const auto joined = [](const std::vector<HeadRef>& list) {
+    QStringList out;
+    for (const std::string& h : formatHeadList(list)) out << QString::fromStdString(h);
+    return out.join(", ");
+  };
+  QString heads = (s.ablate.size() == 1 ? tr("head ") : tr("heads ")) + joined(s.ablate);
+  if (r->run->encdec) {  // each attention's heads, named
+    QStringList parts;
+    if (!s.ablateEncoder.empty()) parts << tr("encoder self-attention %1").arg(joined(s.ablateEncoder));
+    if (!s.ablate.empty()) parts << tr("decoder self-attention %1").arg(joined(s.ablate));
+    if (!s.ablateCross.empty()) parts << tr("cross-attention %1").arg(joined(s.ablateCross));
+    heads = tr("heads of the ") + parts.join("; ");
+  }
   const RunComparison& c = *o.ablation;
   const QString token = r->idLabel(c.target).toHtmlEscaped();
   QString how;
@@ -461,13 +483,13 @@ QString PredictionView::ablationLine(const ResultPtr& r, const Outcome& o) const
   QStringList modes;
   if (s.ablationMode != AblationMode::Zero) modes << tr("<a href='zero'>use zero</a>");
   if (s.ablationMode != AblationMode::Mean) modes << tr("<a href='mean'>use the mean</a>");
-  if (s.ablationMode != AblationMode::Resample) modes << tr("<a href='resample'>resample from another text</a>");
+  if (s.ablationMode != AblationMode::Resample && !r->run->encdec)  // two texts: zero and mean only
+    modes << tr("<a href='resample'>resample from another text</a>");
   // One multi-argument arg(): the resample text may hold "%2", which a chain of arg() calls would fill in.
   return tr("<b>Ablated</b> (%1): %2. p(“%3”) %4 → <b>%5</b>, KL(plain || ablated) %6 nats. "
             "%7 · <a href='clear'>switch all heads back on</a>")
-      .arg(how, (heads.size() == 1 ? tr("head ") : tr("heads ")) + heads.join(", "), token,
-           probabilityText(c.plainProb), probabilityText(c.changedProb), QString::number(c.kl, 'f', 3),
-           modes.join(" · "));
+      .arg(how, heads.toHtmlEscaped(), token, probabilityText(c.plainProb), probabilityText(c.changedProb),
+           QString::number(c.kl, 'f', 3), modes.join(" · "));
 }
 
 void PredictionView::draw(const ResultPtr& r, const Outcome& o) {

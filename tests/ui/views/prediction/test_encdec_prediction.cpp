@@ -78,6 +78,7 @@ Case open(const QString& name) {
   c.params.sentence = joined(c.ref["source_ids"].get<std::vector<int>>(), 0);
   c.params.target = joined(target, 1);  // the folder model puts decoder_start_token_id first
   c.params.selection.stack = "decoder";
+  c.params.prediction.ablate.clear();
   return c;
 }
 
@@ -195,6 +196,68 @@ class TestEncDecPrediction : public QObject {
     qInfo("%s: p(top) %.6f; layer 0's lens top t%d p %.6f (by hand %.6f)", qPrintable(name), top->values(0, 1),
           int(lensBest), lensProb->values(1, col), lensP);
     QVERIFY(view.findChild<QLabel*>() && labelContains(&view, "· decoder"));
+  }
+
+  /// Heads switched off in each of the three attentions: the bars are the ablated run's, and the ablation line's
+  /// numbers compare it with the run without them — both passes made here by the core library (EncDecModel::forward
+  /// with and without an EncDecAblation, itself checked in test_encdec_ablation), softmax and KL in double.
+  void ablationComparesWithThePlainRun_data() {
+    QTest::addColumn<QString>("which");
+    QTest::addColumn<bool>("mean");
+    QTest::newRow("encoder zero") << "encoder" << false;
+    QTest::newRow("decoder mean") << "decoder" << true;
+    QTest::newRow("cross zero") << "cross" << false;
+  }
+  void ablationComparesWithThePlainRun() {
+    QFETCH(QString, which);
+    QFETCH(bool, mean);
+    Case c = open("bart");
+    EncDecAblation ab;
+    const std::vector<HeadRef> heads{{0, 1}, {1, 0}};  // sorted, as the session keeps them
+    if (which == "encoder") c.params.prediction.ablateEncoder = heads, ab.encoder.ablate = heads;
+    if (which == "decoder") c.params.prediction.ablate = heads, ab.decoder.ablate = heads;
+    if (which == "cross") c.params.prediction.ablateCross = heads, ab.cross.ablate = heads;
+    c.params.prediction.ablationMode = mean ? AblationMode::Mean : AblationMode::Zero;
+    ab.encoder.mode = ab.decoder.mode = ab.cross.mode = c.params.prediction.ablationMode;
+    const ResultPtr r = LiveController::compute(c.params, c.model, {});
+    QVERIFY2(r->ok(), qPrintable(r->error));
+    PredictionView view;
+    view.resize(1000, 700);
+    view.showResult(r);
+    view.waitForAnalyses();
+    const ViewNumbers n = view.numbers(*r);
+    const std::vector<int> source = c.ref["source_ids"], target = c.ref["target_ids"];
+    const auto softmax = [](const VecD& z) {
+      return VecD((z.array() - z.maxCoeff()).exp() / (z.array() - z.maxCoeff()).exp().sum());
+    };
+    const VecD plain =
+        softmax(c.model->model().forward(source, target).logits.bottomRows(1).transpose().cast<double>());
+    const VecD ablated =
+        softmax(c.model->model().forward(source, target, true, ab).logits.bottomRows(1).transpose().cast<double>());
+    const LabelledMatrix* top = matrix(n, "prediction");
+    QVERIFY(top);
+    for (Eigen::Index i = 0; i < top->values.rows(); ++i)
+      QVERIFY(std::abs(top->values(i, 1) - ablated(std::stoi(top->rowLabels[std::size_t(i)].substr(1)))) <= 1e-6);
+    const LabelledMatrix* a = matrix(n, "ablation");
+    QVERIFY(a);
+    Eigen::Index best = 0;
+    plain.maxCoeff(&best);
+    QCOMPARE(int(a->values(0, 0)), int(best));  // the plain run's prediction
+    QVERIFY(std::abs(a->values(0, 1) - plain(best)) <= 1e-6);
+    QVERIFY(std::abs(a->values(0, 2) - ablated(best)) <= 1e-6);
+    const double kl = (plain.array() * (plain.array() / ablated.array()).log()).sum();
+    QVERIFY2(std::abs(a->values(0, 3) - kl) <= 1e-5 * std::max(1.0, kl), qPrintable(QString::number(kl)));
+    QVERIFY(kl > 1e-4);  // the heads matter
+    const QString attention = which == "cross" ? "cross-attention 0.1, 1.0" : which + " self-attention 0.1, 1.0";
+    QVERIFY2(labelContains(&view, attention), qPrintable(attention));
+    qInfo("bart, %s heads 0.1 and 1.0 off (%s): p %.4f → %.4f, KL %.4f nats", qPrintable(which), mean ? "mean" : "zero",
+          plain(best), ablated(best), kl);
+    // "switch all heads back on" clears every attention's list.
+    QSignalSpy asked(&view, &PredictionView::paramsRequested);
+    for (QLabel* l : view.findChildren<QLabel*>())
+      if (l->text().contains("href='clear'")) emit l->linkActivated("clear");
+    QCOMPARE(asked.count(), 1);
+    QVERIFY(!anyAblated(asked.first().first().value<Params>().prediction));
   }
 
   /// The encoder's stack: a message saying why, a link that asks for the decoder, and no numbers.
