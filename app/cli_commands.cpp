@@ -13,17 +13,23 @@ std::vector<Subcommand> withEncDecForms(std::vector<Subcommand> table) {
     const bool dump = c.name == "dump";
     if (!dump && c.name != "generate" && c.name != "predict") continue;
     for (const Option& o : encDecOptions(true, dump)) c.options.push_back(o);
+    if (c.name == "predict")
+      for (const Option& o : encDecAblationOptions()) c.options.push_back(o);
     c.usage += "  |  --model DIR --source TEXT" + std::string(c.name == "generate" ? " --steps N" : " [--target TEXT]");
-    c.summary += dump ? " Two texts (an encoder-decoder: Marian, BART, T5): \"source_tokens\", \"source_ids\", "
-                        "\"encoder_layers\" (bidirectional maps, n_src x n_src), \"tokens\" and \"token_ids\" the "
-                        "decoder's input (its start token, then the target without its final </s>; without --target "
-                        "the greedy translation), \"layers\" the decoder's, each with \"cross_heads\": [{\"q\", "
-                        "\"k\", \"v\", \"scores\", \"attention\" (n_tgt x n_src), \"output\"}...]."
-                 : c.name == "generate"
-                     ? " With --source TEXT, an encoder-decoder's target tokens after its start token (and "
-                       "--target), until </s>."
-                     : " With --source TEXT, an encoder-decoder's next target token after its start token and "
-                       "--target (\"source_tokens\", \"source_ids\" added).";
+    c.summary +=
+        dump ? " Two texts (an encoder-decoder: Marian, BART, T5): \"source_tokens\", \"source_ids\", "
+               "\"encoder_layers\" (bidirectional maps, n_src x n_src), \"tokens\" and \"token_ids\" the "
+               "decoder's input (its start token, then the target without its final </s>; without --target "
+               "the greedy translation), \"layers\" the decoder's, each with \"cross_heads\": [{\"q\", "
+               "\"k\", \"v\", \"scores\", \"attention\" (n_tgt x n_src), \"output\"}...]."
+        : c.name == "generate"
+            ? " With --source TEXT, an encoder-decoder's target tokens after its start token (and "
+              "--target), until </s>."
+            : " With --source TEXT, an encoder-decoder's next target token after its start token and "
+              "--target (\"source_tokens\", \"source_ids\" added); --ablate switches off heads of the decoder's "
+              "self-attention, --ablate-encoder of the encoder's, --ablate-cross of the cross-attention "
+              "(--ablate-mode zero or mean; \"ablate\", \"ablate_encoder\", \"ablate_cross\", "
+              "\"ablate_mode\" added).";
   }
   return table;
 }

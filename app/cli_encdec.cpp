@@ -261,15 +261,46 @@ int runEncDecGenerate(const Args& a) {
   return 0;
 }
 
+std::vector<Option> encDecAblationOptions() {
+  return {{"ablate-encoder", true,
+           "L.H,L.H,...: with --source, heads of the encoder's self-attention switched off (--ablate: the decoder's "
+           "self-attention)"},
+          {"ablate-cross", true, "L.H,L.H,...: with --source, heads of the decoder's cross-attention switched off"}};
+}
+
+namespace {
+
+/// --ablate (decoder self-attention), --ablate-encoder, --ablate-cross and --ablate-mode (zero or mean) of a
+/// two-text predict; empty when none is given.
+EncDecAblation ablationOf(const Args& a) {
+  EncDecAblation ab;
+  if (a.has("ablate")) ab.decoder.ablate = parseHeadList(a.value("ablate"), "--ablate");
+  if (a.has("ablate-encoder")) ab.encoder.ablate = parseHeadList(a.value("ablate-encoder"), "--ablate-encoder");
+  if (a.has("ablate-cross")) ab.cross.ablate = parseHeadList(a.value("ablate-cross"), "--ablate-cross");
+  if (a.has("ablate-mode") && ab.empty())
+    throw InputError("--ablate-mode needs heads: --ablate, --ablate-encoder or --ablate-cross");
+  const AblationMode mode = parseAblationMode(a.value("ablate-mode", "zero"), "--ablate-mode");
+  if (mode == AblationMode::Resample)
+    throw InputError("--ablate-mode resample is not available with two texts (--source): use zero or mean");
+  ab.encoder.mode = ab.decoder.mode = ab.cross.mode = mode;
+  return ab;
+}
+
+}  // namespace
+
 int runEncDecPredict(const Args& a) {
-  for (const char* one : {"position", "ablate", "ablate-mode", "resample-text", "logit-lens"})
+  for (const char* one : {"position", "resample-text", "logit-lens"})
     if (a.has(one)) throw InputError(std::string("--") + one + " is not available with two texts (--source)");
+  const EncDecAblation ablation = ablationOf(a);
   const Opened o = open(a);
   const Side source = sourceOf(a, o);
   const Side input = decoderInputOf(a, o);
   const int k = a.intValue("top", 10, 1, 1000);
   const double temperature = a.doubleValue("temperature", 1.0, 1e-3, 1e3);
-  const Vec logits = lastLogits(o, source.ids, input.ids);
+  // Heads switched off: one full pass with them (the cached decoding session runs the plain model).
+  const Vec logits =
+      ablation.empty() ? lastLogits(o, source.ids, input.ids)
+                       : Vec(o.model->forward(source.ids, input.ids, true, ablation).logits.bottomRows(1).transpose());
   requireFiniteLogits(logits);
   const VecD p = softmaxAt(logits, temperature);
   std::vector<int> order(static_cast<std::size_t>(logits.size()));
@@ -280,10 +311,16 @@ int runEncDecPredict(const Args& a) {
   std::vector<TokenScore> scores;
   for (std::size_t i = 0; i < top; ++i)
     scores.push_back({order[i], pieceOf(o.target.get(), order[i]), logits(order[i]), p(order[i])});
-  const nlohmann::json j = {{"schema", "attnlab.predict/1"}, {"source_tokens", source.tokens},
-                            {"source_ids", source.ids},      {"tokens", input.tokens},
-                            {"token_ids", input.ids},        {"position", static_cast<int>(input.ids.size()) - 1},
-                            {"top", scoresJson(scores)}};
+  nlohmann::json j = {{"schema", "attnlab.predict/1"}, {"source_tokens", source.tokens},
+                      {"source_ids", source.ids},      {"tokens", input.tokens},
+                      {"token_ids", input.ids},        {"position", static_cast<int>(input.ids.size()) - 1},
+                      {"top", scoresJson(scores)}};
+  if (!ablation.empty()) {  // the heads as given, per attention
+    j["ablate"] = formatHeadList(ablation.decoder.ablate);
+    j["ablate_encoder"] = formatHeadList(ablation.encoder.ablate);
+    j["ablate_cross"] = formatHeadList(ablation.cross.ablate);
+    j["ablate_mode"] = ablationModeName(ablation.decoder.mode);
+  }
   writeText(a.value("out"), jsonText(j, a.intValue("indent", -1, 0, 16)) + "\n");
   return 0;
 }

@@ -12,6 +12,8 @@ bool hasSource(const Args& args);
 /// The options of the two-text forms: --source, --source-file, --source-ids, --target, --target-ids (dump and predict)
 /// and --max-new (dump).
 std::vector<Option> encDecOptions(bool target, bool maxNew);
+/// predict's two-text ablations beside --ablate (the decoder's self-attention): --ablate-encoder, --ablate-cross.
+std::vector<Option> encDecAblationOptions();
 
 int runEncDecDump(const Args& args);
 int runEncDecGenerate(const Args& args);

@@ -11,6 +11,8 @@ namespace attnlab::cli {
 // logit lens there when asked.
 int runPredict(const Args& args) {
   if (hasSource(args)) return runEncDecPredict(args);
+  for (const char* two : {"ablate-encoder", "ablate-cross"})
+    if (args.has(two)) throw InputError(std::string("--") + two + " needs an encoder–decoder's two texts (--source)");
   const Params p = paramsWithoutPosition(args);
   PipelineResult r = runPipeline(p);
   requireUnembedding(*r.model);

@@ -160,7 +160,7 @@ EncDecModel::EncDecModel(EncDecConfig config, std::shared_ptr<SafetensorsSet> fi
     else
       throw InputError(files_->path() + ": \"lm_head.weight\" is missing and tie_word_embeddings is false");
     finalBias_ = Vec::Zero(c.decoderVocabSize);
-    setUpUnembedding();
+    makeUnembedding();
     return;
   }
   for (int l = 0; l < c.encoderLayers; ++l) encoder_.push_back(loadLayer(w, "encoder", l));
@@ -181,7 +181,32 @@ EncDecModel::EncDecModel(EncDecConfig config, std::shared_ptr<SafetensorsSet> fi
   else
     throw InputError(files_->path() + ": \"lm_head.weight\" is missing and tie_word_embeddings is false");
   top.finish();
-  setUpUnembedding();
+  makeUnembedding();
+}
+
+void EncDecModel::makeUnembedding() {
+  const EncDecConfig& c = config_;
+  Unembedding& u = unembedding_;
+  u.data = lmHead_.data;  // row-major [vocab, d]: element (t, j) at t·d + j
+  u.vocab = lmHead_.rows;
+  u.d = lmHead_.cols;
+  u.rowStride = lmHead_.cols;
+  u.colStride = 1;
+  u.eps = c.layerNormEps;
+  if (c.preNormRms) {  // T5: logits = (RMSNorm(x)·s)·W_Uᵀ with the final norm's γ; s folded into γ
+    u.norm = Unembedding::Norm::Rms;
+    u.gamma = Vec(decFinalNorm_.vector()) * static_cast<float>(c.lmHeadScale);
+  } else {  // post-LN: the stream is already normalised; logits = x·W_Uᵀ + final_logits_bias
+    if (c.lmHeadScale != 1.0)
+      throw std::logic_error("EncDecModel: a post-LN model's lm_head rescale has no place in its Unembedding");
+    u.norm = Unembedding::Norm::None;
+  }
+  if (finalBias_.size() > 0 && finalBias_.cwiseAbs().maxCoeff() > 0.0f) u.bias = finalBias_;
+  // logits() applies lm_head to the final stream (after T5's final norm): no norm, the bias, W_U's packed copy shared
+  logitsHead_ = u;
+  logitsHead_.norm = Unembedding::Norm::None;
+  logitsHead_.gamma = Vec();
+  logitsHead_.bias = finalBias_;
 }
 
 std::shared_ptr<EncDecModel> EncDecModel::open(const std::string& dir) {
@@ -353,7 +378,8 @@ Mat residualBlock(bool preNorm, const Mat& x, const WeightView& w, const WeightV
   return norm(x + added, w, b);
 }
 
-LayerTrace EncDecModel::encoderLayer(int layer, const Mat& x, const std::vector<Mat>& bias) const {
+LayerTrace EncDecModel::encoderLayer(int layer, const Mat& x, const std::vector<Mat>& bias,
+                                     const Intervention* iv) const {
   const EncDecLayerWeights& w = encoder_[static_cast<std::size_t>(layer)];
   const int heads = config_.encoderHeads, dh = config_.encoderHeadWidth();
   const Eigen::Index a = config_.encoderAttnWidth();
@@ -366,6 +392,7 @@ LayerTrace EncDecModel::encoderLayer(int layer, const Mat& x, const std::vector<
         const Mat qkv = w.self.qkvW.affine(in, w.self.qkvB);  // [n, 3a]
         t.heads = attendAll(qkv.leftCols(a), qkv.middleCols(a, a), qkv.rightCols(a), heads, dh, scoreScale(config_, dh),
                             false, bias, t.concat);
+        if (iv) interveneOnConcat(*iv, layer, heads, dh, t.concat);  // switched-off heads, before W_o
         return w.self.oW.affine(t.concat, w.self.oB);
       },
       t.attentionOut, norm);
@@ -376,7 +403,9 @@ LayerTrace EncDecModel::encoderLayer(int layer, const Mat& x, const std::vector<
 
 LayerTrace EncDecModel::decoderLayer(int layer, const Mat& yAll, const Mat& encOut, const std::vector<Mat>& bias,
                                      CrossLayerTrace& cross, int p, const LayerTrace* prevSelf,
-                                     const CrossLayerTrace* prevCross, const CrossLayerTrace* kvFrom) const {
+                                     const CrossLayerTrace* prevCross, const CrossLayerTrace* kvFrom,
+                                     const Intervention* self, const Intervention* crossIv) const {
+  if ((self || crossIv) && p > 0) throw std::logic_error("EncDecModel: ablations need every decoder row computed");
   const EncDecLayerWeights& w = decoder_[static_cast<std::size_t>(layer)];
   const int heads = config_.decoderHeads, dh = config_.decoderHeadWidth();
   const Eigen::Index a = config_.decoderAttnWidth();
@@ -400,6 +429,7 @@ LayerTrace EncDecModel::decoderLayer(int layer, const Mat& yAll, const Mat& encO
         const Mat k = headRows(prevSelf, Part::K, qkv.middleCols(a, a));
         const Mat v = headRows(prevSelf, Part::V, qkv.rightCols(a));
         t.heads = attendAll(q, k, v, heads, dh, scale, true, bias, t.concat);
+        if (self) interveneOnConcat(*self, layer, heads, dh, t.concat);  // p = 0 here
         return w.self.oW.affine(t.concat.bottomRows(t.concat.rows() - p), w.self.oB);
       },
       added, norm);
@@ -420,6 +450,7 @@ LayerTrace EncDecModel::decoderLayer(int layer, const Mat& yAll, const Mat& encO
           const Mat kv = w.cross.kvW.affine(encOut, w.cross.kvB);  // [n_src, 2a]
           cross.heads = attendAll(qAll, kv.leftCols(a), kv.rightCols(a), heads, dh, scale, false, {}, cross.concat);
         }
+        if (crossIv) interveneOnConcat(*crossIv, layer, heads, dh, cross.concat);  // mean: over the target rows
         return w.cross.oW.affine(cross.concat.bottomRows(cross.concat.rows() - p), w.cross.oB);
       },
       added, norm);
@@ -443,34 +474,40 @@ Mat EncDecModel::encode(const std::vector<int>& source) const {
   return stackOutput(false, x);
 }
 
-void EncDecModel::setUpUnembedding() {
-  Unembedding& u = unembedding_;
-  u.norm = Unembedding::Norm::None;  // T5's final norm is stackOutput's
-  u.data = lmHead_.data;
-  u.vocab = config_.decoderVocabSize;
-  u.d = config_.dModel;
-  u.rowStride = config_.dModel;  // [vocab, d] row-major
-  u.colStride = 1;
-  u.bias = finalBias_;
-}
-
 Mat EncDecModel::logits(const Mat& decoderOut) const {
   // Eigen's product packed lm_head again on every call (a third of the logits' time on opus-mt's shape).
-  return unembedding_.logits(decoderOut * static_cast<float>(config_.lmHeadScale));  // [n, vocab]
+  return logitsHead_.logits(decoderOut * static_cast<float>(config_.lmHeadScale));  // [n, vocab]
+}
+
+EncDecTrace EncDecModel::forward(const std::vector<int>& source, const std::vector<int>& target, bool withLogits,
+                                 const EncDecAblation& ablation) const {
+  return forward(source, target, EncDecReuse{}, withLogits, ablation);
 }
 
 EncDecTrace EncDecModel::forward(const std::vector<int>& source, const std::vector<int>& target,
-                                 bool withLogits) const {
-  return forward(source, target, EncDecReuse{}, withLogits);
-}
-
-EncDecTrace EncDecModel::forward(const std::vector<int>& source, const std::vector<int>& target,
-                                 const EncDecReuse& reuse, bool withLogits) const {
+                                 const EncDecReuse& reuse, bool withLogits, const EncDecAblation& ablation) const {
   checkIds(source, config_.vocabSize, "source");
   checkIds(target, config_.decoderVocabSize, "target");
+  for (const Intervention* iv : {&ablation.encoder, &ablation.decoder, &ablation.cross})
+    if (!iv->ablate.empty() && iv->mode == AblationMode::Resample)
+      throw InputError(
+          "resample ablation is not available for an encoder–decoder (it would need a run of another "
+          "source and target): use zero or mean");
+  const auto check = [](const Intervention& iv, int layers, int heads, std::size_t tokens, const char* which) {
+    try {
+      checkIntervention(iv, layers, heads, static_cast<int>(tokens));
+    } catch (const InputError& e) {
+      throw InputError(std::string(which) + ": " + e.what());
+    }
+  };
+  check(ablation.encoder, config_.encoderLayers, config_.encoderHeads, source.size(), "encoder self-attention");
+  check(ablation.decoder, config_.decoderLayers, config_.decoderHeads, target.size(), "decoder self-attention");
+  check(ablation.cross, config_.decoderLayers, config_.decoderHeads, target.size(), "cross-attention");
+  const bool ablated = !ablation.empty();
   const int ns = static_cast<int>(source.size()), nt = static_cast<int>(target.size());
   const bool sameSource = reuse.encoder && reuse.encoderOut && reuse.cross;
-  const int p = sameSource ? reuse.decoderRows : 0;
+  // Mean ablation averages a head over every target row: with any ablation the decoder's rows are all recomputed.
+  const int p = sameSource && !ablated ? reuse.decoderRows : 0;
   if (p > 0) {
     const Trace* d = reuse.decoder;
     if (!d || p >= nt || static_cast<int>(d->tokenIds.size()) < p || d->layerCount() != config_.decoderLayers ||
@@ -495,7 +532,8 @@ EncDecTrace EncDecModel::forward(const std::vector<int>& source, const std::vect
     for (int id : source) e.tokens.push_back(std::to_string(id));
     e.embeddings = embed(encEmbed_, "encoder", source, 0, config_.vocabSize);
     const std::vector<Mat> encBias = positionBias(false, 0, ns, ns);
-    for (int l = 0; l < config_.encoderLayers; ++l) e.layers.push_back(encoderLayer(l, e.layerInput(l), encBias));
+    for (int l = 0; l < config_.encoderLayers; ++l)
+      e.layers.push_back(encoderLayer(l, e.layerInput(l), encBias, ablated ? &ablation.encoder : nullptr));
     t.encoderOut = stackOutput(false, e.layers.back().residualOut);
   }
   Trace& dt = t.decoder;
@@ -512,7 +550,8 @@ EncDecTrace EncDecModel::forward(const std::vector<int>& source, const std::vect
     const CrossLayerTrace* earlierCross = sameSource ? &(*reuse.cross)[li] : nullptr;
     dt.layers.push_back(decoderLayer(l, dt.layerInput(l), t.encoderOut, decBias, t.cross[li], p,
                                      p > 0 ? &reuse.decoder->layers[li] : nullptr, p > 0 ? earlierCross : nullptr,
-                                     earlierCross));
+                                     earlierCross, ablated ? &ablation.decoder : nullptr,
+                                     ablated ? &ablation.cross : nullptr));
   }
   // The final norm and the logits are row-wise: the earlier rows are the earlier run's.
   const Mat freshOut = stackOutput(true, dt.layers.back().residualOut.bottomRows(nt - p));

@@ -20,6 +20,7 @@
 #include "core/checkpoint/encdec_config.h"
 #include "core/checkpoint/hf_weights.h"
 #include "core/model/encdec_trace.h"
+#include "core/model/intervention.h"
 #include "core/model/unembedding.h"
 
 namespace attnlab {
@@ -57,6 +58,14 @@ struct EncDecReuse {
   int decoderRows = 0;  ///< target rows [0, p) taken from the earlier run: p < n_tgt, same ids
 };
 
+/// Heads switched off in an encoder–decoder's forward pass (issue 33): each stack's attention its own Intervention
+/// (intervention.h; ablations only, zero or mean), applied to that attention's concatenated head outputs before its
+/// output projection, as the single-text models do. `cross` names decoder layer.head of the cross-attention.
+struct EncDecAblation {
+  Intervention encoder, decoder, cross;
+  bool empty() const { return encoder.ablate.empty() && decoder.ablate.empty() && cross.ablate.empty(); }
+};
+
 /// Owned by a shared_ptr (open() gives one): a decoding session shares that ownership, so it may outlive every other
 /// owner of the model.
 class EncDecModel : public std::enable_shared_from_this<EncDecModel> {
@@ -73,17 +82,29 @@ class EncDecModel : public std::enable_shared_from_this<EncDecModel> {
   /// (usually starting with decoder_start_token_id). Throws InputError for an empty text, an id out of range or a
   /// text longer than max_position_embeddings. `withLogits` false leaves EncDecTrace::logits empty: the maps alone
   /// (n_tgt · d · vocab multiply-adds less: 0.9 G of opus-mt's 58k vocabulary at 31 target tokens).
-  EncDecTrace forward(const std::vector<int>& source, const std::vector<int>& target, bool withLogits = true) const;
+  /// `ablation`: heads switched off (EncDecAblation); throws InputError for a head the stack does not have, or
+  /// resample mode (it needs a run of another pair of texts).
+  EncDecTrace forward(const std::vector<int>& source, const std::vector<int>& target, bool withLogits = true,
+                      const EncDecAblation& ablation = {}) const;
   /// The same pass taking what `reuse` holds from an earlier run instead of computing it (equal to a full pass to
   /// float rounding): a target edit then runs only the decoder, an edit at its end only the new rows (products, FFN,
   /// logits) — attention is recomputed over every row, so the maps are whole. `source` must be the earlier run's when
-  /// reuse.encoder is set; throws std::logic_error for a decoderRows the earlier run cannot give.
+  /// reuse.encoder is set (and the earlier encoder made with the same encoder ablation: encdec_run.cpp's encDecReuse
+  /// decides); throws std::logic_error for a decoderRows the earlier run cannot give. With any ablation the decoder's
+  /// rows are all recomputed (mean ablation averages over every target row).
   EncDecTrace forward(const std::vector<int>& source, const std::vector<int>& target, const EncDecReuse& reuse,
-                      bool withLogits = true) const;
+                      bool withLogits = true, const EncDecAblation& ablation = {}) const;
   /// The encoder's output [n_src, d] alone.
   Mat encode(const std::vector<int>& source) const;
   /// Next-token logits [n, vocab] of decoder output rows [n, d].
   Mat logits(const Mat& decoderOut) const;
+  /// The decoder's final step as an Unembedding (unembedding.h), read on the stream after a decoder layer (before
+  /// T5's final norm): what the Prediction view's lens decodes, and what logits() computes on the last layer's
+  /// stream (to float rounding). T5 (pre-norm): the final RMSNorm, its scale γ multiplied by the d^-0.5 rescale of a
+  /// tied lm_head (γ·s ⊙ x/σ · W_Uᵀ = s·(γ ⊙ x/σ)·W_Uᵀ), then lm_head. Marian/BART (post-LN): no norm — every layer's
+  /// output already leaves through a LayerNorm, and the model applies none after the last — lm_head plus
+  /// final_logits_bias. W_U is viewed in the checkpoint's storage.
+  const Unembedding& decoderUnembedding() const { return unembedding_; }
 
   /// Step-by-step decoding with cached keys and values: the encoder runs once and each layer's cross K and V are
   /// made once; each step() runs one new target token through the decoder. The session keeps the model alive (it
@@ -108,29 +129,34 @@ class EncDecModel : public std::enable_shared_from_this<EncDecModel> {
   std::vector<Mat> positionBias(bool decoder, int first, int queries, int keys) const;
   Mat feedForward(const Mat& x, const EncDecLayerWeights& w) const;
   void checkIds(const std::vector<int>& ids, int vocab, const char* what) const;
-  LayerTrace encoderLayer(int layer, const Mat& x, const std::vector<Mat>& bias) const;
+  /// `iv`: the encoder's ablations (nullptr: none).
+  LayerTrace encoderLayer(int layer, const Mat& x, const std::vector<Mat>& bias,
+                          const Intervention* iv = nullptr) const;
   /// Decoder layer `layer` on stream rows [p, n) (y holds all n rows; rows [0, p) and their Q/K/V come from
   /// `prevSelf` / `prevCross` when p > 0); cross K and V from `kvFrom`'s heads when given, else made from encOut.
+  /// `self` / `crossIv`: the ablations of its two attentions (nullptr: none; only with p = 0).
   LayerTrace decoderLayer(int layer, const Mat& y, const Mat& encOut, const std::vector<Mat>& bias,
                           CrossLayerTrace& cross, int p = 0, const LayerTrace* prevSelf = nullptr,
-                          const CrossLayerTrace* prevCross = nullptr, const CrossLayerTrace* kvFrom = nullptr) const;
+                          const CrossLayerTrace* prevCross = nullptr, const CrossLayerTrace* kvFrom = nullptr,
+                          const Intervention* self = nullptr, const Intervention* crossIv = nullptr) const;
   /// T5's final norm of a stack's last residual (the stream itself for the post-LN families).
   Mat stackOutput(bool decoder, const Mat& x) const;
-  /// unembedding_ viewing lmHead_ and finalBias_ (the end of loading).
-  void setUpUnembedding();
+  /// Fills unembedding_ from lmHead_, finalBias_ and decFinalNorm_, and logitsHead_ (the constructor's last step).
+  void makeUnembedding();
 
   EncDecConfig config_;
   std::shared_ptr<SafetensorsSet> files_;
   WeightView encEmbed_, decEmbed_, lmHead_;  ///< [vocab, d], [target vocab, d], [target vocab, d]
   Vec finalBias_;                            ///< final_logits_bias  [target vocab]
-  /// lm_head (with final_logits_bias, no norm) as every family's logits are made: several rows through its packed
-  /// copy (made on the first such readout), one row through the row-major view.
-  Unembedding unembedding_;
+  /// lm_head (with final_logits_bias, no norm) as logits() applies it to the final stream: several rows through its
+  /// packed copy (made on the first such readout, shared with unembedding_), one row through the row-major view.
+  Unembedding logitsHead_;
   WeightView encPos_, decPos_;                                        ///< BART's learned positions [max + 2, d]
   WeightView encEmbNormW_, encEmbNormB_, decEmbNormW_, decEmbNormB_;  ///< BART's layernorm_embedding
   WeightView encRelBias_, decRelBias_;      ///< T5's relative_attention_bias  [buckets, heads]
   WeightView encFinalNorm_, decFinalNorm_;  ///< T5's final_layer_norm  [d]
   std::vector<EncDecLayerWeights> encoder_, decoder_;
+  Unembedding unembedding_;  ///< decoderUnembedding()
 };
 
 /// One source text being translated: cross K/V of every decoder layer made at start, self K/V appended per step.

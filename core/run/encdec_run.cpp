@@ -11,7 +11,8 @@ namespace {
 
 const char* kMetaspace = "\xE2\x96\x81";  // "▁", SentencePiece's word start
 
-/// One stack of the pair as a single-text Model: the views read its info() (layers, heads, widths) and tokenizer.
+/// One stack of the pair as a single-text Model: the views read its info() (layers, heads, widths), tokenizer and (the
+/// decoder's) unembedding.
 /// Its forward() refuses: a stack alone cannot be re-run (the decoder needs the source's encoding), so the views
 /// that run the model again (ablation, patching) say so instead of drawing a wrong picture.
 class EncDecStackModel : public Model {
@@ -41,6 +42,9 @@ class EncDecStackModel : public Model {
   }
   std::string vocabularyPiece(int id) const override { return tokenizer().pieceOf(id); }
   int vocabularySize() const override { return tokenizer().vocabSize(); }
+  /// The decoder's final step (EncDecModel::decoderUnembedding): its prediction and logit lens read the decoder's
+  /// Trace as any model's. The encoder predicts nothing.
+  const Unembedding* unembedding() const override { return decoder_ ? &folder_->model->decoderUnembedding() : nullptr; }
   bool isReservedToken(int id) const override {
     const EncDecConfig& c = folder_->model->config();
     return id == c.eosId || id == c.padId || (decoder_ && id == c.decoderStartId);
@@ -189,18 +193,29 @@ bool sameIntervention(const Intervention& a, const Intervention& b) {
 
 }  // namespace
 
+EncDecAblation encDecAblationOf(const PredictionSettings& s) {
+  EncDecAblation a;
+  a.encoder.ablate = s.ablateEncoder;
+  a.decoder.ablate = s.ablate;
+  a.cross.ablate = s.ablateCross;
+  a.encoder.mode = a.decoder.mode = a.cross.mode = s.ablationMode;  // resample: refused by forward
+  return a;
+}
+
 EncDecReuse encDecReuse(const PipelineResult* previous, const EncDecFolderModel& model, const TokenizedText& source,
-                        const TokenizedText& target, const Intervention& encoderIv, const Intervention& decoderIv) {
+                        const TokenizedText& target, const EncDecAblation& ablation) {
   EncDecReuse r;
   const EncDecRun* run = previous ? previous->encdec.get() : nullptr;
   if (!run || !run->isDecoderSide() || !run->trace || run->model.get() != &model) return r;
   const PipelineResult& enc = *run->encoderSide;
-  if (run->source.ids != source.ids || !sameIntervention(enc.intervention, encoderIv) ||
-      !sameIntervention(previous->intervention, decoderIv) || enc.trace.layers.empty())
+  if (run->source.ids != source.ids || !sameIntervention(run->ablation.encoder, ablation.encoder) ||
+      enc.trace.layers.empty())
     return r;
   r.encoder = &enc.trace;
   r.encoderOut = &run->trace->encoderOut;
   r.cross = &run->trace->cross;
+  if (!sameIntervention(run->ablation.decoder, ablation.decoder) || !sameIntervention(run->ablation.cross, ablation.cross))
+    return r;  // the encoder alone: the decoder's rows were made with other heads switched off
   r.decoder = &previous->trace;
   r.decoderOut = &run->trace->decoderOut;
   r.logits = &run->trace->logits;
@@ -223,8 +238,9 @@ PipelineResult runEncDecPipeline(const Params& p, std::shared_ptr<const EncDecFo
 
   PipelineResult r;
   auto enc = std::make_shared<PipelineResult>();
-  const EncDecReuse reuse = encDecReuse(previous.get(), *model, src, tgt, enc->intervention, r.intervention);
-  auto trace = std::make_shared<EncDecTrace>(model->model().forward(src.ids, tgt.ids, reuse));
+  const EncDecAblation ablation = encDecAblationOf(p.prediction);
+  const EncDecReuse reuse = encDecReuse(previous.get(), *model, src, tgt, ablation);
+  auto trace = std::make_shared<EncDecTrace>(model->model().forward(src.ids, tgt.ids, reuse, true, ablation));
   enc->model = model->stackModel(false);
   enc->info = enc->model->info();
   enc->text = src;
@@ -246,6 +262,7 @@ PipelineResult runEncDecPipeline(const Params& p, std::shared_ptr<const EncDecFo
   encRun->source = std::move(src);
   encRun->target = std::move(tgt);
   encRun->trace = std::move(trace);
+  encRun->ablation = ablation;
   auto decRun = std::make_shared<EncDecRun>(*encRun);
   decRun->encoderSide = enc;
   enc->encdec = std::move(encRun);

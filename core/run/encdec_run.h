@@ -69,6 +69,7 @@ struct EncDecRun {
   std::shared_ptr<const EncDecFolderModel> model;
   TokenizedText source, target;  ///< the encoder's tokens, the decoder's (start token first)
   std::shared_ptr<const EncDecTrace> trace;
+  EncDecAblation ablation;  ///< the heads the run switched off (encDecReuse compares them)
   std::shared_ptr<const PipelineResult> encoderSide;  ///< null on the encoder's side
   bool isDecoderSide() const { return encoderSide != nullptr; }
   /// The greedy next target token after the target: argmax of the last logits row.
@@ -79,22 +80,26 @@ struct EncDecRun {
 /// offset) or more tokens than the model's positions (both lengths named).
 TokenizedText checkedSource(const EncDecFolderModel& model, const std::string& source);
 
-/// Runs both texts of p (sentence = source, target) through `model`. Throws InputError for an empty source, invalid
-/// UTF-8 in either text (with its byte offset), either text longer than the model's positions (both lengths
-/// named) and a selection outside the decoder; Cancelled before the forward pass when the flag is raised.
-/// `previous` (the window's last result, the decoder's side) lends what encDecReuse allows: an edit of the target
-/// alone runs only the decoder, one at the target's end only its new rows; the numbers are a fresh run's.
+/// The heads p.prediction switches off, per attention (prediction_settings.h: ablate = the decoder's self-attention).
+EncDecAblation encDecAblationOf(const PredictionSettings& s);
+
+/// Runs both texts of p (sentence = source, target) through `model`, with the heads of p.prediction switched off.
+/// Throws InputError for an empty source, invalid UTF-8 in either text (with its byte offset), either text longer than
+/// the model's positions (both lengths named) and a selection outside the decoder; Cancelled before the forward pass
+/// when the flag is raised. `previous` (the window's last result, the decoder's side) lends what encDecReuse allows:
+/// an edit of the target alone runs only the decoder, one at the target's end only its new rows; the numbers are a
+/// fresh run's.
 PipelineResult runEncDecPipeline(const Params& p, std::shared_ptr<const EncDecFolderModel> model,
                                  const RunControl& control = {},
                                  std::shared_ptr<const PipelineResult> previous = nullptr);
 
-/// What a run of `source` and `target` by `model`, with ablations `encoderIv` / `decoderIv`, may take from
-/// `previous`: its encoder when everything the encoder reads is the same (the model object, the source ids, the
-/// encoder's intervention) and the decoder's intervention too (cross K/V and the decoder's rows depend on both), then
-/// the decoder's rows before the first changed target id (at most n_tgt − 1). The one place reuse is decided: anything
-/// a stack's forward pass starts to read belongs in its comparison here. Pointers point into `previous`.
+/// What a run of `source` and `target` by `model`, with `ablation`, may take from `previous`: its encoder (and every
+/// cross head's K and V) when everything the encoder reads is the same (the model object, the source ids, the
+/// encoder's ablation), then, when the decoder's and the cross-attention's ablations are the same too, the decoder's
+/// rows before the first changed target id (at most n_tgt − 1). The one place reuse is decided: anything a stack's
+/// forward pass starts to read belongs in its comparison here. Pointers point into `previous`.
 EncDecReuse encDecReuse(const PipelineResult* previous, const EncDecFolderModel& model, const TokenizedText& source,
-                        const TokenizedText& target, const Intervention& encoderIv, const Intervention& decoderIv);
+                        const TokenizedText& target, const EncDecAblation& ablation);
 
 /// Greedy translation of `source` (KV-cached decoding, cross K/V made once): the generated ids (eos included when
 /// reached) and their text. Checks the source as runEncDecPipeline does.

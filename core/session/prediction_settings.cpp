@@ -37,6 +37,8 @@ json toJson(const PredictionSettings& s) {
               {"target", s.target},
               {"versus", s.versus},
               {"ablate", formatHeadList(s.ablate)},
+              {"ablate_encoder", formatHeadList(s.ablateEncoder)},
+              {"ablate_cross", formatHeadList(s.ablateCross)},
               {"ablation_mode", ablationModeName(s.ablationMode)},
               {"resample_text", s.resampleText},
               {"clean", s.clean},
@@ -68,13 +70,15 @@ void readPredictionSettings(const json& j, PredictionSettings& out) {
                             {"patch_versus", &s.patchVersus},
                             {"resample_text", &s.resampleText}})
     read(j, key, *field, "a string");
-  if (const auto a = j.find("ablate"); a != j.end()) {
+  for (auto [key, list] :
+       {std::pair{"ablate", &s.ablate}, {"ablate_encoder", &s.ablateEncoder}, {"ablate_cross", &s.ablateCross}}) {
+    if (j.find(key) == j.end()) continue;
     std::vector<std::string> items;
-    read(j, "ablate", items, "a list of \"LAYER.HEAD\" strings");
-    s.ablate.clear();
+    read(j, key, items, "a list of \"LAYER.HEAD\" strings");
+    list->clear();
     for (const std::string& item : items) {
-      const std::vector<HeadRef> one = parseHeadList(item, "params: prediction.ablate");
-      s.ablate.insert(s.ablate.end(), one.begin(), one.end());
+      const std::vector<HeadRef> one = parseHeadList(item, std::string("params: prediction.") + key);
+      list->insert(list->end(), one.begin(), one.end());
     }
   }
   std::string mode = ablationModeName(s.ablationMode);
@@ -85,8 +89,10 @@ void readPredictionSettings(const json& j, PredictionSettings& out) {
     fail("ablation_mode", "is '" + mode + "' (use zero, mean or resample)");
   }
   validate(s);
-  std::sort(s.ablate.begin(), s.ablate.end());
-  s.ablate.erase(std::unique(s.ablate.begin(), s.ablate.end()), s.ablate.end());
+  for (std::vector<HeadRef>* list : {&s.ablate, &s.ablateEncoder, &s.ablateCross}) {
+    std::sort(list->begin(), list->end());
+    list->erase(std::unique(list->begin(), list->end()), list->end());
+  }
   out = std::move(s);
 }
 
@@ -95,21 +101,37 @@ void validate(const PredictionSettings& s) {
   if (s.topK < 0) fail("top_k", "must be ≥ 0 (0: no top-k filter)");
   if (!std::isfinite(s.topP) || s.topP <= 0 || s.topP > 1) fail("top_p", "must be in (0, 1]");
   if (s.generateSteps < 1 || s.generateSteps > 512) fail("generate_steps", "must be 1–512");
-  for (const HeadRef& h : s.ablate)
-    if (h.layer < 0 || h.head < 0) fail("ablate", "names a negative layer or head");
+  for (auto [key, list] :
+       {std::pair{"ablate", &s.ablate}, {"ablate_encoder", &s.ablateEncoder}, {"ablate_cross", &s.ablateCross}})
+    for (const HeadRef& h : *list)
+      if (h.layer < 0 || h.head < 0) fail(key, "names a negative layer or head");
 }
 
-void toggleAblation(PredictionSettings& s, HeadRef head) {
-  const auto it = std::find(s.ablate.begin(), s.ablate.end(), head);
-  if (it != s.ablate.end()) {
-    s.ablate.erase(it);
+std::vector<HeadRef>& ablatedHeads(PredictionSettings& s, const std::string& stack) {
+  return stack == "encoder" ? s.ablateEncoder : stack == "cross" ? s.ablateCross : s.ablate;
+}
+
+const std::vector<HeadRef>& ablatedHeads(const PredictionSettings& s, const std::string& stack) {
+  return stack == "encoder" ? s.ablateEncoder : stack == "cross" ? s.ablateCross : s.ablate;
+}
+
+bool anyAblated(const PredictionSettings& s) {
+  return !s.ablate.empty() || !s.ablateEncoder.empty() || !s.ablateCross.empty();
+}
+
+void toggleAblation(PredictionSettings& s, HeadRef head, const std::string& stack) {
+  std::vector<HeadRef>& list = ablatedHeads(s, stack);
+  const auto it = std::find(list.begin(), list.end(), head);
+  if (it != list.end()) {
+    list.erase(it);
     return;
   }
-  s.ablate.insert(std::upper_bound(s.ablate.begin(), s.ablate.end(), head), head);
+  list.insert(std::upper_bound(list.begin(), list.end(), head), head);
 }
 
-bool isAblated(const PredictionSettings& s, HeadRef head) {
-  return std::find(s.ablate.begin(), s.ablate.end(), head) != s.ablate.end();
+bool isAblated(const PredictionSettings& s, HeadRef head, const std::string& stack) {
+  const std::vector<HeadRef>& list = ablatedHeads(s, stack);
+  return std::find(list.begin(), list.end(), head) != list.end();
 }
 
 }  // namespace attnlab

@@ -56,7 +56,9 @@ void ModelOpener::open(const QString& dir) {
   Params p = beforeOpen_;
   p.modelDir = dir.toStdString();
   p.selection.layer = p.selection.head = 0;
-  p.prediction.ablate.clear();  // the heads switched off belong to the model that is closed
+  p.prediction.ablate.clear();
+  p.prediction.ablateEncoder.clear();
+  p.prediction.ablateCross.clear();  // the heads switched off belong to the model that is closed
   pending_ = dir;
   waiting_ = !dir.isEmpty();
   apply_(p);

@@ -100,7 +100,7 @@ class TestEncDecReusePipeline : public QObject {
     // The target grows: the encoder is the last run's (the same K matrices), the decoder's earlier rows too.
     p.target = grown.toStdString();
     const TokenizedText src = encdec.tokenizeSource(p.sentence), tgt = encdec.tokenizeTarget(p.target);
-    const EncDecReuse plan = encDecReuse(first.get(), encdec, src, tgt, {}, {});
+    const EncDecReuse plan = encDecReuse(first.get(), encdec, src, tgt, {});
     QVERIFY(plan.encoder == &first->encdec->encoderSide->trace);
     QCOMPARE(plan.decoderRows, static_cast<int>(first->encdec->target.ids.size()));
     QVERIFY(plan.decoderRows >= 2);
@@ -115,23 +115,35 @@ class TestEncDecReusePipeline : public QObject {
     std::size_t common = 0;
     while (tgt3.ids[common] == tgt.ids[common]) ++common;
     QVERIFY(common >= 1 && common + 1 < tgt3.ids.size());
-    QCOMPARE(encDecReuse(second.get(), encdec, src, tgt3, {}, {}).decoderRows, static_cast<int>(common));
+    QCOMPARE(encDecReuse(second.get(), encdec, src, tgt3, {}).decoderRows, static_cast<int>(common));
     const ResultPtr third = run(p, m, second);
     QVERIFY(firstEncoderKeys(*third) == firstEncoderKeys(*first));
     QCOMPARE(compareRuns(*third, *run(p, m)), 0);
 
-    // Another ablation of either stack: nothing is reused (the one comparison, encDecReuse).
-    Intervention ablated;
-    ablated.ablate = {HeadRef{0, 0}};
-    QVERIFY(encDecReuse(third.get(), encdec, src, tgt3, ablated, {}).encoder == nullptr);
-    QVERIFY(encDecReuse(third.get(), encdec, src, tgt3, {}, ablated).encoder == nullptr);
-    QCOMPARE(encDecReuse(third.get(), encdec, src, tgt3, {}, ablated).decoderRows, 0);
+    // Another ablation (the one comparison, encDecReuse): of the encoder, nothing is reused; of the decoder's self- or
+    // cross-attention, the encoder is (it reads the source alone) but none of the decoder's rows.
+    EncDecAblation encoderOff, decoderOff, crossOff;
+    encoderOff.encoder.ablate = decoderOff.decoder.ablate = crossOff.cross.ablate = {HeadRef{0, 0}};
+    QVERIFY(encDecReuse(third.get(), encdec, src, tgt3, encoderOff).encoder == nullptr);
+    QCOMPARE(encDecReuse(third.get(), encdec, src, tgt3, encoderOff).decoderRows, 0);
+    for (const EncDecAblation& a : {decoderOff, crossOff}) {
+      const EncDecReuse plan2 = encDecReuse(third.get(), encdec, src, tgt3, a);
+      QVERIFY(plan2.encoder == &third->encdec->encoderSide->trace);
+      QCOMPARE(plan2.decoderRows, 0);
+    }
+    // Through the pipeline: a cross head switched off after a plain run equals a fresh ablated run.
+    Params ablatedParams = p;
+    ablatedParams.prediction.ablateCross = {HeadRef{0, 0}};
+    const ResultPtr crossAblated = run(ablatedParams, m, third);
+    QVERIFY(firstEncoderKeys(*crossAblated) == firstEncoderKeys(*first));
+    QCOMPARE(compareRuns(*crossAblated, *run(ablatedParams, m)), 0);
+    QVERIFY(compareRuns(*crossAblated, *third) != 0);  // the ablation changed the run
 
     // An edited source: the encoder runs again (new K matrices), and the result is a fresh run's.
     p.sentence = source2.toStdString();
     const TokenizedText src2 = encdec.tokenizeSource(p.sentence);
     QVERIFY(src2.ids != src.ids);
-    const EncDecReuse none = encDecReuse(third.get(), encdec, src2, tgt3, {}, {});
+    const EncDecReuse none = encDecReuse(third.get(), encdec, src2, tgt3, {});
     QVERIFY(none.encoder == nullptr && none.cross == nullptr && none.decoderRows == 0);
     const ResultPtr fourth = run(p, m, third);
     QVERIFY(firstEncoderKeys(*fourth) != firstEncoderKeys(*third));

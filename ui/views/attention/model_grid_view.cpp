@@ -12,6 +12,7 @@
 #include "ui/plots/view_style.h"
 #include "ui/plots/window_shade.h"
 #include "ui/plots/zoomable_heatmap_render.h"
+#include "ui/views/common/encdec_result.h"
 #include "ui/views/common/head_names.h"
 
 namespace attnlab::ui {
@@ -186,7 +187,7 @@ void ModelGridView::paintEvent(QPaintEvent*) {
       paintCells(&p, r, thumb);  // crisp cells; rectangles in SVG/PDF
       paintWindow(p, r, result_->trace().layers[l].heads[h].options.window);
       paintPins(p, r, thumb.height(), thumb.width());
-      if (isAblated(result_->params.prediction, {l, h})) paintAblated(p, r);
+      if (isAblated(result_->params.prediction, {l, h}, ablationStack(*result_))) paintAblated(p, r);
       if (l == selL && h == selH) {
         p.setPen(QPen(QColor(0xE6, 0x55, 0x0D), std::max(2.0, 3 * fontScale_)));
         p.drawRect(r.adjusted(-1, -1, 1, 1));
@@ -298,7 +299,7 @@ void ModelGridView::mousePressEvent(QMouseEvent* event) {
     return;
   }
   Params p = result_->params;
-  toggleAblation(p.prediction, {l, h});
+  toggleAblation(p.prediction, {l, h}, ablationStack(*result_));  // an encoder–decoder: the stack shown
   emit paramsRequested(p);
 }
 

@@ -20,8 +20,15 @@ const EncDecRun* encDecRunOf(const ComputeResult& r) {
 QString stackTag(const ComputeResult& r) {
   const EncDecRun* run = encDecRunOf(r);
   if (!run) return {};
+  if (r.params.selection.stack == "cross") return "cross";  // a view of the cross-attention's heads
   return run->isDecoderSide() ? QCoreApplication::translate("EncDec", " · decoder")
                               : QCoreApplication::translate("EncDec", " · encoder");
+}
+
+std::string ablationStack(const ComputeResult& r) {
+  const EncDecRun* run = encDecRunOf(r);
+  if (!run) return {};
+  return run->isDecoderSide() ? "decoder" : "encoder";
 }
 
 }  // namespace attnlab::ui

@@ -16,5 +16,8 @@ const EncDecRun* encDecRunOf(const ComputeResult& r);
 /// " · encoder" / " · decoder" for an encoder–decoder's side, "" otherwise: views append it to
 /// their titles so that a figure says which stack it shows.
 QString stackTag(const ComputeResult& r);
+/// Which list of PredictionSettings a head toggled in a view of `r` belongs to (ablatedHeads): "encoder" on an
+/// encoder–decoder's encoder side, "decoder" on its decoder side, "" for other models.
+std::string ablationStack(const ComputeResult& r);
 
 }  // namespace attnlab::ui

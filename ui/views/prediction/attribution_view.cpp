@@ -139,6 +139,19 @@ void AttributionView::showResult(const ResultPtr& result) {
                     .arg(QString::fromStdString(result->run->info.name)));
     return;
   }
+  if (result->run->encdec) {  // the decoder of an encoder–decoder (its encoder has no unembedding: above)
+    job_->cancel();
+    const std::string kind = result->run->info.kind;
+    showMessage(kind == "t5"
+                    ? tr("Direct logit attribution of T5's decoder is not available yet: it would be exact (pre-norm, "
+                         "with the final RMSNorm's scale frozen), but its heads' shares need the decoder run alone, "
+                         "which an encoder–decoder does not allow. The Prediction view shows its logit lens.")
+                    : tr("Direct logit attribution is not defined for %1's decoder: it is post-LN, so every layer's "
+                         "output passes through a LayerNorm of the whole stream, and the logit is not a sum of the "
+                         "heads' shares. The Prediction view shows its logit lens.")
+                          .arg(QString::fromStdString(kind)));
+    return;
+  }
   const ResultPtr r = result;
   const int position = predictionPosition(*r);
   // W_O is read once per model (GPT-2 small: 7 probe passes, ~0.7 s) and kept; each edit then costs

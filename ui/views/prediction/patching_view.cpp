@@ -163,7 +163,10 @@ PatchingView::Checked PatchingView::check(const Model& model, const PatchingInpu
   return c;
 }
 
-bool PatchingView::canPatch() const { return result_ && result_->run->model && result_->run->model->unembedding(); }
+bool PatchingView::canPatch() const {
+  // An encoder–decoder's decoder predicts, but patching re-runs one text (Model::forward), which it cannot.
+  return result_ && result_->run->model && result_->run->model->unembedding() && !result_->run->encdec;
+}
 
 void PatchingView::showMessage(const QString& text) {
   message_->setText(text);
@@ -209,9 +212,13 @@ void PatchingView::showResult(const ResultPtr& result) {
   if (!canPatch()) {
     job_->cancel();
     hasRequested_ = false;
-    showMessage(tr("%1 has no vocabulary: there is no logit difference to patch. Open GPT-2, a Llama / Qwen / "
-                   "Mistral / Gemma checkpoint, or a model trained in the Training view.")
-                    .arg(QString::fromStdString(result->run->info.name)));
+    showMessage(result->run->encdec
+                    ? tr("%1: patching runs one text again and again; an encoder–decoder's two texts cannot be "
+                         "patched here.")
+                          .arg(QString::fromStdString(result->run->info.name))
+                    : tr("%1 has no vocabulary: there is no logit difference to patch. Open GPT-2, a Llama / Qwen / "
+                         "Mistral / Gemma checkpoint, or a model trained in the Training view.")
+                          .arg(QString::fromStdString(result->run->info.name)));
     return;
   }
   message_->hide();

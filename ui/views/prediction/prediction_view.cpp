@@ -59,6 +59,16 @@ PredictionView::PlainRun plainRunFor(const ResultPtr& r, int position, const Pre
   return plain;
 }
 
+/// An encoder–decoder's decoder side: the logits its forward pass computed [n_tgt, target vocab] (lm_head with
+/// Marian/BART's final_logits_bias or T5's d^-0.5 rescale, EncDecModel::logits), which the bars show as they are; null
+/// for other models. The lens re-decodes the streams through the same step (EncDecModel::decoderUnembedding).
+const Mat* runLogits(const ComputeResult& r) {
+  const EncDecRun* run = encDecRunOf(r);
+  if (!run || !run->isDecoderSide() || !run->trace || run->trace->logits.rows() != r.trace().tokenCount())
+    return nullptr;
+  return &run->trace->logits;
+}
+
 PredictionView::Outcome computeOutcome(const ResultPtr& r, int position, const PredictionView::PlainRun& cached,
                                        const std::shared_ptr<const PositionReadout>& previous,
                                        const RunControl& control) {
@@ -69,13 +79,29 @@ PredictionView::Outcome computeOutcome(const ResultPtr& r, int position, const P
   o.readout = std::make_shared<const PositionReadout>(
       previous ? readPosition(m, r->trace(), position, PredictionView::kTop, s.temperature, 1, *previous)
                : readPosition(m, r->trace(), position, PredictionView::kTop, s.temperature, 1));
+  if (const Mat* logits = runLogits(*r)) {  // the decoder's bars: the run's own logits at the target position
+    auto own = std::make_shared<PositionReadout>(*o.readout);
+    own->logits = logits->row(position).transpose();
+    requireFiniteLogits(own->logits);
+    own->top = topTokens(m, own->logits, PredictionView::kTop, s.temperature);
+    o.readout = std::move(own);
+  }
   o.top = o.readout->top;
   o.lens = o.readout->lens;
   const std::vector<TokenScore> keeps = samplingKeeps(m, o.readout->logits, s.temperature, s.topK, s.topP);
   for (const TokenScore& t : o.top)
     o.kept.push_back(std::any_of(keeps.begin(), keeps.end(), [&](const TokenScore& k) { return k.id == t.id; }));
   control.checkpoint(0.2);
-  if (s.ablate.empty()) {  // this is the plain run: its logits are kept for the next toggle
+  if (r->run->encdec) {
+    // An encoder–decoder's heads switched off (any of its three attentions): compared with one pass of both texts
+    // without them (Model::forward cannot run a stack alone). Translation lengths: a pass is a few ms.
+    const EncDecRun& run = *r->run->encdec;
+    if (anyAblated(s) && runLogits(*r)) {
+      const EncDecTrace plain = run.model->model().forward(run.source.ids, run.target.ids);
+      o.ablation =
+          compareRuns(Vec(plain.logits.row(position).transpose()), o.readout->logits, targetOf(m, s), s.temperature);
+    }
+  } else if (s.ablate.empty()) {  // this is the plain run: its logits are kept for the next toggle
     o.plain = {r->run->model, r->run->text.ids, r->trace().layers.back().residualOut, position, o.readout->logits};
   } else {  // the trace is the ablated run: compare with the plain model's
     o.plain = plainRunFor(r, position, cached, control.part(0.2, 0.5));
@@ -94,6 +120,18 @@ PredictionView::PredictionView(QWidget* parent) : TraceView(parent) {
   f.setBold(true);
   title_->setFont(f);
   layout->addWidget(title_);
+  message_ = new QLabel;
+  message_->setWordWrap(true);
+  message_->setTextFormat(Qt::RichText);
+  connect(message_, &QLabel::linkActivated, this, [this](const QString& link) {
+    if (!latest_ || link != "decoder") return;
+    Params p = latest_->params;  // an encoder–decoder's encoder shown: show its decoder (selection.stack)
+    p.selection.stack = "decoder";
+    emit paramsRequested(p);
+  });
+  message_->hide();
+  message_->setAlignment(Qt::AlignTop | Qt::AlignLeft);  // under the title (why nothing is drawn), the space below it
+  layout->addWidget(message_, 1);
   controls_ = new PredictionControls;
   controls_->setProperty(kScreenOnlyProperty, true);  // a figure shows the prediction, not the buttons
   layout->addWidget(controls_);
@@ -138,10 +176,6 @@ PredictionView::PredictionView(QWidget* parent) : TraceView(parent) {
   lens_->setAxisTitles(tr("layer (stream decoded)"), tr("position"));
   layout->addWidget(lens_, 3);
   connect(lens_, &QCustomPlot::afterLayout, this, &PredictionView::fitLensHeight);
-  message_ = new QLabel;
-  message_->setWordWrap(true);
-  message_->hide();
-  layout->addWidget(message_);
   job_ = new BackgroundJob(this);
   gridJob_ = new BackgroundJob(this);
   generator_ = new TokenGenerator(this);
@@ -162,7 +196,11 @@ PredictionView::PredictionView(QWidget* parent) : TraceView(parent) {
   connect(ablation_, &QLabel::linkActivated, this, [this](const QString& link) {
     if (!latest_) return;
     Params p = latest_->params;
-    if (link == "clear") p.prediction.ablate.clear();
+    if (link == "clear") {  // every attention's (an encoder–decoder has three lists)
+      p.prediction.ablate.clear();
+      p.prediction.ablateEncoder.clear();
+      p.prediction.ablateCross.clear();
+    }
     if (link == "zero") p.prediction.ablationMode = AblationMode::Zero;
     if (link == "mean") p.prediction.ablationMode = AblationMode::Mean;
     if (link == "resample") {  // the field shows at once: an empty text is refused by the run, and typed here
@@ -191,6 +229,7 @@ void PredictionView::showMessage(const QString& text) {
   bars_->setVisible(false);
   lens_->setVisible(false);
   lensList_->clear();
+  lensList_->setVisible(false);  // an empty panel would keep its share of the page above the message
 }
 
 void PredictionView::showResult(const ResultPtr& result) {
@@ -210,20 +249,23 @@ void PredictionView::showResult(const ResultPtr& result) {
   if (!result->run->model || !result->run->model->unembedding()) {
     job_->cancel();
     shown_ = result;
-    title_->setText(tr("Prediction"));
+    title_->setText(tr("Prediction") + stackTag(*result));
+    const bool encoder = !stackTag(*result).isEmpty();  // an encoder–decoder's encoder (issue 33)
     const QString why =
-        !stackTag(*result).isEmpty()  // an encoder–decoder's stack (issue 33)
-            ? tr("%1: the encoder predicts no token, and the decoder's next token is the target bar's Next token; "
-                 "this view reads single-text models.")
-                  .arg(QString::fromStdString(result->run->info.name))
-            : tr("%1 has no vocabulary to predict: open GPT-2, a Llama / Qwen / Mistral / Gemma "
-                 "checkpoint, or a model trained in the Training view.")
-                  .arg(QString::fromStdString(result->run->info.name));
+        encoder ? tr("%1: the encoder predicts no token — it reads the source for the decoder's cross-attention. The "
+                     "decoder predicts the next target token: <a href='decoder'>show the decoder</a>.")
+                      .arg(QString::fromStdString(result->run->info.name).toHtmlEscaped())
+                : tr("%1 has no vocabulary to predict: open GPT-2, a Llama / Qwen / Mistral / Gemma "
+                     "checkpoint, or a model trained in the Training view.")
+                      .arg(QString::fromStdString(result->run->info.name).toHtmlEscaped());
     controls_->setGenerateEnabled(false, why);
     showMessage(why);
     return;
   }
-  if (predictsMaskedToken(*result->run->model))
+  if (result->run->encdec)  // the target grows in the target bar, which runs the decoder on its cache
+    controls_->setGenerateEnabled(false, tr("The target bar's Next token and Translate append the decoder's tokens "
+                                            "to the target."));
+  else if (predictsMaskedToken(*result->run->model))
     controls_->setGenerateEnabled(false, tr("%1 is a masked language model: it fills in a [MASK], it does not "
                                             "write the next token")
                                              .arg(QString::fromStdString(result->run->info.name)));
@@ -231,7 +273,7 @@ void PredictionView::showResult(const ResultPtr& result) {
     controls_->setGenerateEnabled(true);
   // A plain run's final stream is what switching heads off is compared with: kept, so the first toggle on
   // this sentence costs no second forward pass.
-  if (result->params.prediction.ablate.empty())
+  if (result->params.prediction.ablate.empty() && !result->run->encdec)
     plain_ = {result->run->model, result->run->text.ids, result->trace().layers.back().residualOut, -1, Vec()};
   const ResultPtr r = result;
   const int position = predictionPosition(*r);
@@ -251,9 +293,10 @@ void PredictionView::showResult(const ResultPtr& result) {
         const std::vector<int> positions = lensPositions(r->trace().tokenCount(), o.position);
         gridJob_->run<LensGrid>(
             [r, positions](const RunControl&) { return logitLensGrid(*r->run->model, r->trace(), positions); },
-            [this, r](const LensGrid& g) { drawGrid(r, g); }, [this](const QString& e) { showMessage(e); });
+            [this, r](const LensGrid& g) { drawGrid(r, g); },
+            [this](const QString& e) { showMessage(e.toHtmlEscaped()); });
       },
-      [this](const QString& e) { showMessage(e); });
+      [this](const QString& e) { showMessage(e.toHtmlEscaped()); });
 }
 
 void PredictionView::showResampleField(const PredictionSettings& s, const QString& problem) {
@@ -278,6 +321,12 @@ void PredictionView::generate(int steps) {
   const ResultPtr r = latest_;
   if (!r || !r->ok() || !r->run->model || !r->run->model->unembedding()) {
     status_->setText(tr("Nothing to generate with: the model has no vocabulary to predict."));
+    status_->show();
+    generationModel_.clear();
+    return;
+  }
+  if (r->run->encdec) {  // Model::forward cannot run one of its stacks alone
+    status_->setText(tr("An encoder–decoder's target grows in the target bar: Next token and Translate."));
     status_->show();
     generationModel_.clear();
     return;
@@ -405,8 +454,19 @@ void PredictionView::drawBars(const ResultPtr& r, const Outcome& o) {
 QString PredictionView::ablationLine(const ResultPtr& r, const Outcome& o) const {
   if (!o.ablation) return {};
   const PredictionSettings& s = r->params.prediction;
-  QStringList heads;
-  for (const std::string& h : formatHeadList(s.ablate)) heads << QString::fromStdString(h);
+  const auto joined = [](const std::vector<HeadRef>& list) {
+    QStringList out;
+    for (const std::string& h : formatHeadList(list)) out << QString::fromStdString(h);
+    return out.join(", ");
+  };
+  QString heads = (s.ablate.size() == 1 ? tr("head ") : tr("heads ")) + joined(s.ablate);
+  if (r->run->encdec) {  // each attention's heads, named
+    QStringList parts;
+    if (!s.ablateEncoder.empty()) parts << tr("encoder self-attention %1").arg(joined(s.ablateEncoder));
+    if (!s.ablate.empty()) parts << tr("decoder self-attention %1").arg(joined(s.ablate));
+    if (!s.ablateCross.empty()) parts << tr("cross-attention %1").arg(joined(s.ablateCross));
+    heads = tr("heads of the ") + parts.join("; ");
+  }
   const RunComparison& c = *o.ablation;
   const QString token = r->idLabel(c.target).toHtmlEscaped();
   QString how;
@@ -423,13 +483,13 @@ QString PredictionView::ablationLine(const ResultPtr& r, const Outcome& o) const
   QStringList modes;
   if (s.ablationMode != AblationMode::Zero) modes << tr("<a href='zero'>use zero</a>");
   if (s.ablationMode != AblationMode::Mean) modes << tr("<a href='mean'>use the mean</a>");
-  if (s.ablationMode != AblationMode::Resample) modes << tr("<a href='resample'>resample from another text</a>");
+  if (s.ablationMode != AblationMode::Resample && !r->run->encdec)  // two texts: zero and mean only
+    modes << tr("<a href='resample'>resample from another text</a>");
   // One multi-argument arg(): the resample text may hold "%2", which a chain of arg() calls would fill in.
   return tr("<b>Ablated</b> (%1): %2. p(“%3”) %4 → <b>%5</b>, KL(plain || ablated) %6 nats. "
             "%7 · <a href='clear'>switch all heads back on</a>")
-      .arg(how, (heads.size() == 1 ? tr("head ") : tr("heads ")) + heads.join(", "), token,
-           probabilityText(c.plainProb), probabilityText(c.changedProb), QString::number(c.kl, 'f', 3),
-           modes.join(" · "));
+      .arg(how, heads.toHtmlEscaped(), token, probabilityText(c.plainProb), probabilityText(c.changedProb),
+           QString::number(c.kl, 'f', 3), modes.join(" · "));
 }
 
 void PredictionView::draw(const ResultPtr& r, const Outcome& o) {
@@ -438,6 +498,7 @@ void PredictionView::draw(const ResultPtr& r, const Outcome& o) {
   message_->hide();
   bars_->setVisible(true);
   lens_->setVisible(true);
+  lensList_->setVisible(true);
   const QStringList tokens = r->tokenLabels();
   const double t = r->params.prediction.temperature;
   const QString temperature = t == 1.0 ? QString() : tr(", temperature %1").arg(t);
@@ -445,8 +506,10 @@ void PredictionView::draw(const ResultPtr& r, const Outcome& o) {
     title_->setText(
         tr("Masked token “%1” (position %2)%3").arg(tokens.value(o.position)).arg(o.position).arg(temperature));
   else
-    title_->setText(
-        tr("Next token after “%1” (position %2)%3").arg(tokens.value(o.position)).arg(o.position).arg(temperature));
+    title_->setText(tr("Next token after “%1” (position %2)%3%4")
+                        .arg(tokens.value(o.position))
+                        .arg(o.position)
+                        .arg(temperature, stackTag(*r)));
   ablation_->setText(ablationLine(r, o));
   ablation_->setVisible(o.ablation.has_value());
   drawBars(r, o);
@@ -502,15 +565,24 @@ void PredictionView::fitBarLabels() {
   // As MatrixPlot does: shrink to 70 % of the scaled size, 7 pt at least, before taking more room.
   const double base = 9 * fontScale_, floor = std::max(7.0, 0.7 * base);
   QFont f = bars_->yAxis->tickLabelFont();
+  // A label's line is as tall as its tallest glyph: a piece in another script (テキスト) is drawn in a fallback font
+  // whose line is taller than the label font's own height().
+  const QStringList labels = qSharedPointerDynamicCast<QCPAxisTickerText>(bars_->yAxis->ticker())->ticks().values();
+  const auto lineHeight = [&labels](const QFont& font) {
+    const QFontMetrics fm(font);
+    int h = fm.height();
+    for (const QString& label : labels) h = std::max(h, fm.size(0, label).height());
+    return h;
+  };
   double pt = base;
   f.setPointSizeF(pt);
-  while (pt > floor && QFontMetrics(f).height() > pitch) {
+  while (pt > floor && lineHeight(f) > pitch) {
     pt = std::max(floor, pt - 0.5);
     f.setPointSizeF(pt);
   }
   bool again = false;
-  if (QFontMetrics(f).height() > pitch) {  // at the floor: a line per bar, the rest of the plot as it is
-    const int need = bars * (QFontMetrics(f).height() + 1) + bars_->height() - bars_->axisRect()->height();
+  if (lineHeight(f) > pitch) {  // at the floor: a line per bar, the rest of the plot as it is
+    const int need = bars * (lineHeight(f) + 1) + bars_->height() - bars_->axisRect()->height();
     if (need > bars_->minimumHeight()) {
       bars_->setMinimumHeight(need);
       again = true;
