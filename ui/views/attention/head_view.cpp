@@ -140,8 +140,11 @@ void HeadView::showResult(const ResultPtr& result) {
   result_ = result;
   if (!result || !result->ok()) return;
   const bool cross = showsCross(*result);
-  for (QWidget* w : {static_cast<QWidget*>(scroll_), controls_, static_cast<QWidget*>(legend_)}) w->setVisible(!cross);
-  alignment_->setVisible(cross);
+  if (alignment_->isHidden() == cross) {  // into or out of the cross stack (a figure's hidden controls stay hidden)
+    for (QWidget* w : {static_cast<QWidget*>(scroll_), controls_, static_cast<QWidget*>(legend_)})
+      w->setVisible(!cross);
+    alignment_->setVisible(cross);
+  }
   if (cross) {  // one head's lines from each target token to the source tokens it reads
     const int l = result->layer(), h = result->head();
     alignment_->setData(crossHead(*result, l, h)->attention, crossTargets(*result), crossSources(*result));
