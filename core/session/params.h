@@ -23,7 +23,8 @@ struct ViewSelection {
   /// heatmap, their lines alone in the head view, their summed attention read out. Indices past the
   /// end of the sentence are kept (typing may bring them back) and ignored when drawing.
   std::vector<int> pinned;
-  /// An encoder–decoder's stack the single-text views show: "encoder" (the source) or "decoder" (the target).
+  /// An encoder–decoder's stack the single-text views show: "encoder" (the source), "decoder" (the target) or "cross"
+  /// (the decoder's cross-attention: target rows × source columns, where a view can draw it).
   std::string stack = "encoder";
   /// How the cross-attention view draws its map: "heatmap" or "alignment" (lines between the two texts).
   std::string cross = "heatmap";

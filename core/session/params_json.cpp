@@ -329,8 +329,8 @@ Params paramsFromJson(const json& j, const Params& base) {
     readString(*s, "view", "selection.", p.selection.view);
     if (const json* pins = field(*s, "pinned")) p.selection.pinned = readPins(*pins);
     readString(*s, "stack", "selection.", p.selection.stack);
-    if (p.selection.stack != "encoder" && p.selection.stack != "decoder")
-      fail("selection.stack", "must be \"encoder\" or \"decoder\", not \"" + p.selection.stack + "\"");
+    if (p.selection.stack != "encoder" && p.selection.stack != "decoder" && p.selection.stack != "cross")
+      fail("selection.stack", "must be \"encoder\", \"decoder\" or \"cross\", not \"" + p.selection.stack + "\"");
     readString(*s, "cross", "selection.", p.selection.cross);
     if (p.selection.cross != "heatmap" && p.selection.cross != "alignment")
       fail("selection.cross", "must be \"heatmap\" or \"alignment\", not \"" + p.selection.cross + "\"");

@@ -639,7 +639,9 @@ void MainWindow::onResult(const ResultPtr& delivered) {
                        .arg(QString::fromStdString(run.info.name))
                        .arg(run.trace.tokenCount())
                        .arg(result->forwardMs, 0, 'f', 2)
-                       .arg(memory));
+                       .arg(memory) +
+                   // the cross stack: which views draw it, and that the others show the decoder (issue 33)
+                   (showsCross(*result) ? " · " + crossAbsentNote(*result) : QString()));
   ModelInfo shape = run.info;  // the selectors' limits are what the trace has (1 head below multi-head)
   shape.layers = run.trace.layerCount();
   shape.heads = run.trace.headCount();

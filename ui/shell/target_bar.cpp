@@ -73,7 +73,10 @@ TargetBar::TargetBar(SentenceEditor* source, QWidget* parent)
   stack_ = new QComboBox;
   stack_->addItem(tr("encoder"), QStringLiteral("encoder"));
   stack_->addItem(tr("decoder"), QStringLiteral("decoder"));
-  stack_->setToolTip(tr("The stack the single-text views (heatmap, head view, Q/K/V, …) show"));
+  stack_->addItem(tr("cross"), QStringLiteral("cross"));  // target rows × source columns
+  stack_->setToolTip(
+      tr("The stack the single-text views (heatmap, head view, Q/K/V, …) show; cross: the decoder's "
+         "cross-attention, target tokens reading source tokens"));
   note_ = new QLabel;
   note_->setObjectName("targetNote");
   note_->setWordWrap(true);

@@ -105,6 +105,12 @@ QString exportView(const ResultPtr& result, const ExportRequest& r) {
   const ResultPtr shown = shownStack(result);  // an encoder–decoder's chosen stack, as the window shows it
   const auto view = makeOffscreenView(r.view, shown, size, r.fontScale, &error);
   if (!view) return error;
+  // selection.stack "cross" and a view of one stack: no file of the decoder passed off as cross-attention.
+  if (!view->drawsCross() && !crossAbsentNote(*shown).isEmpty())
+    return QString(
+               "the view '%1' reads one stack and draws no cross-attention (selection.stack \"cross\"): choose "
+               "\"decoder\" or one of heatmap, model, headview, qkv, outputs, spectrum, cross")
+        .arg(r.view);
   if (isFigureFormat(r.format)) return writeViewFigure(view.get(), r);
   return writeViewNumbers(view.get(), *shown, r.path, r.format, r.matrix);
 }

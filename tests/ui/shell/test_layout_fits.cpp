@@ -637,6 +637,14 @@ class TestLayoutFits : public QObject {
     p.prediction.greedy = false;  // Generate N sampled: the target bar shows its seed too
     w.applyParams(p);
     check("heatmap_sampled");
+    p.selection.stack = "cross";  // the cross stack in the single-text views: target rows × source columns
+    w.applyParams(p);
+    QTRY_COMPARE(w.controller()->lastResult()->params.selection.stack, std::string("cross"));
+    for (const char* view : {"heatmap", "model", "headview", "qkv", "outputs", "spectrum", "collapse"}) {
+      w.showView(view);
+      if (TraceView* v = w.navigator()->pages()->currentView()) v->waitForAnalyses();
+      check(QString("%1_cross").arg(view));
+    }
     for (const Problem& q : problems) qInfo().noquote() << "  " << q.kind << "—" << q.where;
     QVERIFY2(problems.empty(), qPrintable(QString("%1 layout problems").arg(problems.size())));
   }

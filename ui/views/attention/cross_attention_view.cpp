@@ -14,17 +14,6 @@
 #include "ui/views/common/encdec_result.h"
 
 namespace attnlab::ui {
-namespace {
-
-/// The vocabulary's pieces of a text's ids, as a reader sees them ("▁the" → "·the").
-QStringList labelsOf(const TokenizedText& t, const TextTokenizer& tokenizer) {
-  QStringList out;
-  for (int id : t.ids) out << pieceLabel(tokenizer.pieceOf(id), "metaspace");
-  return out;
-}
-
-}  // namespace
-
 AlignmentCanvas::AlignmentCanvas(QWidget* parent) : QWidget(parent) {
   setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
 }
@@ -181,8 +170,7 @@ void CrossAttentionView::redraw() {
   stack_->show();
   QString title;
   const Mat map = shownMap(*result_, &title);
-  const QStringList targets = labelsOf(run->target, run->model->targetTokenizer()),
-                    sources = labelsOf(run->source, run->model->sourceTokenizer());
+  const QStringList targets = crossTargets(*result_), sources = crossSources(*result_);
   title_->setText(title + tr(" · target rows × source columns"));
   stack_->setCurrentIndex(drawing_->currentIndex());
   if (drawing_->currentIndex() == 0) {
@@ -204,9 +192,8 @@ ViewNumbers CrossAttentionView::numbers(const ComputeResult& result) const {
   const EncDecRun* run = encDecRunOf(result);
   if (!run) return numbersFrame(result, displayName());
   ViewNumbers n = numbersFrame(result, title);
-  n.matrices.push_back(labelled("cross_attention", title, map.cast<double>(),
-                                labelsOf(run->target, run->model->targetTokenizer()),
-                                labelsOf(run->source, run->model->sourceTokenizer())));
+  n.matrices.push_back(
+      labelled("cross_attention", title, map.cast<double>(), crossTargets(result), crossSources(result)));
   return n;
 }
 

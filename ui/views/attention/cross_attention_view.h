@@ -49,6 +49,7 @@ class CrossAttentionView : public TraceView {
   void showResult(const ResultPtr& result) override;
   void setFontScale(double scale) override;
   ViewNumbers numbers(const ComputeResult& result) const override;
+  bool drawsCross() const override { return true; }
 
   MatrixPlot* plot() const { return plot_; }
   AlignmentCanvas* alignment() const { return canvas_; }

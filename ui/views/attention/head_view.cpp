@@ -16,6 +16,7 @@
 
 #include "core/session/token_pins.h"
 #include "ui/plots/view_style.h"
+#include "ui/views/attention/cross_attention_view.h"
 #include "ui/views/attention/head_view_legend.h"
 
 namespace attnlab::ui {
@@ -60,12 +61,17 @@ HeadView::HeadView(QWidget* parent) : TraceView(parent) {
   bar->addWidget(arrangement_);
   bar->addWidget(thresholdLabel_);
   bar->addWidget(threshold_);
+  controls_ = controls;
+  // The cross stack: target tokens left, source tokens right, drawn by the Cross-attention view's canvas (one head).
+  alignment_ = new AlignmentCanvas;
+  alignment_->hide();
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(title_);
   layout->addWidget(controls);
   layout->addWidget(legend_);
   layout->addWidget(scroll_, 1);
+  layout->addWidget(alignment_, 1);
   connect(threshold_, &QSlider::valueChanged, this, [this](int v) { setThreshold(v / 100.0); });
   connect(canvas_, &HeadViewCanvas::tokenHovered, this, [this](int t) { hoverToken(t); });
   connect(canvas_, &HeadViewCanvas::tokenClicked, this, [this](int t, Qt::KeyboardModifiers m) {
@@ -133,6 +139,18 @@ void HeadView::updateTitle() {
 void HeadView::showResult(const ResultPtr& result) {
   result_ = result;
   if (!result || !result->ok()) return;
+  const bool cross = showsCross(*result);
+  if (alignment_->isHidden() == cross) {  // into or out of the cross stack (a figure's hidden controls stay hidden)
+    for (QWidget* w : {static_cast<QWidget*>(scroll_), controls_, static_cast<QWidget*>(legend_)})
+      w->setVisible(!cross);
+    alignment_->setVisible(cross);
+  }
+  if (cross) {  // one head's lines from each target token to the source tokens it reads
+    const int l = result->layer(), h = result->head();
+    alignment_->setData(crossHead(*result, l, h)->attention, crossTargets(*result), crossSources(*result));
+    title_->setText(tr("Cross · decoder layer %1 · head %2 · target left, source right").arg(l).arg(h));
+    return;
+  }
   const bool rebuild = result->trace().headCount() != swatches_->findChildren<QPushButton*>().size();
   canvas_->setData(result, result->layer());
   const std::vector<int>& pins = result->params.selection.pinned;
@@ -168,6 +186,7 @@ void HeadView::rebuildSwatches() {
 
 void HeadView::setFontScale(double scale) {
   fontScale_ = scale;
+  alignment_->setFontScale(scale);
   canvas_->setFontScale(scale);
   legend_->setFontScale(scale);
   QFont f = font();
@@ -197,6 +216,15 @@ void HeadView::keyPressEvent(QKeyEvent* event) {
 ViewNumbers HeadView::numbers(const ComputeResult& result) const {
   if (!result.ok()) return TraceView::numbers(result);
   const int l = result.layer();
+  if (crossLayersOf(result)) {  // the drawn head's target × source map
+    const int h = result.head();
+    const QString title = tr("Cross-attention · decoder layer %1 · head %2").arg(l).arg(h);
+    ViewNumbers n = numbersFrame(result, title);
+    n.matrices.push_back(labelled("cross_attention_L" + std::to_string(l) + "_H" + std::to_string(h), title,
+                                  crossHead(result, l, h)->attention.cast<double>(), crossTargets(result),
+                                  crossSources(result)));
+    return n;
+  }
   ViewNumbers n = numbersFrame(result, tr("Attention of every head of layer %1").arg(l));
   for (int h = 0; h < result.trace().headCount(); ++h) addAttentionNumbers(n, result, l, h);
   return n;

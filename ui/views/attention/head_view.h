@@ -5,7 +5,9 @@
 // column per head (small multiples, as in BertViz's model view) where overlaid lines would blend.
 // Every head shares one opacity scale (opacity = weight). Hover a token to see only its lines,
 // click to pin it (Esc or a second click unpins), click a head's swatch to hide or show it. Long
-// inputs scroll; lines fainter than the threshold are skipped, so 512 tokens paint without lag.
+// inputs scroll; lines fainter than the threshold are skipped, so 512 tokens paint without lag. An encoder–decoder's
+// cross stack: the selected head's lines from the target tokens (left) to the source tokens (right), drawn by the
+// Cross-attention view's AlignmentCanvas.
 #include <QLineF>
 #include <QWidget>
 #include <array>
@@ -24,6 +26,7 @@ namespace attnlab::ui {
 
 class HeadViewCanvas;
 class HeadViewLegend;
+class AlignmentCanvas;
 
 class HeadView : public TraceView {
   Q_OBJECT
@@ -35,6 +38,7 @@ class HeadView : public TraceView {
   void setFontScale(double scale) override;
   /// Every head's attention of the selected layer, stacked [heads, n, n] in NPY.
   ViewNumbers numbers(const ComputeResult& result) const override;
+  bool drawsCross() const override { return true; }
 
   HeadViewCanvas* canvas() const { return canvas_; }
   /// Heads drawn (true) or hidden by their swatch.
@@ -45,6 +49,8 @@ class HeadView : public TraceView {
   void setColumns(bool perHead);
   QString title() const;
   HeadViewLegend* legend() const { return legend_; }
+  /// What the cross stack draws (selection.stack "cross"): the selected head's target × source lines.
+  AlignmentCanvas* alignment() const { return alignment_; }
 
  protected:
   void keyPressEvent(QKeyEvent* event) override;
@@ -67,6 +73,8 @@ class HeadView : public TraceView {
   QSlider* threshold_;
   QComboBox* arrangement_;
   HeadViewLegend* legend_;
+  QWidget* controls_;
+  AlignmentCanvas* alignment_;
   QLabel *title_, *thresholdLabel_;
   double fontScale_ = 1.0;
 };

@@ -73,16 +73,19 @@ HeatmapView::HeatmapView(QWidget* parent) : TraceView(parent) {
   layout->addWidget(hover_);
   // A token label pins (Ctrl/Shift: adds to the pins); so does a Ctrl/Shift-click on a cell, its query.
   const auto extend = [](Qt::KeyboardModifiers m) { return (m & (Qt::ControlModifier | Qt::ShiftModifier)) != 0; };
-  connect(plot_, &MatrixPlot::tokenLabelClicked, this,
-          [this, extend](int t, Qt::KeyboardModifiers m) { requestPinClick(result_, t, extend(m)); });
+  connect(plot_, &MatrixPlot::tokenLabelClicked, this, [this, extend](int t, Qt::KeyboardModifiers m) {
+    if (!cross_) requestPinClick(result_, t, extend(m));  // a cross map's columns are no pins' tokens
+  });
   connect(plot_, &MatrixPlot::cellClicked, this, [this, extend](int r, int, Qt::KeyboardModifiers m) {
-    if (extend(m)) requestPinClick(result_, r, true);
+    if (extend(m) && !cross_) requestPinClick(result_, r, true);
   });
   // The hovered token: the query of the cell under the mouse, or the token of the label under it.
-  connect(plot_, &MatrixPlot::tokenLabelHovered, this,
-          [this] { hoverToken(plot_->hoveredRow() >= 0 ? plot_->hoveredRow() : plot_->hoveredLabel()); });
+  connect(plot_, &MatrixPlot::tokenLabelHovered, this, [this] {
+    if (!cross_) hoverToken(plot_->hoveredRow() >= 0 ? plot_->hoveredRow() : plot_->hoveredLabel());
+  });
   connect(plot_, &MatrixPlot::cellHovered, this, [this](int r, int c, double v) {
-    hoverToken(r >= 0 ? r : plot_->hoveredLabel());  // the query's token lights up in every view
+    // The query's token lights up in every view (a cross map's two texts are not the views' one).
+    if (!cross_) hoverToken(r >= 0 ? r : plot_->hoveredLabel());
     showCellHover(r, c, v);
   });
   connect(long_, &ZoomableHeatmap::cellHovered, this, [this](int r, int c, double v) {
@@ -112,6 +115,15 @@ HeatmapView::HeatmapView(QWidget* parent) : TraceView(parent) {
 void HeatmapView::showCellHover(int r, int c, double v) {
   if (r < 0 || !result_ || !result_->ok()) {
     hover_->setText(hoverHint());  // a read-out never outlives the cell or the sentence it names
+    return;
+  }
+  if (cross_) {  // rows are the target's tokens, columns the source's
+    hover_->setText(tr("target “%1” [%2] → source “%3” [%4]: weight %5")
+                        .arg(crossTargets(*result_).value(r))
+                        .arg(r)
+                        .arg(crossSources(*result_).value(c))
+                        .arg(c)
+                        .arg(v, 0, 'f', 4));
     return;
   }
   const QStringList labels = result_->tokenLabels();
@@ -148,6 +160,11 @@ std::shared_ptr<const MapPyramid> HeatmapView::pyramidOf(const ResultPtr& result
 
 QString HeatmapView::title() const {
   if (!result_ || !result_->ok()) return {};
+  if (cross_)
+    return tr("Cross-attention · decoder layer %1 · head %2 · target rows × source columns%3")
+        .arg(result_->layer())
+        .arg(result_->head())
+        .arg(attentionScaleTitleNote(ViewStyle::instance().attentionScale()));
   return tr("Attention%7 · layer %1 · head %2%3%4%5%6")
       .arg(result_->layer())
       .arg(result_->head())
@@ -159,13 +176,14 @@ QString HeatmapView::title() const {
 }
 
 int HeatmapView::window() const {
-  if (!result_ || !result_->ok()) return 0;
+  if (!result_ || !result_->ok() || cross_) return 0;
   return result_->trace().layers[result_->layer()].heads[result_->head()].options.window;
 }
 
 QString HeatmapView::hoverHint() const { return tr("Hover a cell to read its weight."); }
 
 void HeatmapView::dropResult() {
+  cross_ = false;
   long_->setPyramid(nullptr, {}, {});  // its producer shares the result (pyramidOf)
   result_.reset();
   shownPyramid_.reset();
@@ -178,8 +196,14 @@ void HeatmapView::showResult(const ResultPtr& result) {
   // The plot re-reads the cell under a still cursor (new tokens) or clears the read-out; until then
   // the strip must not name the previous sentence's tokens.
   hover_->setText(hoverHint());
+  cross_ = result && result->ok() && showsCross(*result);
   if (!result || !result->ok()) return;
   const int l = result->layer(), h = result->head();
+  if (cross_) {
+    showCross(l, h);
+    return;
+  }
+  plot_->setAxisTitles(tr("query (attends from)"), tr("key (attends to)"));
   const QStringList labels = result->tokenLabels();
   const QString title = this->title();
   longShown_ = result->trace().tokenCount() > kLongInput;
@@ -206,7 +230,26 @@ void HeatmapView::showResult(const ResultPtr& result) {
   updatePinTable();
 }
 
+void HeatmapView::showCross(int l, int h) {
+  // The decoder's cross-attention (selection.stack "cross"): target rows × source columns, both token lists on the
+  // axes; the same map the Cross-attention view draws for one head. Translations are short: always the MatrixPlot.
+  longShown_ = false;
+  long_->setPyramid(nullptr, {}, {});
+  shownPyramid_.reset();
+  sparePyramid_.reset();
+  shownRowMax_.reset();
+  plot_->setAxisTitles(tr("target token (decoder query)"), tr("source token (encoder key)"));
+  plot_->setTitle(title());
+  plot_->setWindow(0);
+  plot_->setMatrix(crossHead(*result_, l, h)->attention, crossTargets(*result_), crossSources(*result_));
+  plot_->setTokenMarks({}, -1);  // pins and the hovered token index one text; a cross map has two
+  stack_->setCurrentWidget(plot_);
+  sums_ = {};
+  pinScroll_->hide();
+}
+
 void HeatmapView::onHoverChanged(int token) {
+  if (cross_) return;
   plot_->setTokenMarks(plot_->markedPins(), token);
   long_->setTokenMarks(long_->markedPins(), token);
 }
@@ -273,6 +316,14 @@ void HeatmapView::renderPinTable() {
 
 ViewNumbers HeatmapView::numbers(const ComputeResult& result) const {
   // Exactly the matrix drawn: the selected head's attention, rows = queries, columns = keys.
+  if (const HeadTrace* head = crossHead(result, result.layer(), result.head())) {  // target rows × source columns
+    const QString title = tr("Cross-attention · decoder layer %1 · head %2").arg(result.layer()).arg(result.head());
+    ViewNumbers n = numbersFrame(result, title);
+    n.matrices.push_back(
+        labelled("cross_attention_L" + std::to_string(result.layer()) + "_H" + std::to_string(result.head()), title,
+                 head->attention.cast<double>(), crossTargets(result), crossSources(result)));
+    return n;
+  }
   return TraceView::numbers(result);
 }
 

@@ -11,9 +11,10 @@ class QStackedWidget;
 
 namespace attnlab::ui {
 
-/// The attention matrix of the selected layer and head: rows are queries, columns keys. Up to
-/// kLongInput tokens a MatrixPlot; longer inputs a ZoomableHeatmap (zoom, pan, minimap) drawn from a
-/// pyramid of pooled levels, with a Max/Mean pooling choice.
+/// The attention matrix of the selected layer and head: rows are queries, columns keys. An encoder–decoder's cross
+/// stack (selection.stack "cross"): the selected decoder layer/head's cross-attention, target rows × source columns. Up
+/// to kLongInput tokens a MatrixPlot; longer inputs a ZoomableHeatmap (zoom, pan, minimap) drawn from a pyramid of
+/// pooled levels, with a Max/Mean pooling choice.
 class HeatmapView : public TraceView {
   Q_OBJECT
  public:
@@ -31,6 +32,7 @@ class HeatmapView : public TraceView {
   void showResult(const ResultPtr& result) override;
   void setFontScale(double scale) override;
   ViewNumbers numbers(const ComputeResult& result) const override;
+  bool drawsCross() const override { return true; }
   MatrixPlot* plot() const { return plot_; }
   ZoomableHeatmap* longPlot() const { return long_; }
   /// True when the last result was long: the zoomable map is shown instead of plot().
@@ -57,6 +59,8 @@ class HeatmapView : public TraceView {
   /// The selected head's sliding window in keys (0: none).
   int window() const;
   void showCellHover(int row, int col, double value);
+  /// The cross stack's head (l, h): target rows × source columns.
+  void showCross(int l, int h);
   /// Sums the attention to and from the pinned tokens (sums_), then renders them.
   void updatePinTable();
   /// The sums as a table, one row per token.
@@ -71,6 +75,7 @@ class HeatmapView : public TraceView {
   QScrollArea* pinScroll_;  ///< holds pinTable_
   void dropResult() override;
   ResultPtr result_;
+  bool cross_ = false;  ///< result_ is an encoder–decoder's with the cross stack chosen
   PinSums sums_;
   std::shared_ptr<MapPyramid> shownPyramid_, sparePyramid_;  ///< the one long_ draws, and the one before it
   /// Under the row scale, the largest weight of each row of the pyramid shown ([n]; its rows are divided by it).

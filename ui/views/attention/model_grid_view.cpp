@@ -60,7 +60,12 @@ void ModelGridView::showResult(const ResultPtr& result) {
   result_ = result;
   thumbs_.clear();
   layers_ = heads_ = 0;
-  if (result && result->ok()) {
+  cross_ = result ? crossLayersOf(*result) : nullptr;
+  crossTargets_ = cross_ ? crossTargets(*result) : QStringList();
+  crossSources_ = cross_ ? crossSources(*result) : QStringList();
+  if (cross_) {
+    showCross();
+  } else if (result && result->ok()) {
     const Trace& t = result->trace();
     layers_ = t.layerCount();
     heads_ = t.headCount();
@@ -90,7 +95,43 @@ void ModelGridView::showResult(const ResultPtr& result) {
   update();
 }
 
+void ModelGridView::showCross() {
+  // The decoder's cross-attention, every layer × head: thumbnails of n_tgt rows × n_src columns (a translation is
+  // short: every map is kept, EncDecTrace). The same scales as the self-attention grid.
+  const auto& cross = *cross_;
+  layers_ = static_cast<int>(cross.size());
+  heads_ = static_cast<int>(cross[0].heads.size());
+  const AttentionScale scale = ViewStyle::instance().attentionScale();
+  float gridMax = 0;
+  for (const CrossLayerTrace& l : cross)
+    for (const HeadTrace& h : l.heads) gridMax = std::max(gridMax, h.attention.size() ? h.attention.maxCoeff() : 0.f);
+  scaleMax_ = scale == AttentionScale::Shared ? gridMax : 1;
+  for (const CrossLayerTrace& l : cross)
+    for (const HeadTrace& h : l.heads) {
+      const float own = h.attention.size() && h.attention.maxCoeff() > 0 ? h.attention.maxCoeff() : 1;
+      const float hi = scale == AttentionScale::PerMap ? own : static_cast<float>(scaleMax_);
+      const double floor = scale == AttentionScale::Log ? logFloor(static_cast<int>(h.attention.cols())) : 0;
+      thumbs_.push_back(attentionImage(scale == AttentionScale::Row ? rowNormalised(h.attention) : h.attention,
+                                       ViewStyle::instance().sequential(), hi, floor));
+    }
+}
+
+QString ModelGridView::title() const {
+  if (!cross_) return {};
+  return tr("Cross-attention · %1 target rows × %2 source columns").arg(crossTargets_.size()).arg(crossSources_.size());
+}
+
 ViewNumbers ModelGridView::numbers(const ComputeResult& result) const {
+  if (const auto* cross = crossLayersOf(result)) {  // target rows × source columns, named as the cross view names them
+    ViewNumbers n = numbersFrame(result, tr("Cross-attention of every decoder layer and head"));
+    const QStringList targets = crossTargets(result), sources = crossSources(result);
+    for (std::size_t l = 0; l < cross->size(); ++l)
+      for (std::size_t h = 0; h < (*cross)[l].heads.size(); ++h)
+        n.matrices.push_back(labelled("cross_attention_L" + std::to_string(l) + "_H" + std::to_string(h),
+                                      tr("Cross-attention · decoder layer %1 · head %2").arg(l).arg(h),
+                                      (*cross)[l].heads[h].attention.cast<double>(), targets, sources));
+    return n;
+  }
   ViewNumbers n = numbersFrame(result, tr("Attention of every layer and head"));
   if (!result.ok()) return n;
   const Trace& t = result.trace();
@@ -117,7 +158,8 @@ int ModelGridView::barReserve() const {
 QRect ModelGridView::cellRect(int layer, int head) const {
   const double s = labelPointSize() / 8;
   // A grouped-query model: a second row of labels names the kv head each group of heads reads.
-  const int labelW = static_cast<int>(34 * s), labelH = static_cast<int>((groupedQuery() ? 36 : 20) * s);
+  const int labelW = static_cast<int>(34 * s),
+            labelH = static_cast<int>((groupedQuery() ? 36 : 20) * s) + titleHeight();
   const int w = width() - labelW - kMargin - barReserve(), h = height() - labelH - kMargin;
   const int cols = std::max(1, heads_), rows = std::max(1, layers_);
   // Square cells when the figure has the grid's shape; in a figure of another shape (2 layers × 4 heads in
@@ -159,10 +201,15 @@ void ModelGridView::paintEvent(QPaintEvent*) {
   const int headStep =
       heads_ > 1 ? std::max(1, (fm.horizontalAdvance(tr("H%1").arg(heads_ - 1)) + 4 + cellW - 1) / cellW) : 1;
   const int layerStep = layers_ > 1 ? std::max(1, (fm.height() + cellH - 1) / cellH) : 1;
+  if (cross_) {  // the stack the grid shows and what its rows and columns are, over the head labels
+    p.drawText(QRect(kMargin, 0, width() - 2 * kMargin, titleHeight()), Qt::AlignLeft | Qt::AlignVCenter,
+               fm.elidedText(title(), Qt::ElideRight, width() - 2 * kMargin));
+  }
   for (int h = 0; h < heads_; h += headStep) {
     const QRect r = cellRect(0, h);
-    p.drawText(QRect(r.center().x() - cellW * headStep / 2, 0, cellW * headStep, r.top() - 2),
-               Qt::AlignHCenter | Qt::AlignBottom, tr("H%1").arg(h));
+    p.drawText(
+        QRect(r.center().x() - cellW * headStep / 2, titleHeight(), cellW * headStep, r.top() - 2 - titleHeight()),
+        Qt::AlignHCenter | Qt::AlignBottom, tr("H%1").arg(h));
   }
   if (groupedQuery()) {  // "kv g" over each group of heads reading kv head g, a bracket under it
     const Trace& t = result_->trace();
@@ -185,8 +232,10 @@ void ModelGridView::paintEvent(QPaintEvent*) {
       const QRect r = cellRect(l, h);
       const QImage& thumb = thumbs_[l * heads_ + h];
       paintCells(&p, r, thumb);  // crisp cells; rectangles in SVG/PDF
-      paintWindow(p, r, result_->trace().layers[l].heads[h].options.window);
-      paintPins(p, r, thumb.height(), thumb.width());
+      if (!cross_) {  // windows and pins are the decoder's self-attention's, not cross-attention's
+        paintWindow(p, r, result_->trace().layers[l].heads[h].options.window);
+        paintPins(p, r, thumb.height(), thumb.width());
+      }
       if (isAblated(result_->params.prediction, {l, h}, ablationStack(*result_))) paintAblated(p, r);
       if (l == selL && h == selH) {
         p.setPen(QPen(QColor(0xE6, 0x55, 0x0D), std::max(2.0, 3 * fontScale_)));
@@ -257,7 +306,8 @@ void ModelGridView::paintColorBar(QPainter& p) const {
     p.drawText(QRect(bar.right() + 6, y - fm.height(), 200, 2 * fm.height()), Qt::AlignLeft | Qt::AlignVCenter, text);
   };
   if (scale == AttentionScale::Log) {  // the floor, 1 and a decade between (more would crowd a short bar)
-    const int lf = static_cast<int>(std::lround(std::log10(logFloor(result_->trace().tokenCount()))));
+    const int keys = cross_ ? static_cast<int>(crossSources_.size()) : result_->trace().tokenCount();
+    const int lf = static_cast<int>(std::lround(std::log10(logFloor(keys))));
     tick(0, decadeLabel(lf));
     tick(static_cast<double>(lf / 2 - lf) / -lf, decadeLabel(lf / 2));
     tick(1, decadeLabel(0));
@@ -271,13 +321,17 @@ void ModelGridView::paintColorBar(QPainter& p) const {
 }
 
 bool ModelGridView::groupedQuery() const {
-  return result_ && result_->ok() && result_->trace().kvHeadCount() != result_->trace().headCount();
+  return !cross_ && result_ && result_->ok() && result_->trace().kvHeadCount() != result_->trace().headCount();
 }
 
 bool ModelGridView::event(QEvent* e) {
   if (e->type() == QEvent::ToolTip) {  // the thumbnail under the mouse named, with its kv head in a GQA model
     auto* help = static_cast<QHelpEvent*>(e);
     int l, h;
+    if (headAt(help->pos(), &l, &h) && cross_) {
+      QToolTip::showText(help->globalPos(), crossCellText(help->pos(), l, h), this);
+      return true;
+    }
     if (headAt(help->pos(), &l, &h)) {
       QToolTip::showText(help->globalPos(),
                          (headLabel(l, h) + "%1%2")
@@ -289,6 +343,34 @@ bool ModelGridView::event(QEvent* e) {
     }
   }
   return TraceView::event(e);
+}
+
+QString ModelGridView::crossCellText(const QPoint& pos, int l, int h) const {
+  // The thumbnail's cell under the mouse: row = target token, column = source token.
+  const QRect r = cellRect(l, h);
+  const Mat& a = (*cross_)[static_cast<std::size_t>(l)].heads[static_cast<std::size_t>(h)].attention;
+  const int row = std::clamp(static_cast<int>((pos.y() - r.top()) * a.rows() / std::max(1, r.height())), 0,
+                             static_cast<int>(a.rows()) - 1);
+  const int col = std::clamp(static_cast<int>((pos.x() - r.left()) * a.cols() / std::max(1, r.width())), 0,
+                             static_cast<int>(a.cols()) - 1);
+  return tr("Cross · decoder layer %1 · head %2\ntarget “%3” [%4] → source “%5” [%6]: weight %7")
+      .arg(l)
+      .arg(h)
+      .arg(crossTargets_.value(row))
+      .arg(row)
+      .arg(crossSources_.value(col))
+      .arg(col)
+      .arg(a(row, col), 0, 'f', 4);
+}
+
+int ModelGridView::titleHeight() const {
+  return cross_ ? static_cast<int>(QFontMetrics(labelFont()).height() * 1.4) : 0;
+}
+
+QFont ModelGridView::labelFont() const {
+  QFont f = font();
+  f.setPointSizeF(labelPointSize());
+  return f;
 }
 
 void ModelGridView::mousePressEvent(QMouseEvent* event) {

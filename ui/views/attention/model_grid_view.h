@@ -3,6 +3,7 @@
 #include <QPainter>
 #include <vector>
 
+#include "core/model/encdec_trace.h"
 #include "ui/plots/colormaps.h"
 #include "ui/views/common/trace_view.h"
 
@@ -22,7 +23,15 @@ class ModelGridView : public TraceView {
   void setFontScale(double scale) override;
   /// Every layer's and head's attention matrix: stacked [layers·heads, n, n] in NPY.
   ViewNumbers numbers(const ComputeResult& result) const override;
+  bool drawsCross() const override { return true; }
   QSize sizeHint() const override { return {420, 320}; }
+  /// The grid's title line: empty for one stack, "Cross-attention · n target rows × m source columns" when an
+  /// encoder–decoder's cross stack is chosen (selection.stack "cross").
+  QString title() const;
+  /// What the mouse at `pos` over cross thumbnail (l, h) reads: target and source token and the weight.
+  QString crossCellText(const QPoint& pos, int l, int h) const;
+  /// Where thumbnail (layer, head) is drawn, in widget coordinates.
+  QRect thumbnailRect(int layer, int head) const { return cellRect(layer, head); }
   /// Thumbnail under a widget position, or false.
   bool headAt(const QPoint& pos, int* layer, int* head) const;
   int layerCount() const { return layers_; }
@@ -45,16 +54,24 @@ class ModelGridView : public TraceView {
   /// Outlines the pinned tokens' rows and columns on the thumbnail at `r` (rows × cols cells).
   void paintPins(QPainter& p, const QRect& r, int rows, int cols) const;
   void paintAblated(QPainter& p, const QRect& r) const;
+  /// Thumbnails of the cross stack's maps (cross_): decoder layers × heads, each n_tgt × n_src.
+  void showCross();
+  int titleHeight() const;
+  QFont labelFont() const;
   /// Shades the cells outside a sliding window of `window` keys on the thumbnail at `r` (window_shade.h).
   void paintWindow(QPainter& p, const QRect& r, int window) const;
 
   void dropResult() override {
     result_.reset();
+    cross_ = nullptr;
     thumbs_.clear();
     thumbs_.shrink_to_fit();
   }
   ResultPtr result_;
   std::vector<QImage> thumbs_;  ///< layer-major
+  /// The cross stack's layers when it is chosen (they live in result_'s run), else null; their token labels.
+  const std::vector<CrossLayerTrace>* cross_ = nullptr;
+  QStringList crossTargets_, crossSources_;
   int layers_ = 0, heads_ = 0;
   double scaleMax_ = 1;  ///< the weight at the top of the colour bar (unit and shared scales)
   double fontScale_ = 1.0;

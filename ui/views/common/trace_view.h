@@ -40,6 +40,9 @@ class TraceView : public QWidget {
   /// showResult(result). The default is the attention matrix of the selected layer and head; views
   /// that draw something else override it.
   virtual ViewNumbers numbers(const ComputeResult& result) const;
+  /// Whether the view draws an encoder–decoder's cross stack (selection.stack "cross": target rows × source
+  /// columns). The others show the decoder there, and the window and `attnlab export` say so (crossAbsentNote).
+  virtual bool drawsCross() const { return false; }
   /// False while a background analysis for the last result is still running: exporters wait
   /// (processing events) until it is true, so a figure never shows a half-finished view.
   virtual bool isReady() const;

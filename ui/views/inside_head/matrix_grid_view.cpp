@@ -8,6 +8,7 @@
 #include "ui/views/common/encdec_result.h"
 #include "ui/views/common/head_names.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace attnlab::ui {
@@ -67,9 +68,11 @@ void MatrixGridView::showPanels(const std::vector<Panel>& panels, int columns, b
       auto* plot = new MatrixPlot(this);
       plot->setFontScale(fontScale_);
       connect(plot, &MatrixPlot::tokenLabelClicked, this, [this](int t, Qt::KeyboardModifiers m) {
-        requestPinClick(result_, t, (m & (Qt::ControlModifier | Qt::ShiftModifier)) != 0);
+        if (!crossShown_) requestPinClick(result_, t, (m & (Qt::ControlModifier | Qt::ShiftModifier)) != 0);
       });
-      connect(plot, &MatrixPlot::tokenLabelHovered, this, [this](int t) { hoverToken(t); });
+      connect(plot, &MatrixPlot::tokenLabelHovered, this, [this](int t) {
+        if (!crossShown_) hoverToken(t);
+      });
       if (lastSpansRow && i == count - 1)
         grid_->addWidget(plot, (count - 2) / columns + 1, 0, 1, columns);
       else
@@ -91,16 +94,55 @@ void MatrixGridView::showPanels(const std::vector<Panel>& panels, int columns, b
 
 void MatrixGridView::markTokens(const ResultPtr& result) {
   result_ = result;
-  pins_ = pinsWithin(result->params.selection.pinned, result->trace().tokenCount());
+  // Cross-attention's panels have target rows (Q, outputs) and source rows (K, V): pins and the hovered token index the
+  // one text of a stack, so none is marked there.
+  crossShown_ = showsCross(*result);
+  pins_ = crossShown_ ? std::vector<int>() : pinsWithin(result->params.selection.pinned, result->trace().tokenCount());
   for (MatrixPlot* p : plots_) p->setTokenMarks(pins_, hoveredToken());
 }
 
 void MatrixGridView::onHoverChanged(int token) {
+  if (crossShown_) return;
   for (MatrixPlot* p : plots_) p->setTokenMarks(pins_, token);
+}
+
+void HeadOutputsView::showCross(const ResultPtr& result) {
+  // The decoder layer's cross-attention: each head's A·V [n_tgt, d_head] (a weighted mean of the encoder's values, one
+  // row per target token) and what the layer adds to the decoder's stream [n_tgt, d].
+  const auto& cross = *crossLayersOf(*result);
+  const int l = std::clamp(result->layer(), 0, static_cast<int>(cross.size()) - 1);
+  const CrossLayerTrace& layer = cross[static_cast<std::size_t>(l)];
+  const QStringList targets = crossTargets(*result);
+  const int heads = static_cast<int>(layer.heads.size());
+  const Eigen::Index dh = heads ? layer.concat.cols() / heads : 0;
+  std::vector<Panel> panels;
+  for (int h = 0; h < heads; ++h) {
+    const Mat out = layer.concat.middleCols(h * dh, dh);
+    panels.push_back({tr("%1 cross output (target × d_head) [%2 × %3]%4")
+                          .arg(headLabel(l, h))
+                          .arg(out.rows())
+                          .arg(out.cols())
+                          .arg(stackTag(*result)),
+                      out, targets, indexLabels(static_cast<int>(out.cols()), ""), MatrixPlot::Range::Symmetric,
+                      ColorMap::Diverging, "cross_output_L" + std::to_string(l) + "_H" + std::to_string(h)});
+  }
+  panels.push_back({tr("L%1 cross unified output: heads concatenated · Wo (target × d) [%2 × %3]%4")
+                        .arg(l)
+                        .arg(layer.attentionOut.rows())
+                        .arg(layer.attentionOut.cols())
+                        .arg(stackTag(*result)),
+                    layer.attentionOut, targets, indexLabels(static_cast<int>(layer.attentionOut.cols()), ""),
+                    MatrixPlot::Range::Symmetric, ColorMap::Diverging, "cross_attention_out_L" + std::to_string(l)});
+  showPanels(panels, std::min(heads, 4), true);
+  markTokens(result);
 }
 
 void HeadOutputsView::showResult(const ResultPtr& result) {
   if (!result || !result->ok()) return;
+  if (showsCross(*result)) {
+    showCross(result);
+    return;
+  }
   const int l = result->layer();
   const LayerTrace& layer = result->trace().layers[l];
   const QStringList tokens = result->tokenLabels();
@@ -123,8 +165,39 @@ void HeadOutputsView::showResult(const ResultPtr& result) {
   markTokens(result);
 }
 
+void QkvView::showCross(const ResultPtr& result) {
+  // Cross-attention's head: Q from the decoder's stream [n_tgt, d_head], K and V from the encoder's output
+  // [n_src, d_head], and the scores the forward pass kept (Q·Kᵀ·scale, before softmax) [n_tgt, n_src].
+  const int l = result->layer(), h = result->head();
+  const HeadTrace& head = *crossHead(*result, l, h);
+  const QStringList targets = crossTargets(*result), sources = crossSources(*result);
+  const QStringList dims = indexLabels(static_cast<int>(head.q.cols()), "");
+  const QString where = tr("%1 cross").arg(headLabel(l, h));
+  const std::string id = "_L" + std::to_string(l) + "_H" + std::to_string(h);
+  const auto sym = MatrixPlot::Range::Symmetric;
+  const auto div = ColorMap::Diverging;
+  std::vector<Panel> panels = {
+      {tr("%1 queries Q from the decoder (target) [%2 × %3]").arg(where).arg(head.q.rows()).arg(head.q.cols()), head.q,
+       targets, dims, sym, div, "cross_q" + id},
+      {tr("%1 keys K from the encoder (source) [%2 × %3]").arg(where).arg(head.k().rows()).arg(head.k().cols()),
+       head.k(), sources, dims, sym, div, "cross_k" + id},
+      {tr("%1 values V from the encoder (source) [%2 × %3]").arg(where).arg(head.v().rows()).arg(head.v().cols()),
+       head.v(), sources, dims, sym, div, "cross_v" + id},
+      {tr("%1 scores Q·Kᵀ (target × source, before softmax) [%2 × %3]")
+           .arg(where)
+           .arg(head.scores.rows())
+           .arg(head.scores.cols()),
+       head.scores, targets, sources, sym, div, "cross_scores" + id, true}};
+  showPanels(panels, 2);
+  markTokens(result);
+}
+
 void QkvView::showResult(const ResultPtr& result) {
   if (!result || !result->ok()) return;
+  if (showsCross(*result)) {
+    showCross(result);
+    return;
+  }
   const int l = result->layer(), h = result->head();
   const HeadTrace& head = result->trace().layers[l].heads[h];
   const QStringList tokens = result->tokenLabels();

@@ -17,6 +17,7 @@ class MatrixGridView : public TraceView {
   void setFontScale(double scale) override;
   /// The panels last shown, one matrix each (named by Panel::name, else by position).
   ViewNumbers numbers(const ComputeResult& result) const override;
+  bool drawsCross() const override { return true; }
   const std::vector<MatrixPlot*>& plots() const { return plots_; }
 
  protected:
@@ -56,6 +57,7 @@ class MatrixGridView : public TraceView {
   void dropResult() override { result_.reset(); }
   ResultPtr result_;
   std::vector<int> pins_;
+  bool crossShown_ = false;  ///< an encoder–decoder's cross stack: rows are two texts' tokens, nothing pins
 };
 
 /// Each head's output vectors (n × d_head) and the unified output after Wo (n × d).
@@ -66,6 +68,10 @@ class HeadOutputsView : public MatrixGridView {
   QString viewName() const override { return "outputs"; }
   QString displayName() const override { return tr("Head outputs"); }
   void showResult(const ResultPtr& result) override;
+
+ private:
+  /// The cross stack (selection.stack "cross"): each cross head's output [n_tgt × d_head] and the layer's [n_tgt × d].
+  void showCross(const ResultPtr& result);
 };
 
 /// Q, K, V (n × d_head) and the pre-softmax scores (n × n) of the selected head.
@@ -76,6 +82,9 @@ class QkvView : public MatrixGridView {
   QString viewName() const override { return "qkv"; }
   QString displayName() const override { return tr("Q, K, V, scores"); }
   void showResult(const ResultPtr& result) override;
+  /// The cross stack: Q from the decoder [n_tgt × d_head], K and V from the encoder [n_src × d_head], scores
+  /// [n_tgt × n_src].
+  void showCross(const ResultPtr& result);
   /// Longest text whose scores get a panel (the heatmap draws longer maps from its pyramid).
   static constexpr int kMaxScoresTokens = 2048;
 };

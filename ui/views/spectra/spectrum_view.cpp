@@ -2,6 +2,7 @@
 
 #include <QHBoxLayout>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <limits>
 
 #include "ui/plots/flow_layout.h"
@@ -79,6 +80,10 @@ SpectrumView::SpectrumView(QWidget* parent) : TraceView(parent) {
 void SpectrumView::showResult(const ResultPtr& result) {
   result_ = result;
   if (!result || !result->ok()) return;
+  if (showsCross(*result)) {
+    computeCross();
+    return;
+  }
   const int n = result->trace().tokenCount();
   eigenButton_->hide();
   if (n > kOnDemandTokens) {
@@ -117,6 +122,26 @@ void SpectrumView::compute() {
   computeEigenvalues();
 }
 
+void SpectrumView::computeCross() {
+  // A cross map is n_tgt × n_src: its singular values are defined (rank ≤ min(n_tgt, n_src), the scores' ≤ d_head
+  // too), its eigenvalues are not (A·x = λ·x needs x and A·x in one space; A maps source to target). Translations are
+  // short: no on-demand button.
+  const ResultPtr r = result_;
+  const HeadTrace* head = crossHead(*r, r->layer(), r->head());
+  computeButton_->hide();
+  eigenButton_->hide();
+  eigJob_->cancel();
+  eigenShown_ = false;
+  eigPlot_->setEigenvalues({});
+  eigPlot_->setTitle(tr("Eigenvalues"));
+  eigPlot_->showMessage(tr("No eigenvalues:\n%1 × %2 (target × source)\nis not square")
+                            .arg(head->attention.rows())
+                            .arg(head->attention.cols()));
+  svdJob_->run<HeadSpectrum>([r, head](const RunControl& c) { return headSpectrum(*head, false, c, false); },
+                             [this](const HeadSpectrum& s) { showSingularValues(s); },
+                             [this](const QString& e) { info_->setText(tr("Spectrum failed: %1").arg(e)); });
+}
+
 void SpectrumView::computeEigenvalues() {
   if (!result_ || !result_->ok()) return;
   const ResultPtr r = result_;
@@ -144,11 +169,15 @@ void SpectrumView::showSingularValues(const HeadSpectrum& s) {
   spectrum_.scores = s.scores;
   spectrum_.expScores = s.expScores;
   const int l = result_->layer(), h = result_->head();
+  const HeadTrace* cross = crossHead(*result_, l, h);
+  // A cross map's shape: n_tgt rows × n_src columns; its rank is at most the smaller.
+  const int keys = cross ? static_cast<int>(cross->attention.cols()) : s.n, maxRank = std::min(s.n, keys);
+  const QString shape = cross ? tr("%1 target × %2 source").arg(s.n).arg(keys) : tr("n = %1").arg(s.n);
   svPlot_->clearAll();
-  svPlot_->setTitle(tr("Singular values · layer %1 · head %2 · n = %3, head size %4%5")
+  svPlot_->setTitle(tr("Singular values · layer %1 · head %2 · %3, head size %4%5")
                         .arg(l)
                         .arg(h)
-                        .arg(s.n)
+                        .arg(shape)
                         .arg(s.dHead)
                         .arg(stackTag(*result_)));
   svPlot_->addSpectrum(tr("scores QKᵀ·scale (rank %1)").arg(s.scores.numericalRank), s.scores.singularValues,
@@ -160,11 +189,13 @@ void SpectrumView::showSingularValues(const HeadSpectrum& s) {
   svPlot_->addVerticalMarker(s.dHead + 0.5, tr("head size %1").arg(s.dHead), QColor(90, 90, 90));
   svPlot_->fitRanges();
   QStringList lines;
-  lines << rankLine("attention", s.attention, s.n) << rankLine("scores QKᵀ·scale", s.scores, std::min(s.n, s.dHead))
-        << rankLine("exp(scores)", s.expScores, s.n);
+  lines << rankLine("attention", s.attention, maxRank)
+        << rankLine("scores QKᵀ·scale", s.scores, std::min(maxRank, s.dHead))
+        << rankLine("exp(scores)", s.expScores, maxRank);
   lines << tr("Dashed lines: rank thresholds σₘₐₓ·n·ε (numpy's matrix_rank). exp lifts the scores' rank above "
               "the head size; softmax only rescales rows, so the attention has the rank of exp(scores)%1.")
-               .arg(result_->trace().causal ? tr(" before the causal mask") : QString());
+               .arg(result_->trace().causal && !cross ? tr(" before the causal mask") : QString());
+  if (cross) lines << tr("Cross-attention: no eigenvalues, the map is not square (target rows × source columns).");
   info_->setText(lines.join("<br>"));
 }
 

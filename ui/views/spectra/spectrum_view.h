@@ -32,6 +32,7 @@ class SpectrumView : public TraceView {
   QString displayName() const override { return tr("Spectrum"); }
   void showResult(const ResultPtr& result) override;
   void setFontScale(double scale) override;
+  bool drawsCross() const override { return true; }
 
   /// The last spectrum shown (for tests); n = 0 before the first.
   const HeadSpectrum& spectrum() const { return spectrum_; }
@@ -45,6 +46,9 @@ class SpectrumView : public TraceView {
   void computeEigenvalues();
 
  private:
+  /// An encoder–decoder's cross stack: the selected cross head's singular values; its eigenvalues are absent (the
+  /// map is n_tgt × n_src) and the plot says why.
+  void computeCross();
   void showSingularValues(const HeadSpectrum& s);
   void showEigenvalues(const std::vector<std::complex<double>>& ev);
   void updateBusy();
