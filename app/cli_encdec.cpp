@@ -18,6 +18,7 @@
 #include "core/model/encdec_trace_json.h"
 #include "core/model/generate.h"
 #include "core/predict/prediction.h"
+#include "core/train/shipped_models.h"
 
 namespace attnlab::cli {
 namespace {
@@ -44,14 +45,16 @@ Opened open(const Args& a) {
       throw InputError(std::string("--") + one + " is one text's; with --source give the target as --target");
   Opened o;
   o.dir = a.value("model");
+  // builtin:reverse: its embedded files written to a folder (as the window opens it); o.dir keeps the name given.
+  const std::string folder = isShippedEncDecName(o.dir) ? shippedEncDecFolder(o.dir) : o.dir;
   const bool needsText = a.has("source") || a.has("source-file") || a.has("target");
   if (needsText) {
-    EncDecFolder f = openEncDecFolder(o.dir);
+    EncDecFolder f = openEncDecFolder(folder);
     o.model = std::move(f.model);
     o.source = std::move(f.source);
     o.target = std::move(f.target);
   } else {
-    o.model = EncDecModel::open(o.dir);
+    o.model = EncDecModel::open(folder);
   }
   return o;
 }

@@ -282,6 +282,35 @@ class TestCliEncDec : public QObject {
     QVERIFY(!QFile::exists(folder + "/L0_X0_q.npy"));  // --no-qkv
   }
 
+  /// builtin:reverse opens by its name in the two-text form as in the window: "d c b a" reversed starts with "a";
+  /// dump shows the source (with its </s>) and the decoder's input (start token, then the target's pieces).
+  void builtinReverseByName() {
+    const AppRun p = runApp({"predict", "--model", "builtin:reverse", "--source", "d c b a", "--top", "3"});
+    QVERIFY2(p.code == 0, p.err.constData());
+    const QJsonObject pj = QJsonDocument::fromJson(p.out).object();
+    QCOMPARE(pj["top"].toArray()[0].toObject()["token"].toString(), QString("a"));
+    QCOMPARE(pj["source_tokens"].toArray(), (QJsonArray{"d", "c", "b", "a", "</s>"}));
+    QCOMPARE(pj["token_ids"].toArray().size(), 1);  // the decoder's start token alone
+    const QJsonObject d = dump({"--model", "builtin:reverse", "--source", "d c b a", "--target", "a b", "--no-qkv"});
+    QCOMPARE(d["config"].toObject()["model"].toString(), QString("builtin:reverse"));
+    QCOMPARE(d["config"].toObject()["kind"].toString(), QString("bart"));
+    QCOMPARE(d["source_tokens"].toArray(), (QJsonArray{"d", "c", "b", "a", "</s>"}));
+    const QJsonArray tokens = d["tokens"].toArray(), ids = d["token_ids"].toArray();
+    QCOMPARE(ids[0].toInt(), d["config"].toObject()["decoder_start_token_id"].toInt());
+    QCOMPARE(tokens.size(), 3);
+    QCOMPARE(tokens[1].toString(), QString("a"));
+    QCOMPARE(tokens[2].toString(), QString("b"));
+    QCOMPARE(d["layers"].toArray()[0].toObject()["cross_heads"].toArray()[0].toObject()["attention"].toArray().size(),
+             3);
+    // Greedy without --target: the reversal, "a b c d" behind the start token.
+    const QJsonObject g = dump({"--model", "builtin:reverse", "--source", "d c b a", "--no-qkv", "--no-streams"});
+    QCOMPARE(g["target_from"].toString(), QString("greedy"));
+    const QJsonArray gt = g["tokens"].toArray();
+    QCOMPARE(gt.size(), 5);
+    QCOMPARE((QStringList{gt[1].toString(), gt[2].toString(), gt[3].toString(), gt[4].toString()}).join(" "),
+             QString("a b c d"));
+  }
+
   /// Bad input: a clear message and exit 1, never a crash.
   void badInputs() {
     QTemporaryDir tmp;
