@@ -101,12 +101,24 @@ TokenizedText EncDecFolderModel::tokenizeSource(const std::string& text) const {
 }
 
 TokenizedText EncDecFolderModel::tokenizeTarget(const std::string& text) const {
-  TokenizedText t = folder_->target->encode(text, false);
-  const int start = model().config().decoderStartId;
+  return decoderInputOf(model().config(), *folder_->target, text);
+}
+
+std::vector<int> decoderInputIds(const EncDecConfig& c, std::vector<int> labels) {
+  if (!labels.empty() && labels.back() == c.eosId) labels.pop_back();
+  labels.insert(labels.begin(), c.decoderStartId);
+  return labels;
+}
+
+TokenizedText decoderInputOf(const EncDecConfig& c, const TextTokenizer& target, const std::string& text) {
+  TokenizedText t;
+  if (!blank(text)) t = target.encode(text, true);  // the labels
+  const std::vector<int> ids = decoderInputIds(c, t.ids);
+  t.tokens.resize(ids.size() - 1);  // the labels' tokens without the dropped eos (one per id)
   Token first;
-  first.text = folder_->target->pieceOf(start);
+  first.text = target.pieceOf(c.decoderStartId);
   t.tokens.insert(t.tokens.begin(), first);
-  t.ids.insert(t.ids.begin(), start);
+  t.ids = ids;
   return t;
 }
 

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/run/encdec_run.h"
 #include "tests/app/cli_test_util.h"
 #include "tests/harness/test_registry.h"
 
@@ -59,6 +60,37 @@ QString marianFolder(const QTemporaryDir& tmp, const QString& name = "marian") {
   for (const char* f : {"config.json", "model.safetensors"}) QFile::copy(refDir("marian-spm") + "/" + f, dir + "/" + f);
   const QString spm = QString(ATTNLAB_TEST_DATA) + "/reference/tokenizers/spm/marian";
   for (const QString& f : QDir(spm).entryList(QDir::Files)) QFile::copy(spm + "/" + f, dir + "/" + f);
+  return dir;
+}
+
+/// BART's tokenizer in miniature: byte-level BPE with RobertaProcessing (<s> A </s>), as facebook/bart-base's
+/// tokenizer.json has it. Ids 0–3 the specials (BART's order), 4–29 a–z, 30 "Ġ" (a space), 31 "at", 32 "cat", 33 "Ġs".
+/// By hand: "cat sat" → "cat" | "Ġsat"; c a t → c at → cat; Ġ s a t → Ġ s at → Ġs at: labels [<s>, 32, 33, 31, </s>].
+const char kBartTokenizer[] = R"({"version": "1.0",
+  "added_tokens": [{"id": 0, "content": "<s>", "special": true}, {"id": 1, "content": "<pad>", "special": true},
+                   {"id": 2, "content": "</s>", "special": true}, {"id": 3, "content": "<unk>", "special": true}],
+  "normalizer": null,
+  "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true},
+  "post_processor": {"type": "RobertaProcessing", "sep": ["</s>", 2], "cls": ["<s>", 0], "trim_offsets": true,
+                     "add_prefix_space": false},
+  "decoder": {"type": "ByteLevel"},
+  "model": {"type": "BPE", "dropout": null, "unk_token": null, "continuing_subword_prefix": "", "end_of_word_suffix": "",
+            "fuse_unk": false, "byte_fallback": false, "vocab": VOCAB, "merges": ["a t", "c at", "Ġ s"]}})";
+
+/// tests/reference/encdec/bart's weights (vocab 96) with kBartTokenizer.
+QString bartBpeFolder(const QTemporaryDir& tmp) {
+  const QString dir = tmp.filePath("bart-bpe");
+  QDir(tmp.path()).mkdir("bart-bpe");
+  for (const char* f : {"config.json", "model.safetensors"}) QFile::copy(refDir("bart") + "/" + f, dir + "/" + f);
+  QJsonObject vocab{{"<s>", 0}, {"<pad>", 1}, {"</s>", 2}, {"<unk>", 3}};
+  for (int i = 0; i < 26; ++i) vocab[QString(QChar('a' + i))] = 4 + i;
+  vocab["Ġ"] = 30;
+  vocab["at"] = 31;
+  vocab["cat"] = 32;
+  vocab["Ġs"] = 33;
+  QFile f(dir + "/tokenizer.json");
+  if (f.open(QIODevice::WriteOnly))
+    f.write(QByteArray(kBartTokenizer).replace("VOCAB", QJsonDocument(vocab).toJson(QJsonDocument::Compact)));
   return dir;
 }
 
@@ -309,6 +341,50 @@ class TestCliEncDec : public QObject {
     QCOMPARE(gt.size(), 5);
     QCOMPARE((QStringList{gt[1].toString(), gt[2].toString(), gt[3].toString(), gt[4].toString()}).join(" "),
              QString("a b c d"));
+  }
+
+  /// One decoder input for a typed target, in the window and on the command line: BART's labels carry <s> … </s>
+  /// (RobertaProcessing), so the decoder reads [decoder_start </s>=2, <s>=0, cat, Ġs, at] (the final </s> dropped),
+  /// as Hugging Face shifts the labels right. The window's run (runEncDecPipeline), dump's and predict's token_ids
+  /// are that list; the source keeps both its specials.
+  void targetWithTheTokenizersSpecials() {
+    QTemporaryDir tmp;
+    const QString dir = bartBpeFolder(tmp);
+    const QJsonArray want{2, 0, 32, 33, 31};
+    const QJsonObject d = dump({"--model", dir, "--source", "cat sat", "--target", "cat sat", "--no-qkv"});
+    QCOMPARE(d["source_ids"].toArray(), (QJsonArray{0, 32, 33, 31, 2}));
+    QCOMPARE(d["token_ids"].toArray(), want);
+    QCOMPARE(d["tokens"].toArray()[1].toString(), QString("<s>"));
+    const AppRun p = runApp({"predict", "--model", dir, "--source", "cat sat", "--target", "cat sat"});
+    QVERIFY2(p.code == 0, p.err.constData());
+    QCOMPARE(QJsonDocument::fromJson(p.out).object()["token_ids"].toArray(), want);
+    attnlab::Params params;
+    params.sentence = "cat sat";
+    params.target = "cat sat";
+    const attnlab::PipelineResult r = attnlab::runEncDecPipeline(params, attnlab::openEncDecModel(dir.toStdString()));
+    QJsonArray window;
+    for (int id : r.text.ids) window.append(id);
+    QCOMPARE(window, want);
+    QCOMPARE(r.encdec->target.ids, r.text.ids);
+    QCOMPARE(r.text.tokens.size(), r.text.ids.size());
+    QCOMPARE(r.text.tokens[1].text, std::string("<s>"));
+    QCOMPARE(r.text.tokens[2].byteBegin, 0);  // "cat": its span in the typed target
+    QCOMPARE(r.text.tokens[2].byteEnd, 3);
+    // The window's cross map has the dump's shape: n_tgt × n_src = 5 × 5, and the same numbers.
+    const QJsonArray cross =
+        d["layers"].toArray()[1].toObject()["cross_heads"].toArray()[1].toObject()["attention"].toArray();
+    QCOMPARE(cross.size(), 5);
+    const attnlab::Mat& a = r.encdec->trace->cross.at(1).heads.at(1).attention;
+    QCOMPARE(int(a.rows()), 5);
+    QCOMPARE(int(a.cols()), 5);
+    double diff = 0;
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < 5; ++j) diff = std::max(diff, std::abs(cross[i].toArray()[j].toDouble() - a(i, j)));
+    QVERIFY2(diff <= 1e-6, qPrintable(QString::number(diff)));
+    // No target: the start token alone in both.
+    params.target = "";
+    QCOMPARE(attnlab::runEncDecPipeline(params, attnlab::openEncDecModel(dir.toStdString())).text.ids,
+             std::vector<int>{2});
   }
 
   /// Bad input: a clear message and exit 1, never a crash.
