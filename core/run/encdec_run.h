@@ -52,7 +52,8 @@ class EncDecFolderModel : public Model {
 };
 
 /// The decoder's input for `labels` as Hugging Face shifts them right: decoder_start_token_id, then the labels without
-/// a final eos (the last label, never an input: the last row predicts it). Labels [<s>, 9, 7, </s>] → [start, <s>, 9, 7].
+/// a final eos (the last label, never an input: the last row predicts it). Labels [<s>, 9, 7, </s>] → [start, <s>, 9,
+/// 7].
 std::vector<int> decoderInputIds(const EncDecConfig& c, std::vector<int> labels);
 /// The decoder's input for a target text, the one rule of the window and the command line (issue 33's contract): the
 /// labels are the target tokenizer's encoding WITH its special tokens (BART's <s> … </s>, Marian's and T5's … </s>),
