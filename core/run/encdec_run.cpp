@@ -182,6 +182,11 @@ int EncDecRun::nextTokenId() const {
   return static_cast<int>(best);
 }
 
+std::shared_ptr<const Model> wholeModel(const PipelineResult& r) {
+  if (r.encdec && r.encdec->model) return r.encdec->model;
+  return r.model;
+}
+
 TokenizedText checkedSource(const EncDecFolderModel& m, const std::string& source) {
   checkText(source, "source");
   if (blank(source)) throw InputError("the source text is empty: type the sentence to translate");

@@ -84,6 +84,10 @@ struct EncDecRun {
   int nextTokenId() const;
 };
 
+/// The model a result ran on as a whole: a two-text run's encoder–decoder (its EncDecFolderModel, which the model
+/// card describes with both stacks), else r.model.
+std::shared_ptr<const Model> wholeModel(const PipelineResult& r);
+
 /// The source's tokens as the encoder reads them, checked: InputError for an empty source, invalid UTF-8 (its byte
 /// offset) or more tokens than the model's positions (both lengths named).
 TokenizedText checkedSource(const EncDecFolderModel& model, const std::string& source);
