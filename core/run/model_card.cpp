@@ -128,7 +128,7 @@ void describeEncDec(const EncDecFolderModel& m, const std::string& modelDir, Mod
   card.sourceVocab = c.vocabSize;
   card.sharedVocabulary = c.sharedEmbeddings && c.vocabSize == c.decoderVocabSize;
   card.windows.assign(static_cast<std::size_t>(c.decoderLayers), 0);
-  card.positions = c.maxPositions;
+  card.positions = c.isT5() ? 0 : c.maxPositions;  // T5: no table, so no length limit of its own
   if (c.isT5()) {
     card.positionKind = "relative bias, " + std::to_string(c.relativeBuckets) + " buckets up to distance " +
                         std::to_string(c.relativeMaxDistance) + " (no table bounds the length)";

@@ -27,7 +27,7 @@ struct ModelCard {
   int layers = 0, heads = 0, kvHeads = 0, dModel = 0, dHead = 0, dInner = 0, vocab = 0;  ///< dInner 0: no MLP
   long long parameters = 0;  ///< elements of every stored weight tensor (a tied embedding counts once)
   std::vector<int> windows;  ///< per layer: the sliding window W (a query sees its last W keys), 0 = all before it
-  int positions = 0;         ///< the longest input (ModelInfo::maxTokens)
+  int positions = 0;         ///< the longest input (ModelInfo::maxTokens); 0: no limit of the model's own (T5)
   std::string positionKind;  ///< "learned table", "RoPE θ 10000, llama3 ×8", …
   std::map<std::string, std::uint64_t> dtypeBytes;  ///< stored dtype ("F32", "BF16") → bytes of its tensors
   std::uint64_t weightBytes = 0;                    ///< every weight tensor as stored

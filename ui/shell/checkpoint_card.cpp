@@ -123,7 +123,8 @@ void CheckpointCard::showCard(const ModelCard& c, const QString& name) {
                                                           "every earlier one and the whole source")
                                   : c.causal         ? tr("none: each token sees every earlier one")
                                                      : tr("none: each token sees every token"));
-  values_["cardPositions"]->setText(tr("%1 · %2").arg(count(c.positions), QString::fromStdString(c.positionKind)));
+  values_["cardPositions"]->setText(tr("%1 · %2").arg(c.positions > 0 ? count(c.positions) : tr("any length"),
+                                                      QString::fromStdString(c.positionKind)));
   const QString dtypes = QString::fromStdString(describeDtypes(c.dtypeBytes));
   values_["cardDtype"]->setText(dtypes == "F32" || dtypes.isEmpty() ? tr("F32")
                                                                     : tr("%1, computed in F32").arg(dtypes));

@@ -216,6 +216,29 @@ class TestModelCard : public QObject {
     QCOMPARE(c.weightBytes, static_cast<std::uint64_t>(params * 4));
   }
 
+  /// T5 v1.1 (gated-GELU, untied lm_head, no biases, d_kv 4 × 4 heads, 2 encoder + 3 decoder layers, 8 buckets): no
+  /// position table, so no length of its own. shared and lm_head [96, 16]; per stack relative_attention_bias [8, 4] in
+  /// block 0 and final_layer_norm 16; an encoder block q, k, v, o [16, 16], wi_0, wi_1 [24, 16], wo [16, 24], two
+  /// norms 16; a decoder block that and EncDecAttention q, k, v, o [16, 16] with its norm 16.
+  void t5HasRelativePositionsOnly() {
+    QTemporaryDir tmp;
+    const std::string dir = encDecDir(tmp, "t5-v1_1");
+    const ModelCard c = modelCard(*openEncDecModel(dir), dir);
+    QCOMPARE(c.family, std::string("t5"));
+    QCOMPARE(c.encoderLayers, 2);
+    QCOMPARE(c.layers, 3);
+    QCOMPARE(c.heads, 4);
+    QCOMPARE(c.dHead, 4);
+    QCOMPARE(c.dInner, 24);
+    QCOMPARE(c.positions, 0);
+    QCOMPARE(c.positionKind, std::string("relative bias, 8 buckets up to distance 20 (no table bounds the length)"));
+    const long long d = 16, F = 24, attention = 4 * d * d, ffn = 3 * F * d;
+    const long long params =
+        2 * 96 * d + 2 * (8 * 4 + d) + 2 * (attention + d + ffn + d) + 3 * (2 * (attention + d) + ffn + d);
+    QCOMPARE(params, 17328LL);
+    QCOMPARE(c.parameters, params);
+  }
+
   /// builtin:reverse (the window's "Positions 11 ·", "Vocabulary 0"): a BART compiled into the program, its sizes
   /// from its config, its parameters its tensors' (hand formula on the config's sizes).
   void theShippedReverseModelIsAnEncoderDecoder() {
