@@ -82,6 +82,11 @@ EncDecFolderModel::EncDecFolderModel(EncDecFolder folder, std::string name)
   wordPieces_ = true;
   for (int id = 0; id < folder_->target->vocabSize() && wordPieces_; ++id)
     if (folder_->target->pieceOf(id).rfind(kMetaspace, 0) == 0) wordPieces_ = false;
+  try {
+    targetSpecials_ = folder_->target->encode("", true).ids;  // the template alone: [<s>, </s>] for BART
+  } catch (const std::exception&) {
+    targetSpecials_.clear();  // a tokenizer that refuses an empty text adds nothing we could tell apart
+  }
 }
 
 ModelInfo EncDecFolderModel::info() const { return stackModel(true)->info(); }
@@ -123,7 +128,9 @@ TokenizedText decoderInputOf(const EncDecConfig& c, const TextTokenizer& target,
 }
 
 std::string EncDecFolderModel::appendPiece(const std::string& target, int id) const {
-  if (stackModel(true)->isReservedToken(id)) return target;
+  if (stackModel(true)->isReservedToken(id) ||
+      std::find(targetSpecials_.begin(), targetSpecials_.end(), id) != targetSpecials_.end())
+    return target;
   std::string piece = folder_->target->pieceOf(id);
   std::string out;
   if (wordPieces_) piece = piece.rfind("##", 0) == 0 ? piece.substr(2) : kMetaspace + piece;

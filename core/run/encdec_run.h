@@ -49,6 +49,9 @@ class EncDecFolderModel : public Model {
   /// True when no target piece starts with "▁" (a WordPiece vocabulary of whole words, as builtin:reverse's): a piece
   /// is then a word joined with a space, "##…" a continuation.
   bool wordPieces_ = false;
+  /// The ids the target tokenizer adds around any text (BART's <s> and </s>): a generated one is not written into the
+  /// target text, since decoderInputOf adds it again when the text is read (BART's forced <s> would come twice).
+  std::vector<int> targetSpecials_;
 };
 
 /// The decoder's input for `labels` as Hugging Face shifts them right: decoder_start_token_id, then the labels without

@@ -381,6 +381,13 @@ class TestCliEncDec : public QObject {
     for (int i = 0; i < 5; ++i)
       for (int j = 0; j < 5; ++j) diff = std::max(diff, std::abs(cross[i].toArray()[j].toDouble() - a(i, j)));
     QVERIFY2(diff <= 1e-6, qPrintable(QString::number(diff)));
+    // A generated <s> (BART's forced first token) is not written into the target text: read again, the text gives
+    // it once, as the decoder had it.
+    const auto model = attnlab::openEncDecModel(dir.toStdString());
+    QCOMPARE(model->appendPiece("", 0), std::string());
+    QCOMPARE(model->appendPiece("cat", 0), std::string("cat"));
+    QCOMPARE(model->tokenizeTarget(model->appendPiece(model->appendPiece("", 0), 32)).ids,
+             (std::vector<int>{2, 0, 32}));
     // No target: the start token alone in both.
     params.target = "";
     QCOMPARE(attnlab::runEncDecPipeline(params, attnlab::openEncDecModel(dir.toStdString())).text.ids,
