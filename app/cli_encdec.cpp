@@ -18,6 +18,8 @@
 #include "core/model/encdec_trace_json.h"
 #include "core/model/generate.h"
 #include "core/predict/prediction.h"
+#include "core/run/encdec_run.h"
+#include "core/train/shipped_models.h"
 
 namespace attnlab::cli {
 namespace {
@@ -44,14 +46,16 @@ Opened open(const Args& a) {
       throw InputError(std::string("--") + one + " is one text's; with --source give the target as --target");
   Opened o;
   o.dir = a.value("model");
+  // builtin:reverse: its embedded files written to a folder (as the window opens it); o.dir keeps the name given.
+  const std::string folder = isShippedEncDecName(o.dir) ? shippedEncDecFolder(o.dir) : o.dir;
   const bool needsText = a.has("source") || a.has("source-file") || a.has("target");
   if (needsText) {
-    EncDecFolder f = openEncDecFolder(o.dir);
+    EncDecFolder f = openEncDecFolder(folder);
     o.model = std::move(f.model);
     o.source = std::move(f.source);
     o.target = std::move(f.target);
   } else {
-    o.model = EncDecModel::open(o.dir);
+    o.model = EncDecModel::open(folder);
   }
   return o;
 }
@@ -118,12 +122,10 @@ Side sourceOf(const Args& a, const Opened& o) {
 Side decoderInputOf(const Args& a, const Opened& o) {
   const EncDecConfig& c = o.model->config();
   if (a.has("target") && a.has("target-ids")) throw InputError("give --target TEXT or --target-ids I,J,..., not both");
-  std::vector<int> labels;
-  if (a.has("target")) labels = o.target->encode(checkedText(a.value("target"), "--target"), true).ids;
-  if (a.has("target-ids")) labels = parseIds(a.value("target-ids"), "--target-ids");
-  if (!labels.empty() && labels.back() == c.eosId) labels.pop_back();
   std::vector<int> ids{c.decoderStartId};
-  ids.insert(ids.end(), labels.begin(), labels.end());
+  if (a.has("target"))  // the window's rule (decoderInputOf): one decoder input for a target text everywhere
+    ids = decoderInputOf(c, *o.target, checkedText(a.value("target"), "--target")).ids;
+  if (a.has("target-ids")) ids = decoderInputIds(c, parseIds(a.value("target-ids"), "--target-ids"));
   if (static_cast<long long>(ids.size()) > c.maxPositions)
     throw InputError("the target text has " + std::to_string(ids.size()) +
                      " tokens with the decoder's start token; this model reads at most " +

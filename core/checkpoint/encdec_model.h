@@ -77,6 +77,8 @@ class EncDecModel : public std::enable_shared_from_this<EncDecModel> {
   static std::shared_ptr<EncDecModel> open(const std::string& dir);
 
   const EncDecConfig& config() const { return config_; }
+  /// The safetensors the weights were read from (their headers: the model card's parameters and bytes).
+  const SafetensorsSet* weightFiles() const { return files_.get(); }
 
   /// Both texts' traces with every map: `source` ids of the encoder's vocabulary, `target` ids of the decoder's
   /// (usually starting with decoder_start_token_id). Throws InputError for an empty text, an id out of range or a

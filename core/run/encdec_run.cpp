@@ -86,6 +86,11 @@ EncDecFolderModel::EncDecFolderModel(EncDecFolder folder, std::string name)
   wordPieces_ = true;
   for (int id = 0; id < folder_->target->vocabSize() && wordPieces_; ++id)
     if (folder_->target->pieceOf(id).rfind(kMetaspace, 0) == 0) wordPieces_ = false;
+  try {
+    targetSpecials_ = folder_->target->encode("", true).ids;  // the template alone: [<s>, </s>] for BART
+  } catch (const std::exception&) {
+    targetSpecials_.clear();  // a tokenizer that refuses an empty text adds nothing we could tell apart
+  }
 }
 
 ModelInfo EncDecFolderModel::info() const { return stackModel(true)->info(); }
@@ -105,17 +110,31 @@ TokenizedText EncDecFolderModel::tokenizeSource(const std::string& text) const {
 }
 
 TokenizedText EncDecFolderModel::tokenizeTarget(const std::string& text) const {
-  TokenizedText t = folder_->target->encode(text, false);
-  const int start = model().config().decoderStartId;
+  return decoderInputOf(model().config(), *folder_->target, text);
+}
+
+std::vector<int> decoderInputIds(const EncDecConfig& c, std::vector<int> labels) {
+  if (!labels.empty() && labels.back() == c.eosId) labels.pop_back();
+  labels.insert(labels.begin(), c.decoderStartId);
+  return labels;
+}
+
+TokenizedText decoderInputOf(const EncDecConfig& c, const TextTokenizer& target, const std::string& text) {
+  TokenizedText t;
+  if (!blank(text)) t = target.encode(text, true);  // the labels
+  const std::vector<int> ids = decoderInputIds(c, t.ids);
+  t.tokens.resize(ids.size() - 1);  // the labels' tokens without the dropped eos (one per id)
   Token first;
-  first.text = folder_->target->pieceOf(start);
+  first.text = target.pieceOf(c.decoderStartId);
   t.tokens.insert(t.tokens.begin(), first);
-  t.ids.insert(t.ids.begin(), start);
+  t.ids = ids;
   return t;
 }
 
 std::string EncDecFolderModel::appendPiece(const std::string& target, int id) const {
-  if (stackModel(true)->isReservedToken(id)) return target;
+  if (stackModel(true)->isReservedToken(id) ||
+      std::find(targetSpecials_.begin(), targetSpecials_.end(), id) != targetSpecials_.end())
+    return target;
   std::string piece = folder_->target->pieceOf(id);
   std::string out;
   if (wordPieces_) piece = piece.rfind("##", 0) == 0 ? piece.substr(2) : kMetaspace + piece;
@@ -172,6 +191,11 @@ int EncDecRun::nextTokenId() const {
   Eigen::Index best = 0;
   trace->logits.row(trace->logits.rows() - 1).maxCoeff(&best);
   return static_cast<int>(best);
+}
+
+std::shared_ptr<const Model> wholeModel(const PipelineResult& r) {
+  if (r.encdec && r.encdec->model) return r.encdec->model;
+  return r.model;
 }
 
 TokenizedText checkedSource(const EncDecFolderModel& m, const std::string& source) {

@@ -32,8 +32,7 @@ class EncDecFolderModel : public Model {
   const TextTokenizer& targetTokenizer() const { return *folder_->target; }
   /// The source text's tokens as the encoder reads them (Marian: with its eos appended).
   TokenizedText tokenizeSource(const std::string& text) const;
-  /// The decoder's input for a target text: decoder_start_token_id (an empty-span token) then the text's tokens,
-  /// no eos (the last row predicts what comes next).
+  /// The decoder's input for a target text (decoderInputOf): what `attnlab dump --target` reads too.
   TokenizedText tokenizeTarget(const std::string& text) const;
   /// Target ids as text: each piece with SentencePiece's "▁" as a space, the special ids (start, eos, pad) left out,
   /// the leading space dropped. Tokenizing the result again gives the ids back for ordinary pieces.
@@ -50,7 +49,20 @@ class EncDecFolderModel : public Model {
   /// True when no target piece starts with "▁" (a WordPiece vocabulary of whole words, as builtin:reverse's): a piece
   /// is then a word joined with a space, "##…" a continuation.
   bool wordPieces_ = false;
+  /// The ids the target tokenizer adds around any text (BART's <s> and </s>): a generated one is not written into the
+  /// target text, since decoderInputOf adds it again when the text is read (BART's forced <s> would come twice).
+  std::vector<int> targetSpecials_;
 };
+
+/// The decoder's input for `labels` as Hugging Face shifts them right: decoder_start_token_id, then the labels without
+/// a final eos (the last label, never an input: the last row predicts it). Labels [<s>, 9, 7, </s>] → [start, <s>, 9,
+/// 7].
+std::vector<int> decoderInputIds(const EncDecConfig& c, std::vector<int> labels);
+/// The decoder's input for a target text, the one rule of the window and the command line (issue 33's contract): the
+/// labels are the target tokenizer's encoding WITH its special tokens (BART's <s> … </s>, Marian's and T5's … </s>),
+/// shifted right by decoderInputIds. The start token has an empty span; a blank text gives the start token alone (no
+/// target yet). Tokens carry the tokenizer's display text and spans (the start token: its vocabulary piece).
+TokenizedText decoderInputOf(const EncDecConfig& c, const TextTokenizer& target, const std::string& text);
 
 /// The encoder–decoder in `dir` (openEncDecFolder), named `name` or, when that is empty, after the folder. Throws
 /// InputError as that does.
@@ -75,6 +87,10 @@ struct EncDecRun {
   /// The greedy next target token after the target: argmax of the last logits row.
   int nextTokenId() const;
 };
+
+/// The model a result ran on as a whole: a two-text run's encoder–decoder (its EncDecFolderModel, which the model
+/// card describes with both stacks), else r.model.
+std::shared_ptr<const Model> wholeModel(const PipelineResult& r);
 
 /// The source's tokens as the encoder reads them, checked: InputError for an empty source, invalid UTF-8 (its byte
 /// offset) or more tokens than the model's positions (both lengths named).

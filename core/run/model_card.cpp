@@ -6,7 +6,9 @@
 #include <cstdio>
 
 #include "core/checkpoint/decoder_model.h"
+#include "core/checkpoint/encdec_model.h"
 #include "core/checkpoint/hf_model.h"
+#include "core/run/encdec_run.h"
 #include "core/run/recorded_run.h"
 #include "core/train/shipped_models.h"
 #include "core/train/tiny_model.h"
@@ -51,6 +53,21 @@ std::string baseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+/// Parameters and bytes of every tensor of `set`, and its files (an index, then its shards) when `dir` is a folder.
+void addWeights(const SafetensorsSet& set, const std::string& dir, ModelCard& card) {
+  if (!dir.empty() && (set.shardCount() > 1 || baseName(set.path()) != "model.safetensors"))
+    addFile(card, dir, baseName(set.path()));
+  for (std::size_t s = 0; s < set.shardCount(); ++s) {
+    const SafetensorsFile& shard = set.shard(s);
+    if (!dir.empty()) addFile(card, dir, baseName(shard.path()));
+    for (const TensorInfo& t : shard.header().tensors) {
+      card.parameters += t.elementCount();
+      card.dtypeBytes[toString(t.dtype)] += t.end - t.begin;
+      card.weightBytes += t.end - t.begin;
+    }
+  }
+}
+
 void describeHf(const HfModel& m, const std::string& dir, ModelCard& card) {
   const HfConfig& c = m.config();
   card.name = m.name();
@@ -86,19 +103,49 @@ void describeHf(const HfModel& m, const std::string& dir, ModelCard& card) {
   for (const char* name : {"config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
                            "vocab.json", "merges.txt", "vocab.txt"})
     addFile(card, dir, name);
-  if (const SafetensorsSet* set = m.weightFiles()) {
-    if (set->shardCount() > 1 || baseName(set->path()) != "model.safetensors")
-      addFile(card, dir, baseName(set->path()));
-    for (std::size_t s = 0; s < set->shardCount(); ++s) {
-      const SafetensorsFile& shard = set->shard(s);
-      addFile(card, dir, baseName(shard.path()));
-      for (const TensorInfo& t : shard.header().tensors) {
-        card.parameters += t.elementCount();
-        card.dtypeBytes[toString(t.dtype)] += t.end - t.begin;
-        card.weightBytes += t.end - t.begin;
-      }
-    }
+  if (const SafetensorsSet* set = m.weightFiles()) addWeights(*set, dir, card);
+}
+
+/// Marian, BART, T5 (and builtin:reverse, a BART written out of the program): both stacks from config.json, the
+/// parameters and bytes from the safetensors headers. The decoder's sizes fill the single-stack fields.
+void describeEncDec(const EncDecFolderModel& m, const std::string& modelDir, ModelCard& card) {
+  const EncDecConfig& c = m.model().config();
+  card.name = m.name();
+  card.family = c.modelType;
+  card.architecture = "encoder–decoder";
+  card.encoderDecoder = true;
+  card.causal = true;  // the decoder's self-attention; the encoder's is bidirectional
+  card.layers = c.decoderLayers;
+  card.heads = card.kvHeads = c.decoderHeads;
+  card.dModel = c.dModel;
+  card.dHead = c.decoderHeadDim;
+  card.dInner = c.decoderFfn;
+  card.vocab = c.decoderVocabSize;
+  card.encoderLayers = c.encoderLayers;
+  card.encoderHeads = c.encoderHeads;
+  card.encoderDHead = c.encoderHeadDim;
+  card.encoderDInner = c.encoderFfn;
+  card.sourceVocab = c.vocabSize;
+  card.sharedVocabulary = c.sharedEmbeddings && c.vocabSize == c.decoderVocabSize;
+  card.windows.assign(static_cast<std::size_t>(c.decoderLayers), 0);
+  card.positions = c.isT5() ? 0 : c.maxPositions;  // T5: no table, so no length limit of its own
+  if (c.isT5()) {
+    card.positionKind = "relative bias, " + std::to_string(c.relativeBuckets) + " buckets up to distance " +
+                        std::to_string(c.relativeMaxDistance) + " (no table bounds the length)";
+  } else {
+    card.positionKind = c.sinusoidalPositions ? "sinusoidal, computed" : "learned table (offset 2)";
   }
+  const SafetensorsSet* set = m.model().weightFiles();
+  std::string dir;
+  if (isShippedEncDecName(modelDir)) {
+    card.source = "compiled into the program (" + modelDir + ")";  // written to a temporary folder to be opened
+  } else {
+    card.source = dir = modelDir;
+    for (const char* name : {"config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
+                             "source.spm", "target.spm", "vocab.json", "spiece.model"})
+      addFile(card, dir, name);
+  }
+  if (set) addWeights(*set, dir, card);
 }
 
 void describeTiny(const TinyModel& m, const std::string& modelDir, ModelCard& card) {
@@ -143,6 +190,8 @@ ModelCard modelCard(const Model& shown, const std::string& modelDir) {
     describeHf(*hf, modelDir, card);
   else if (const auto* tiny = dynamic_cast<const TinyModel*>(&model))
     describeTiny(*tiny, modelDir, card);
+  else if (const auto* encdec = dynamic_cast<const EncDecFolderModel*>(&model))
+    describeEncDec(*encdec, modelDir, card);
   return card;
 }
 

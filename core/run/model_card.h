@@ -3,7 +3,8 @@
 // family, sizes, kv heads, attention windows, dtype, positions, the files it was read from and the memory it takes.
 // Everything is read from the loaded model itself (its config, its safetensors headers, its folder), never from the
 // parameters that named it. Works for every model makeModel opens from a folder or a name: GPT-2, BERT, DistilBERT,
-// the decoder families, the trained tiny models (a Training view folder, the shipped builtin:induction).
+// the decoder families, the encoder–decoders (Marian, BART, T5, builtin:reverse), the trained tiny models (a Training
+// view folder, the shipped builtin:induction).
 #include <cstdint>
 #include <map>
 #include <string>
@@ -26,12 +27,17 @@ struct ModelCard {
   int layers = 0, heads = 0, kvHeads = 0, dModel = 0, dHead = 0, dInner = 0, vocab = 0;  ///< dInner 0: no MLP
   long long parameters = 0;  ///< elements of every stored weight tensor (a tied embedding counts once)
   std::vector<int> windows;  ///< per layer: the sliding window W (a query sees its last W keys), 0 = all before it
-  int positions = 0;         ///< the longest input (ModelInfo::maxTokens)
+  int positions = 0;         ///< the longest input (ModelInfo::maxTokens); 0: no limit of the model's own (T5)
   std::string positionKind;  ///< "learned table", "RoPE θ 10000, llama3 ×8", …
   std::map<std::string, std::uint64_t> dtypeBytes;  ///< stored dtype ("F32", "BF16") → bytes of its tensors
   std::uint64_t weightBytes = 0;                    ///< every weight tensor as stored
   std::string source;                               ///< the folder, or "compiled into the program"
   std::vector<ModelCardFile> files;  ///< the files read, in the order they are read; none when compiled in
+  /// An encoder–decoder (Marian, BART, T5; issue 33): layers, heads, dHead, dInner and vocab above are the decoder's
+  /// (causal), these the encoder's (bidirectional); sourceVocab = vocab when both sides share one vocabulary size.
+  bool encoderDecoder = false;
+  int encoderLayers = 0, encoderHeads = 0, encoderDHead = 0, encoderDInner = 0, sourceVocab = 0;
+  bool sharedVocabulary = true;  ///< one embedding table for both sides (Marian's may be two)
 };
 
 /// The card of `model`, opened from `modelDir` (Params::modelDir: a folder or a "builtin:" name). A model of a

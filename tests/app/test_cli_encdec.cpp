@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/run/encdec_run.h"
 #include "tests/app/cli_test_util.h"
 #include "tests/harness/test_registry.h"
 
@@ -59,6 +60,37 @@ QString marianFolder(const QTemporaryDir& tmp, const QString& name = "marian") {
   for (const char* f : {"config.json", "model.safetensors"}) QFile::copy(refDir("marian-spm") + "/" + f, dir + "/" + f);
   const QString spm = QString(ATTNLAB_TEST_DATA) + "/reference/tokenizers/spm/marian";
   for (const QString& f : QDir(spm).entryList(QDir::Files)) QFile::copy(spm + "/" + f, dir + "/" + f);
+  return dir;
+}
+
+/// BART's tokenizer in miniature: byte-level BPE with RobertaProcessing (<s> A </s>), as facebook/bart-base's
+/// tokenizer.json has it. Ids 0–3 the specials (BART's order), 4–29 a–z, 30 "Ġ" (a space), 31 "at", 32 "cat", 33 "Ġs".
+/// By hand: "cat sat" → "cat" | "Ġsat"; c a t → c at → cat; Ġ s a t → Ġ s at → Ġs at: labels [<s>, 32, 33, 31, </s>].
+const char kBartTokenizer[] = R"({"version": "1.0",
+  "added_tokens": [{"id": 0, "content": "<s>", "special": true}, {"id": 1, "content": "<pad>", "special": true},
+                   {"id": 2, "content": "</s>", "special": true}, {"id": 3, "content": "<unk>", "special": true}],
+  "normalizer": null,
+  "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true},
+  "post_processor": {"type": "RobertaProcessing", "sep": ["</s>", 2], "cls": ["<s>", 0], "trim_offsets": true,
+                     "add_prefix_space": false},
+  "decoder": {"type": "ByteLevel"},
+  "model": {"type": "BPE", "dropout": null, "unk_token": null, "continuing_subword_prefix": "", "end_of_word_suffix": "",
+            "fuse_unk": false, "byte_fallback": false, "vocab": VOCAB, "merges": ["a t", "c at", "Ġ s"]}})";
+
+/// tests/reference/encdec/bart's weights (vocab 96) with kBartTokenizer.
+QString bartBpeFolder(const QTemporaryDir& tmp) {
+  const QString dir = tmp.filePath("bart-bpe");
+  QDir(tmp.path()).mkdir("bart-bpe");
+  for (const char* f : {"config.json", "model.safetensors"}) QFile::copy(refDir("bart") + "/" + f, dir + "/" + f);
+  QJsonObject vocab{{"<s>", 0}, {"<pad>", 1}, {"</s>", 2}, {"<unk>", 3}};
+  for (int i = 0; i < 26; ++i) vocab[QString(QChar('a' + i))] = 4 + i;
+  vocab["Ġ"] = 30;
+  vocab["at"] = 31;
+  vocab["cat"] = 32;
+  vocab["Ġs"] = 33;
+  QFile f(dir + "/tokenizer.json");
+  if (f.open(QIODevice::WriteOnly))
+    f.write(QByteArray(kBartTokenizer).replace("VOCAB", QJsonDocument(vocab).toJson(QJsonDocument::Compact)));
   return dir;
 }
 
@@ -280,6 +312,86 @@ class TestCliEncDec : public QObject {
     QVERIFY(QFile::exists(folder + "/E0_H0_attention.npy") && QFile::exists(folder + "/L0_cross_residual_out.npy") &&
             QFile::exists(folder + "/source_embeddings.npy"));
     QVERIFY(!QFile::exists(folder + "/L0_X0_q.npy"));  // --no-qkv
+  }
+
+  /// builtin:reverse opens by its name in the two-text form as in the window: "d c b a" reversed starts with "a";
+  /// dump shows the source (with its </s>) and the decoder's input (start token, then the target's pieces).
+  void builtinReverseByName() {
+    const AppRun p = runApp({"predict", "--model", "builtin:reverse", "--source", "d c b a", "--top", "3"});
+    QVERIFY2(p.code == 0, p.err.constData());
+    const QJsonObject pj = QJsonDocument::fromJson(p.out).object();
+    QCOMPARE(pj["top"].toArray()[0].toObject()["token"].toString(), QString("a"));
+    QCOMPARE(pj["source_tokens"].toArray(), (QJsonArray{"d", "c", "b", "a", "</s>"}));
+    QCOMPARE(pj["token_ids"].toArray().size(), 1);  // the decoder's start token alone
+    const QJsonObject d = dump({"--model", "builtin:reverse", "--source", "d c b a", "--target", "a b", "--no-qkv"});
+    QCOMPARE(d["config"].toObject()["model"].toString(), QString("builtin:reverse"));
+    QCOMPARE(d["config"].toObject()["kind"].toString(), QString("bart"));
+    QCOMPARE(d["source_tokens"].toArray(), (QJsonArray{"d", "c", "b", "a", "</s>"}));
+    const QJsonArray tokens = d["tokens"].toArray(), ids = d["token_ids"].toArray();
+    QCOMPARE(ids[0].toInt(), d["config"].toObject()["decoder_start_token_id"].toInt());
+    QCOMPARE(tokens.size(), 3);
+    QCOMPARE(tokens[1].toString(), QString("a"));
+    QCOMPARE(tokens[2].toString(), QString("b"));
+    QCOMPARE(d["layers"].toArray()[0].toObject()["cross_heads"].toArray()[0].toObject()["attention"].toArray().size(),
+             3);
+    // Greedy without --target: the reversal, "a b c d" behind the start token.
+    const QJsonObject g = dump({"--model", "builtin:reverse", "--source", "d c b a", "--no-qkv", "--no-streams"});
+    QCOMPARE(g["target_from"].toString(), QString("greedy"));
+    const QJsonArray gt = g["tokens"].toArray();
+    QCOMPARE(gt.size(), 5);
+    QCOMPARE((QStringList{gt[1].toString(), gt[2].toString(), gt[3].toString(), gt[4].toString()}).join(" "),
+             QString("a b c d"));
+  }
+
+  /// One decoder input for a typed target, in the window and on the command line: BART's labels carry <s> … </s>
+  /// (RobertaProcessing), so the decoder reads [decoder_start </s>=2, <s>=0, cat, Ġs, at] (the final </s> dropped),
+  /// as Hugging Face shifts the labels right. The window's run (runEncDecPipeline), dump's and predict's token_ids
+  /// are that list; the source keeps both its specials.
+  void targetWithTheTokenizersSpecials() {
+    QTemporaryDir tmp;
+    const QString dir = bartBpeFolder(tmp);
+    const QJsonArray want{2, 0, 32, 33, 31};
+    const QJsonObject d = dump({"--model", dir, "--source", "cat sat", "--target", "cat sat", "--no-qkv"});
+    QCOMPARE(d["source_ids"].toArray(), (QJsonArray{0, 32, 33, 31, 2}));
+    QCOMPARE(d["token_ids"].toArray(), want);
+    QCOMPARE(d["tokens"].toArray()[1].toString(), QString("<s>"));
+    const AppRun p = runApp({"predict", "--model", dir, "--source", "cat sat", "--target", "cat sat"});
+    QVERIFY2(p.code == 0, p.err.constData());
+    QCOMPARE(QJsonDocument::fromJson(p.out).object()["token_ids"].toArray(), want);
+    attnlab::Params params;
+    params.sentence = "cat sat";
+    params.target = "cat sat";
+    const attnlab::PipelineResult r = attnlab::runEncDecPipeline(params, attnlab::openEncDecModel(dir.toStdString()));
+    QJsonArray window;
+    for (int id : r.text.ids) window.append(id);
+    QCOMPARE(window, want);
+    QCOMPARE(r.encdec->target.ids, r.text.ids);
+    QCOMPARE(r.text.tokens.size(), r.text.ids.size());
+    QCOMPARE(r.text.tokens[1].text, std::string("<s>"));
+    QCOMPARE(r.text.tokens[2].byteBegin, 0);  // "cat": its span in the typed target
+    QCOMPARE(r.text.tokens[2].byteEnd, 3);
+    // The window's cross map has the dump's shape: n_tgt × n_src = 5 × 5, and the same numbers.
+    const QJsonArray cross =
+        d["layers"].toArray()[1].toObject()["cross_heads"].toArray()[1].toObject()["attention"].toArray();
+    QCOMPARE(cross.size(), 5);
+    const attnlab::Mat& a = r.encdec->trace->cross.at(1).heads.at(1).attention;
+    QCOMPARE(int(a.rows()), 5);
+    QCOMPARE(int(a.cols()), 5);
+    double diff = 0;
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < 5; ++j) diff = std::max(diff, std::abs(cross[i].toArray()[j].toDouble() - a(i, j)));
+    QVERIFY2(diff <= 1e-6, qPrintable(QString::number(diff)));
+    // A generated <s> (BART's forced first token) is not written into the target text: read again, the text gives
+    // it once, as the decoder had it.
+    const auto model = attnlab::openEncDecModel(dir.toStdString());
+    QCOMPARE(model->appendPiece("", 0), std::string());
+    QCOMPARE(model->appendPiece("cat", 0), std::string("cat"));
+    QCOMPARE(model->tokenizeTarget(model->appendPiece(model->appendPiece("", 0), 32)).ids,
+             (std::vector<int>{2, 0, 32}));
+    // No target: the start token alone in both.
+    params.target = "";
+    QCOMPARE(attnlab::runEncDecPipeline(params, attnlab::openEncDecModel(dir.toStdString())).text.ids,
+             std::vector<int>{2});
   }
 
   /// Bad input: a clear message and exit 1, never a crash.

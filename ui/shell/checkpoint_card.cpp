@@ -99,25 +99,32 @@ QString CheckpointCard::failure() const { return failure_->text(); }
 void CheckpointCard::showCard(const ModelCard& c, const QString& name) {
   name_->setText(name);
   name_->setToolTip(QString::fromStdString(c.source));
-  values_["cardFamily"]->setText(tr("%1 · %2, %3")
-                                     .arg(QString::fromStdString(c.family), QString::fromStdString(c.architecture),
-                                          c.causal ? tr("causal") : tr("bidirectional")));
-  values_["cardLayers"]->setText(QString::number(c.layers));
-  values_["cardHeads"]->setText(c.kvHeads == c.heads ? tr("%1, each with its own keys and values").arg(c.heads)
-                                                     : tr("%1 query, %2 kv (groups of %3)")
-                                                           .arg(c.heads)
-                                                           .arg(c.kvHeads)
-                                                           .arg(c.kvHeads > 0 ? c.heads / c.kvHeads : 0));
-  QString widths = tr("d<sub>model</sub> %1 · d<sub>head</sub> %2").arg(c.dModel).arg(c.dHead);
-  widths += c.dInner > 0 ? tr(" · MLP %1").arg(c.dInner) : tr(" · no MLP");
-  values_["cardWidths"]->setText(widths);
-  values_["cardVocabulary"]->setText(count(c.vocab));
+  if (c.encoderDecoder) {
+    showEncDecSizes(c);
+  } else {
+    values_["cardFamily"]->setText(tr("%1 · %2, %3")
+                                       .arg(QString::fromStdString(c.family), QString::fromStdString(c.architecture),
+                                            c.causal ? tr("causal") : tr("bidirectional")));
+    values_["cardLayers"]->setText(QString::number(c.layers));
+    values_["cardHeads"]->setText(c.kvHeads == c.heads ? tr("%1, each with its own keys and values").arg(c.heads)
+                                                       : tr("%1 query, %2 kv (groups of %3)")
+                                                             .arg(c.heads)
+                                                             .arg(c.kvHeads)
+                                                             .arg(c.kvHeads > 0 ? c.heads / c.kvHeads : 0));
+    QString widths = tr("d<sub>model</sub> %1 · d<sub>head</sub> %2").arg(c.dModel).arg(c.dHead);
+    widths += c.dInner > 0 ? tr(" · MLP %1").arg(c.dInner) : tr(" · no MLP");
+    values_["cardWidths"]->setText(widths);
+    values_["cardVocabulary"]->setText(count(c.vocab));
+  }
   values_["cardParameters"]->setText(count(c.parameters));
   const std::string windows = describeWindows(c.windows);
-  values_["cardWindows"]->setText(windows != "none" ? QString::fromStdString(windows)
-                                  : c.causal        ? tr("none: each token sees every earlier one")
-                                                    : tr("none: each token sees every token"));
-  values_["cardPositions"]->setText(tr("%1 · %2").arg(count(c.positions), QString::fromStdString(c.positionKind)));
+  values_["cardWindows"]->setText(windows != "none"  ? QString::fromStdString(windows)
+                                  : c.encoderDecoder ? tr("none: a source token sees the whole source, a target token "
+                                                          "every earlier one and the whole source")
+                                  : c.causal         ? tr("none: each token sees every earlier one")
+                                                     : tr("none: each token sees every token"));
+  values_["cardPositions"]->setText(tr("%1 · %2").arg(c.positions > 0 ? count(c.positions) : tr("any length"),
+                                                      QString::fromStdString(c.positionKind)));
   const QString dtypes = QString::fromStdString(describeDtypes(c.dtypeBytes));
   values_["cardDtype"]->setText(dtypes == "F32" || dtypes.isEmpty() ? tr("F32")
                                                                     : tr("%1, computed in F32").arg(dtypes));
@@ -127,6 +134,25 @@ void CheckpointCard::showCard(const ModelCard& c, const QString& name) {
   values_["cardFiles"]->setToolTip(QString::fromStdString(c.source));
   values_["cardWeights"]->setText(tr("%1 as stored").arg(bytes(c.weightBytes)));
   refreshMemory();
+}
+
+void CheckpointCard::showEncDecSizes(const ModelCard& c) {
+  values_["cardFamily"]->setText(tr("%1 · encoder–decoder: bidirectional encoder, causal decoder with "
+                                    "cross-attention")
+                                     .arg(QString::fromStdString(c.family)));
+  values_["cardLayers"]->setText(tr("%1 encoder + %2 decoder").arg(c.encoderLayers).arg(c.layers));
+  values_["cardHeads"]->setText(
+      c.encoderHeads == c.heads
+          ? tr("%1 per attention (each with its own keys and values)").arg(c.heads)
+          : tr("encoder %1, decoder %2 (each with its own keys and values)").arg(c.encoderHeads).arg(c.heads));
+  QString widths = tr("d<sub>model</sub> %1 · d<sub>head</sub> ").arg(c.dModel);
+  widths += c.encoderDHead == c.dHead ? QString::number(c.dHead) : tr("%1 / %2").arg(c.encoderDHead).arg(c.dHead);
+  widths += c.encoderDInner == c.dInner ? tr(" · MLP %1").arg(c.dInner)
+                                        : tr(" · MLP %1 / %2").arg(c.encoderDInner).arg(c.dInner);
+  values_["cardWidths"]->setText(widths);
+  values_["cardVocabulary"]->setText(c.sharedVocabulary
+                                         ? tr("%1, shared by source and target").arg(count(c.vocab))
+                                         : tr("source %1 · target %2").arg(count(c.sourceVocab), count(c.vocab)));
 }
 
 void CheckpointCard::refreshMemory() {

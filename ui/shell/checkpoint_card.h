@@ -35,6 +35,9 @@ class CheckpointCard : public QGroupBox {
 
  private:
   QLabel* row(const char* objectName, const QString& label, const QString& tip);
+  /// Family, layers, heads, widths and vocabulary of an encoder–decoder: both stacks ("encoder / decoder" where they
+  /// differ), the source and target vocabularies when they are two.
+  void showEncDecSizes(const ModelCard& c);
 
   QFormLayout* form_;
   QLabel* name_;

@@ -26,6 +26,7 @@
 
 #include "core/base/errors.h"
 #include "core/model/trace_memory.h"
+#include "core/run/encdec_run.h"
 #include "core/run/recorded_run.h"
 #include "core/session/params_json.h"
 #include "core/train/shipped_models.h"
@@ -647,7 +648,7 @@ void MainWindow::onResult(const ResultPtr& delivered) {
   shape.heads = run.trace.headCount();
   panel_->setModelShape(shape);
   panel_->setModelCausal(run.trace.causal);
-  panel_->showModel(run.model, result->params.modelDir);
+  panel_->showModel(wholeModel(run), result->params.modelDir);  // an encoder–decoder's card shows both stacks
   // The sentence editor holds the source: its tokens link to the views only while they show the encoder.
   editorLink_->setResult(delivered->ok() && delivered->run->encdec && result == delivered ? ResultPtr() : result);
   stale_ = views_;

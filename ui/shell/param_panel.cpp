@@ -12,6 +12,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "core/run/encdec_run.h"
 #include "core/run/model_card.h"
 #include "ui/shell/checkpoint_card.h"
 
@@ -191,7 +192,7 @@ void ParamPanel::showFailedRun(const ComputeResult& failed, const ResultPtr& inF
   }
   QString failure = tr("Could not open “%1”: %2").arg(folder, failed.error);
   if (inForce && inForce->ok() && !inForce->params.modelDir.empty()) {
-    showModel(inForce->run->model, inForce->params.modelDir);
+    showModel(wholeModel(*inForce->run), inForce->params.modelDir);
     failure += tr(" The model below stays in use.");
   } else {
     card_->showNoCard(tr("No checkpoint is open: the views show the built-in model."));

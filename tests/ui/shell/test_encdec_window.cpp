@@ -19,6 +19,7 @@
 #include "ui/shell/live_controller.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/model_opener.h"
+#include "ui/shell/param_panel.h"
 #include "ui/shell/target_bar.h"
 #include "ui/views/attention/cross_attention_view.h"
 #include "ui/views/attention/heatmap_view.h"
@@ -298,6 +299,34 @@ class TestEncDecWindow : public QObject {
     antiDiagonal /= 4;
     qInfo("builtin:reverse anti-diagonal weight on \"d c b a\": %.3f", antiDiagonal);
     QVERIFY(antiDiagonal > 0.9);
+  }
+
+  /// The checkpoint card of builtin:reverse names both stacks (it showed "bart · , causal", vocabulary 0, parameters 0,
+  /// "Positions 11 ·"): 1 + 1 layers of 2 heads, d 32, MLP 64, 24 pieces shared, 23,104 parameters (test_model_card
+  /// counts its tensors), 11 learned positions.
+  void builtinReverseCardShowsBothStacks() {
+    MainWindow w(false);
+    w.show();
+    open(w, QString::fromLatin1(kShippedReverseModel), "d c b a");
+    QTRY_VERIFY_WITH_TIMEOUT(encdecShown(w), 20000);
+    auto* panel = w.paramPanel();
+    const auto value = [&](const char* name) { return panel->findChild<QLabel*>(name)->text(); };
+    QTRY_COMPARE(value("cardLayers"), QString("1 encoder + 1 decoder"));
+    QCOMPARE(value("cardName"), QString("builtin:reverse"));
+    QCOMPARE(value("cardFamily"),
+             QString("bart · encoder–decoder: bidirectional encoder, causal decoder with cross-attention"));
+    QCOMPARE(value("cardHeads"), QString("2 per attention (each with its own keys and values)"));
+    QCOMPARE(value("cardWidths"), QString("d<sub>model</sub> 32 · d<sub>head</sub> 16 · MLP 64"));
+    QCOMPARE(value("cardVocabulary"), QString("24, shared by source and target"));
+    QCOMPARE(value("cardParameters"), QString("23,104"));
+    QCOMPARE(value("cardPositions"), QString("11 · learned table (offset 2)"));
+    QVERIFY2(!value("cardWeights").startsWith("0 "), qPrintable(value("cardWeights")));
+    QVERIFY(value("cardFiles").contains("compiled into the program"));
+    if (const QString shots = qEnvironmentVariable("ATTNLAB_LAYOUT_SHOTS"); !shots.isEmpty()) {
+      w.resize(1280, 720);
+      QTest::qWait(100);
+      w.grab().save(shots + "/encdec_card.png");
+    }
   }
 
   /// Bad input: an empty source and invalid UTF-8 get messages naming the text, the last views stay; a folder without
