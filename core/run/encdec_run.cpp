@@ -238,7 +238,8 @@ EncDecReuse encDecReuse(const PipelineResult* previous, const EncDecFolderModel&
   r.encoder = &enc.trace;
   r.encoderOut = &run->trace->encoderOut;
   r.cross = &run->trace->cross;
-  if (!sameIntervention(run->ablation.decoder, ablation.decoder) || !sameIntervention(run->ablation.cross, ablation.cross))
+  if (!sameIntervention(run->ablation.decoder, ablation.decoder) ||
+      !sameIntervention(run->ablation.cross, ablation.cross))
     return r;  // the encoder alone: the decoder's rows were made with other heads switched off
   r.decoder = &previous->trace;
   r.decoderOut = &run->trace->decoderOut;

@@ -81,7 +81,7 @@ struct EncDecRun {
   std::shared_ptr<const EncDecFolderModel> model;
   TokenizedText source, target;  ///< the encoder's tokens, the decoder's (start token first)
   std::shared_ptr<const EncDecTrace> trace;
-  EncDecAblation ablation;  ///< the heads the run switched off (encDecReuse compares them)
+  EncDecAblation ablation;                            ///< the heads the run switched off (encDecReuse compares them)
   std::shared_ptr<const PipelineResult> encoderSide;  ///< null on the encoder's side
   bool isDecoderSide() const { return encoderSide != nullptr; }
   /// The greedy next target token after the target: argmax of the last logits row.

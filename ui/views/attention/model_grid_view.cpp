@@ -232,7 +232,7 @@ void ModelGridView::paintEvent(QPaintEvent*) {
       const QRect r = cellRect(l, h);
       const QImage& thumb = thumbs_[l * heads_ + h];
       paintCells(&p, r, thumb);  // crisp cells; rectangles in SVG/PDF
-      if (!cross_) {  // windows and pins are the decoder's self-attention's, not cross-attention's
+      if (!cross_) {             // windows and pins are the decoder's self-attention's, not cross-attention's
         paintWindow(p, r, result_->trace().layers[l].heads[h].options.window);
         paintPins(p, r, thumb.height(), thumb.width());
       }
