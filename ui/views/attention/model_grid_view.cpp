@@ -197,7 +197,9 @@ void ModelGridView::paintEvent(QPaintEvent*) {
   // under thumbnails of 15 pixels beside the heatmap on a projector. Hovering a cell names its head.
   const QFontMetrics fm(f);
   const int cellW = std::max(1, cellRect(0, 1 % std::max(1, heads_)).left() - cellRect(0, 0).left());
-  const int cellH = std::max(1, cellRect(1 % std::max(1, layers_), 0).top() - cellRect(0, 0).top());
+  // One layer: the cell's own height (a pitch of 0 clipped "L0" to a 1-pixel strip, drawn as "···").
+  const int cellH =
+      layers_ > 1 ? std::max(1, cellRect(1, 0).top() - cellRect(0, 0).top()) : std::max(1, cellRect(0, 0).height());
   const int headStep =
       heads_ > 1 ? std::max(1, (fm.horizontalAdvance(tr("H%1").arg(heads_ - 1)) + 4 + cellW - 1) / cellW) : 1;
   const int layerStep = layers_ > 1 ? std::max(1, (fm.height() + cellH - 1) / cellH) : 1;
