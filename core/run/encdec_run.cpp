@@ -14,6 +14,14 @@ namespace {
 
 const char* kMetaspace = "\xE2\x96\x81";  // "▁", SentencePiece's word start
 
+/// True when the tokenizer writes its pieces in byte-level stand-ins (GPT-2's BPE; a tokenizer.json naming ByteLevel,
+/// as BART's): its decoder maps each piece's characters back to bytes ("Ġsat" → " sat", "Ã" "©" → "é").
+bool isByteLevel(const TextTokenizer& t) {
+  if (dynamic_cast<const BpeTokenizer*>(&t)) return true;
+  const auto* hf = dynamic_cast<const HfTokenizer*>(&t);
+  return hf && hf->displayStyle() == TokenDisplayStyle::ByteLevel;
+}
+
 /// One stack of the pair as a single-text Model: the views read its info() (layers, heads, widths), tokenizer and (the
 /// decoder's) unembedding.
 /// Its forward() refuses: a stack alone cannot be re-run (the decoder needs the source's encoding), so the views
@@ -33,7 +41,7 @@ class EncDecStackModel : public Model {
     i.dModel = c.dModel;
     i.dHead = decoder_ ? c.decoderHeadDim : c.encoderHeadDim;
     i.maxTokens = c.maxPositions > 0 ? c.maxPositions : 1 << 20;
-    i.pieceStyle = "metaspace";
+    i.pieceStyle = isByteLevel(tokenizer()) ? "byte-level" : "metaspace";  // BART's "Ġsat" is drawn "·sat"
     return i;
   }
   TokenizedText tokenize(const std::string& text) const override {
@@ -80,14 +88,6 @@ void checkLength(const TokenizedText& t, int limit, const char* which) {
 
 bool blank(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; });
-}
-
-/// True when the tokenizer writes its pieces in byte-level stand-ins (GPT-2's BPE; a tokenizer.json naming ByteLevel,
-/// as BART's): its decoder maps each piece's characters back to bytes ("Ġsat" → " sat", "Ã" "©" → "é").
-bool isByteLevel(const TextTokenizer& t) {
-  if (dynamic_cast<const BpeTokenizer*>(&t)) return true;
-  const auto* hf = dynamic_cast<const HfTokenizer*>(&t);
-  return hf && hf->displayStyle() == TokenDisplayStyle::ByteLevel;
 }
 
 /// Bytes → UTF-8 with each invalid byte as U+FFFD (Hugging Face's lossy decode of a character cut off at the end).

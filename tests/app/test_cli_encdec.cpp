@@ -428,6 +428,11 @@ class TestCliEncDec : public QObject {
     // Round trip: the decoded text tokenizes to the same ids, and as a target to the decoder input of those labels.
     for (const std::vector<int>& ids : {std::vector<int>{32, 33, 31}, e, smile, std::vector<int>{31, 30, 32}})
       QCOMPARE(tok.encode(model->decodeTarget(ids), false).ids, ids);
+    // The views draw both stacks' pieces as byte-level ("Ġs" as "·s"), not as SentencePiece's.
+    QCOMPARE(model->stackModel(true)->info().pieceStyle, std::string("byte-level"));
+    QCOMPARE(model->stackModel(false)->info().pieceStyle, std::string("byte-level"));
+    QCOMPARE(attnlab::openEncDecModel(marianFolder(tmp).toStdString())->stackModel(true)->info().pieceStyle,
+             std::string("metaspace"));
     QCOMPARE(model->tokenizeTarget(model->decodeTarget({2, 0, 32, 33, 31, 2})).ids,
              (std::vector<int>{2, 0, 32, 33, 31}));
   }
