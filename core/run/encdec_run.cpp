@@ -4,12 +4,23 @@
 
 #include "core/base/errors.h"
 #include "core/base/json_file.h"
+#include "core/text/bpe_tokenizer.h"
+#include "core/text/hf_tokenizer.h"
+#include "core/text/token_display.h"
 #include "core/text/utf8.h"
 
 namespace attnlab {
 namespace {
 
 const char* kMetaspace = "\xE2\x96\x81";  // "▁", SentencePiece's word start
+
+/// True when the tokenizer writes its pieces in byte-level stand-ins (GPT-2's BPE; a tokenizer.json naming ByteLevel,
+/// as BART's): its decoder maps each piece's characters back to bytes ("Ġsat" → " sat", "Ã" "©" → "é").
+bool isByteLevel(const TextTokenizer& t) {
+  if (dynamic_cast<const BpeTokenizer*>(&t)) return true;
+  const auto* hf = dynamic_cast<const HfTokenizer*>(&t);
+  return hf && hf->displayStyle() == TokenDisplayStyle::ByteLevel;
+}
 
 /// One stack of the pair as a single-text Model: the views read its info() (layers, heads, widths), tokenizer and (the
 /// decoder's) unembedding.
@@ -30,7 +41,7 @@ class EncDecStackModel : public Model {
     i.dModel = c.dModel;
     i.dHead = decoder_ ? c.decoderHeadDim : c.encoderHeadDim;
     i.maxTokens = c.maxPositions > 0 ? c.maxPositions : 1 << 20;
-    i.pieceStyle = "metaspace";
+    i.pieceStyle = isByteLevel(tokenizer()) ? "byte-level" : "metaspace";  // BART's "Ġsat" is drawn "·sat"
     return i;
   }
   TokenizedText tokenize(const std::string& text) const override {
@@ -79,11 +90,24 @@ bool blank(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; });
 }
 
+/// Bytes → UTF-8 with each invalid byte as U+FFFD (Hugging Face's lossy decode of a character cut off at the end).
+std::string validUtf8(const std::string& bytes) {
+  if (utf8::isValid(bytes)) return bytes;
+  std::string out;
+  for (std::size_t at = 0; at < bytes.size();) {
+    const utf8::CodePoint cp = utf8::decode(bytes, at);
+    utf8::append(out, cp.value);
+    at += cp.size;
+  }
+  return out;
+}
+
 }  // namespace
 
 EncDecFolderModel::EncDecFolderModel(EncDecFolder folder, std::string name)
     : folder_(std::make_shared<const EncDecFolder>(std::move(folder))), name_(std::move(name)) {
-  wordPieces_ = true;
+  byteLevel_ = isByteLevel(*folder_->target);
+  wordPieces_ = !byteLevel_;
   for (int id = 0; id < folder_->target->vocabSize() && wordPieces_; ++id)
     if (folder_->target->pieceOf(id).rfind(kMetaspace, 0) == 0) wordPieces_ = false;
   try {
@@ -137,6 +161,12 @@ std::string EncDecFolderModel::appendPiece(const std::string& target, int id) co
     return target;
   std::string piece = folder_->target->pieceOf(id);
   std::string out;
+  if (byteLevel_) {
+    // The piece's bytes, unchecked: a character split over two pieces is whole once both are appended.
+    out = tokenBytes(piece, TokenDisplayStyle::ByteLevel);
+    if (blank(target)) out.erase(0, std::min(out.size(), out.find_first_not_of(' ')));
+    return target + out;
+  }
   if (wordPieces_) piece = piece.rfind("##", 0) == 0 ? piece.substr(2) : kMetaspace + piece;
   for (std::size_t i = 0; i < piece.size();) {
     if (piece.compare(i, 3, kMetaspace) == 0) {
@@ -153,7 +183,7 @@ std::string EncDecFolderModel::appendPiece(const std::string& target, int id) co
 std::string EncDecFolderModel::decodeTarget(const std::vector<int>& ids) const {
   std::string text;
   for (int id : ids) text = appendPiece(text, id);
-  return text;
+  return byteLevel_ ? validUtf8(text) : text;
 }
 
 std::shared_ptr<const Model> EncDecFolderModel::stackModel(bool decoder) const {

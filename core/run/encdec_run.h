@@ -34,10 +34,14 @@ class EncDecFolderModel : public Model {
   TokenizedText tokenizeSource(const std::string& text) const;
   /// The decoder's input for a target text (decoderInputOf): what `attnlab dump --target` reads too.
   TokenizedText tokenizeTarget(const std::string& text) const;
-  /// Target ids as text: each piece with SentencePiece's "▁" as a space, the special ids (start, eos, pad) left out,
-  /// the leading space dropped. Tokenizing the result again gives the ids back for ordinary pieces.
+  /// Target ids as text: each piece with SentencePiece's "▁" as a space (WordPiece: "##" joins, else a space), or,
+  /// for a byte-level BPE target (BART's), the bytes its stand-ins name ("Ġsat" → " sat"; a character split over
+  /// pieces whole, one cut off at the end as U+FFFD); the special ids (start, eos, pad, the tokenizer's template ids)
+  /// left out, the leading space dropped. Tokenizing the result again gives the ids back for ordinary pieces.
   std::string decodeTarget(const std::vector<int>& ids) const;
-  /// The text one more target id appends to `target` ("▁Haus" → " Haus"; no leading space on an empty target).
+  /// The text one more target id appends to `target` ("▁Haus" → " Haus", "Ġsat" → " sat"; no leading space on an
+  /// empty target). Byte-level pieces append raw bytes: a character's first byte alone is not valid UTF-8 until the
+  /// next piece completes it.
   std::string appendPiece(const std::string& target, int id) const;
   /// A Model describing one stack (its layers, heads, tokenizer), as the views' results carry.
   std::shared_ptr<const Model> stackModel(bool decoder) const;
@@ -49,6 +53,8 @@ class EncDecFolderModel : public Model {
   /// True when no target piece starts with "▁" (a WordPiece vocabulary of whole words, as builtin:reverse's): a piece
   /// is then a word joined with a space, "##…" a continuation.
   bool wordPieces_ = false;
+  /// True when the target tokenizer is byte-level BPE (isByteLevel in the .cpp): pieces decode to the bytes they name.
+  bool byteLevel_ = false;
   /// The ids the target tokenizer adds around any text (BART's <s> and </s>): a generated one is not written into the
   /// target text, since decoderInputOf adds it again when the text is read (BART's forced <s> would come twice).
   std::vector<int> targetSpecials_;

@@ -77,7 +77,9 @@ const char kBartTokenizer[] = R"({"version": "1.0",
   "model": {"type": "BPE", "dropout": null, "unk_token": null, "continuing_subword_prefix": "", "end_of_word_suffix": "",
             "fuse_unk": false, "byte_fallback": false, "vocab": VOCAB, "merges": ["a t", "c at", "Ġ s"]}})";
 
-/// tests/reference/encdec/bart's weights (vocab 96) with kBartTokenizer.
+/// tests/reference/encdec/bart's weights (vocab 96) with kBartTokenizer. Ids 34–39 are single byte stand-ins (OpenAI's
+/// bytes_to_unicode, by hand: a printable Latin-1 byte is itself, the others 256 + their rank among the unprintable):
+/// "Ã" C3, "©" A9 (é = C3 A9), "ð" F0, "Ł" 9F (U+0141), "ĺ" 98 (U+013A), "Ģ" 80 (U+0122) (😀 = F0 9F 98 80).
 QString bartBpeFolder(const QTemporaryDir& tmp) {
   const QString dir = tmp.filePath("bart-bpe");
   QDir(tmp.path()).mkdir("bart-bpe");
@@ -88,6 +90,8 @@ QString bartBpeFolder(const QTemporaryDir& tmp) {
   vocab["at"] = 31;
   vocab["cat"] = 32;
   vocab["Ġs"] = 33;
+  const char* bytePieces[] = {"Ã", "©", "ð", "Ł", "ĺ", "Ģ"};
+  for (int i = 0; i < 6; ++i) vocab[QString::fromUtf8(bytePieces[i])] = 34 + i;
   QFile f(dir + "/tokenizer.json");
   if (f.open(QIODevice::WriteOnly))
     f.write(QByteArray(kBartTokenizer).replace("VOCAB", QJsonDocument(vocab).toJson(QJsonDocument::Compact)));
@@ -392,6 +396,45 @@ class TestCliEncDec : public QObject {
     params.target = "";
     QCOMPARE(attnlab::runEncDecPipeline(params, attnlab::openEncDecModel(dir.toStdString())).text.ids,
              std::vector<int>{2});
+  }
+
+  /// A byte-level BPE target (BART's) decodes as its tokenizer's ByteLevel decoder: each piece's stand-ins become
+  /// their bytes ("Ġ" a space, not "Ġs at"), a character split over pieces comes out whole, the specials are left out,
+  /// and the text tokenizes back to the same ids.
+  void byteLevelTargetDecodes() {
+    QTemporaryDir tmp;
+    const auto model = attnlab::openEncDecModel(bartBpeFolder(tmp).toStdString());
+    const attnlab::TextTokenizer& tok = model->targetTokenizer();
+    // " cat sat" → Ġ cat Ġs at (no "Ġc" merge): the leading space of an empty target is dropped.
+    const std::vector<int> spaced = tok.encode(" cat sat", false).ids;
+    QCOMPARE(spaced, (std::vector<int>{30, 32, 33, 31}));
+    QCOMPARE(model->decodeTarget(spaced), std::string("cat sat"));
+    // With BART's specials and a start token around it: <s>=0 and </s>=2 (the start) are not text.
+    QCOMPARE(model->decodeTarget({2, 0, 32, 33, 31, 2}), std::string("cat sat"));
+    // One piece at a time, as Next token and Generate N append: "cat" + "Ġs" + "at".
+    QCOMPARE(model->appendPiece("cat", 33), std::string("cat s"));
+    QCOMPARE(model->appendPiece(model->appendPiece("cat", 33), 31), std::string("cat sat"));
+    QCOMPARE(model->appendPiece("", 33), std::string("s"));
+    // é is C3 A9, two pieces; 😀 is F0 9F 98 80, four.
+    const std::vector<int> e = tok.encode("caté", false).ids, smile = tok.encode("at😀", false).ids;
+    QCOMPARE(e, (std::vector<int>{32, 34, 35}));
+    QCOMPARE(smile, (std::vector<int>{31, 36, 37, 38, 39}));
+    QCOMPARE(model->decodeTarget(e), std::string("caté"));
+    QCOMPARE(model->decodeTarget(smile), std::string("at😀"));
+    QCOMPARE(model->appendPiece(model->appendPiece("cat", 34), 35), std::string("caté"));
+    // A character cut off at the end (the generation stopped between its bytes) is U+FFFD, as Hugging Face's lossy
+    // decode gives, so the text stays valid UTF-8.
+    QCOMPARE(model->decodeTarget({32, 34}), std::string("cat\xEF\xBF\xBD"));
+    // Round trip: the decoded text tokenizes to the same ids, and as a target to the decoder input of those labels.
+    for (const std::vector<int>& ids : {std::vector<int>{32, 33, 31}, e, smile, std::vector<int>{31, 30, 32}})
+      QCOMPARE(tok.encode(model->decodeTarget(ids), false).ids, ids);
+    // The views draw both stacks' pieces as byte-level ("Ġs" as "·s"), not as SentencePiece's.
+    QCOMPARE(model->stackModel(true)->info().pieceStyle, std::string("byte-level"));
+    QCOMPARE(model->stackModel(false)->info().pieceStyle, std::string("byte-level"));
+    QCOMPARE(attnlab::openEncDecModel(marianFolder(tmp).toStdString())->stackModel(true)->info().pieceStyle,
+             std::string("metaspace"));
+    QCOMPARE(model->tokenizeTarget(model->decodeTarget({2, 0, 32, 33, 31, 2})).ids,
+             (std::vector<int>{2, 0, 32, 33, 31}));
   }
 
   /// Bad input: a clear message and exit 1, never a crash.
