@@ -143,6 +143,7 @@ void TargetBar::setResult(const ResultPtr& result) {
   }
   // (Edits of the texts reach setParams first; a result may be of an older text, typed before Generate was pressed.)
   last_ = encdec ? result : nullptr;
+  showGenerateChoice();  // its tooltip says whether heads are switched off
   setVisible(encdec);
   source_->setPlaceholderText(encdec ? tr("Source: type the sentence to translate…") : sourcePlaceholder_);
   // An empty target is no error: the decoder reads its start token alone, and the editor's placeholder says what to do.
@@ -194,11 +195,18 @@ void TargetBar::showGenerateChoice() {
   generate_->setToolTip(
       (sampled ? tr("Append %1 tokens drawn with seed %2").arg(n).arg(seed_->value())
                : tr("Append the %1 most probable next tokens, one at a time").arg(n)) +
-      tr("; one decoder step each, the encoder and the cross keys and values computed once; every view follows each "
-         "token"));
+      (ablated() ? tr("; heads are switched off: each token is a full pass with them off, what Next token appends; "
+                      "every view follows each token")
+                 : tr("; one decoder step each, the encoder and the cross keys and values computed once; every view "
+                      "follows each token")));
 }
 
 bool TargetBar::generating() const { return job_->busy(); }
+
+bool TargetBar::ablated() const {
+  const EncDecRun* run = last_ ? encDecRunOf(*last_) : nullptr;
+  return run && !run->ablation.empty();
+}
 
 void TargetBar::stopGenerating() {
   ++run_;

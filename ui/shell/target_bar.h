@@ -96,6 +96,8 @@ class TargetBar : public QWidget {
   void emitPrediction();
   /// The button's text and tooltip, the seed's state: from the count and greedy/sampled chosen.
   void showGenerateChoice();
+  /// True when the shown run switched heads off (Translate and Generate then run full passes, not the cache).
+  bool ablated() const;
   /// The note just set stays while the runs are of `source` and `target` (or a prefix of it).
   void keepNoteFor(const std::string& source, const std::string& target);
   void setGeneratingLook(bool on);

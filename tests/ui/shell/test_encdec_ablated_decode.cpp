@@ -108,6 +108,7 @@ class TestEncDecAblatedDecode : public QObject {
     w.applyParams(p);
     QTRY_VERIFY_WITH_TIMEOUT(settled(w, "") && !encDecRunOf(*w.controller()->lastResult())->ablation.empty(), 20000);
     TargetBar* bar = w.targetBar();
+    QVERIFY(bar->generateButton()->toolTip().contains("heads are switched off"));  // not "computed once"
 
     // Next token, pressed until the model ends the translation (or the positions are full).
     for (int press = 0; press < 10; ++press) {
