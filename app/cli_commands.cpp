@@ -13,8 +13,14 @@ std::vector<Subcommand> withEncDecForms(std::vector<Subcommand> table) {
     const bool dump = c.name == "dump";
     if (!dump && c.name != "generate" && c.name != "predict") continue;
     for (const Option& o : encDecOptions(true, dump)) c.options.push_back(o);
-    if (c.name == "predict")
+    if (c.name == "predict" || c.name == "generate")
       for (const Option& o : encDecAblationOptions()) c.options.push_back(o);
+    if (c.name == "generate") {  // predict has them for one text too
+      c.options.push_back({"ablate", true,
+                           "L.H,L.H,...: with --source, heads of the decoder's self-attention switched off (each "
+                           "step then runs the full ablated pass, no cache)"});
+      c.options.push_back({"ablate-mode", true, "zero|mean: with --source, how the --ablate* heads are switched off"});
+    }
     c.usage += "  |  --model DIR --source TEXT" + std::string(c.name == "generate" ? " --steps N" : " [--target TEXT]");
     c.summary +=
         dump ? " Two texts (an encoder-decoder: Marian, BART, T5): \"source_tokens\", \"source_ids\", "
@@ -24,7 +30,9 @@ std::vector<Subcommand> withEncDecForms(std::vector<Subcommand> table) {
                "\"k\", \"v\", \"scores\", \"attention\" (n_tgt x n_src), \"output\"}...]."
         : c.name == "generate"
             ? " With --source TEXT, an encoder-decoder's target tokens after its start token (and "
-              "--target), until </s>."
+              "--target), until </s>; --ablate, --ablate-encoder, --ablate-cross (--ablate-mode zero or mean) "
+              "switch heads off as predict's do, each step then the argmax (or draw) of the ablated full pass's "
+              "last row."
             : " With --source TEXT, an encoder-decoder's next target token after its start token and "
               "--target (\"source_tokens\", \"source_ids\" added); --ablate switches off heads of the decoder's "
               "self-attention, --ablate-encoder of the encoder's, --ablate-cross of the cross-attention "

@@ -235,45 +235,10 @@ int runEncDecDump(const Args& a) {
   return 0;
 }
 
-int runEncDecGenerate(const Args& a) {
-  if (!a.has("steps")) throw InputError("--steps N is required");
-  const SamplingOptions so = samplingOptionsFromArgs(a);
-  const int steps = a.intValue("steps", 0, 1, 100000);
-  const Opened o = open(a);
-  const Side source = sourceOf(a, o);
-  const Side input = decoderInputOf(a, o);
-  const EncDecConfig& c = o.model->config();
-  if (static_cast<long long>(input.ids.size()) + steps - 1 > c.maxPositions)
-    throw InputError("--steps " + std::to_string(steps) + " after " + std::to_string(input.ids.size()) +
-                     " target tokens passes this model's " + std::to_string(c.maxPositions) +
-                     " positions (max_position_embeddings)");
-  std::unique_ptr<EncDecDecodeSession> s = o.model->startDecoding(source.ids);
-  Vec logits;
-  for (int id : input.ids) logits = s->step(id);
-  Rng rng(so.seed);
-  for (int step = 1; step <= steps; ++step) {
-    requireFiniteLogits(logits);
-    double prob = 0;
-    const int id = chooseToken(logits, so, rng, &prob);
-    const nlohmann::json j{{"step", step}, {"id", id}, {"token", pieceOf(o.target.get(), id)}, {"prob", prob}};
-    std::cout << jsonText(j) << "\n" << std::flush;
-    if (id == c.eosId || step == steps) break;  // a translation ends with </s>
-    logits = s->step(id);
-  }
-  return 0;
-}
-
-std::vector<Option> encDecAblationOptions() {
-  return {{"ablate-encoder", true,
-           "L.H,L.H,...: with --source, heads of the encoder's self-attention switched off (--ablate: the decoder's "
-           "self-attention)"},
-          {"ablate-cross", true, "L.H,L.H,...: with --source, heads of the decoder's cross-attention switched off"}};
-}
-
 namespace {
 
 /// --ablate (decoder self-attention), --ablate-encoder, --ablate-cross and --ablate-mode (zero or mean) of a
-/// two-text predict; empty when none is given.
+/// two-text predict or generate; empty when none is given.
 EncDecAblation ablationOf(const Args& a) {
   EncDecAblation ab;
   if (a.has("ablate")) ab.decoder.ablate = parseHeadList(a.value("ablate"), "--ablate");
@@ -289,6 +254,56 @@ EncDecAblation ablationOf(const Args& a) {
 }
 
 }  // namespace
+
+int runEncDecGenerate(const Args& a) {
+  if (!a.has("steps")) throw InputError("--steps N is required");
+  const EncDecAblation ablation = ablationOf(a);
+  const SamplingOptions so = samplingOptionsFromArgs(a);
+  const int steps = a.intValue("steps", 0, 1, 100000);
+  const Opened o = open(a);
+  const Side source = sourceOf(a, o);
+  const Side input = decoderInputOf(a, o);
+  const EncDecConfig& c = o.model->config();
+  if (static_cast<long long>(input.ids.size()) + steps - 1 > c.maxPositions)
+    throw InputError("--steps " + std::to_string(steps) + " after " + std::to_string(input.ids.size()) +
+                     " target tokens passes this model's " + std::to_string(c.maxPositions) +
+                     " positions (max_position_embeddings)");
+  // Heads switched off: each step the full ablated pass over the decoder input so far (the decoding session has no
+  // ablations; mean ablation averages over the target rows present at that step), its last row — what predict
+  // --ablate* gives at each step. Without: the KV cache, one decoder step per token.
+  std::unique_ptr<EncDecDecodeSession> s;
+  std::vector<int> ids = input.ids;
+  const auto next = [&](int id) {
+    if (ablation.empty()) return s->step(id);
+    if (id >= 0) ids.push_back(id);
+    return Vec(o.model->forward(source.ids, ids, true, ablation).logits.bottomRows(1).transpose());
+  };
+  Vec logits;
+  if (ablation.empty()) {
+    s = o.model->startDecoding(source.ids);
+    for (int id : input.ids) logits = next(id);
+  } else {
+    logits = next(-1);
+  }
+  Rng rng(so.seed);
+  for (int step = 1; step <= steps; ++step) {
+    requireFiniteLogits(logits);
+    double prob = 0;
+    const int id = chooseToken(logits, so, rng, &prob);
+    const nlohmann::json j{{"step", step}, {"id", id}, {"token", pieceOf(o.target.get(), id)}, {"prob", prob}};
+    std::cout << jsonText(j) << "\n" << std::flush;
+    if (id == c.eosId || step == steps) break;  // a translation ends with </s>
+    logits = next(id);
+  }
+  return 0;
+}
+
+std::vector<Option> encDecAblationOptions() {
+  return {{"ablate-encoder", true,
+           "L.H,L.H,...: with --source, heads of the encoder's self-attention switched off (--ablate: the decoder's "
+           "self-attention)"},
+          {"ablate-cross", true, "L.H,L.H,...: with --source, heads of the decoder's cross-attention switched off"}};
+}
 
 int runEncDecPredict(const Args& a) {
   for (const char* one : {"position", "resample-text", "logit-lens"})

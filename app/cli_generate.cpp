@@ -25,6 +25,8 @@ const std::vector<Option>& generateOptions() {
 
 int runGenerate(const Args& args) {
   if (hasSource(args)) return runEncDecGenerate(args);
+  for (const char* two : {"ablate", "ablate-mode", "ablate-encoder", "ablate-cross"})
+    if (args.has(two)) throw InputError(std::string("--") + two + " needs an encoder–decoder's two texts (--source)");
   if (!args.has("steps")) throw InputError("--steps N is required");
   const SamplingOptions o = samplingOptionsFromArgs(args);
   const int steps = args.intValue("steps", 0, 1, 100000);  // "must be between 1 and 100000"

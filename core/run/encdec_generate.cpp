@@ -24,7 +24,8 @@ int targetRoom(const EncDecFolderModel& model, const std::string& target) {
 
 TargetGeneration generateTarget(const EncDecFolderModel& model, const std::string& source, const std::string& target,
                                 int steps, const SamplingOptions& options, const RunControl& control,
-                                const std::function<void(const GeneratedToken&)>& onToken) {
+                                const std::function<void(const GeneratedToken&)>& onToken,
+                                const EncDecAblation& ablation) {
   if (steps <= 0) throw InputError("the number of steps must be at least 1 (got " + std::to_string(steps) + ")");
   const TokenizedText src = checkedSource(model, source);
   const std::vector<int> input = decoderInput(model, target);
@@ -36,9 +37,25 @@ TargetGeneration generateTarget(const EncDecFolderModel& model, const std::strin
                      (static_cast<int>(input.size()) >= c.maxPositions ? ": there is no room for another token" : ""));
   Rng rng(options.seed);  // chooseToken refuses bad options at the first step, before any token is made
   control.checkpoint(0.0);
-  std::unique_ptr<EncDecDecodeSession> session = model.model().startDecoding(src.ids);  // cross K/V made here, once
+  // Without ablations: one cached session (cross K/V made once, one decoder step per token). With them: the full
+  // ablated pass over the decoder input so far each step, its last row (mean ablation: the mean over the rows present
+  // at that step, as the views' run of that target computes it).
+  const bool cached = ablation.empty();
+  std::unique_ptr<EncDecDecodeSession> session;
+  std::vector<int> ids = input;
   Vec logits;
-  for (int id : input) logits = session->step(id);
+  const auto next = [&](int id) {
+    if (cached) return session->step(id);
+    if (id >= 0) ids.push_back(id);
+    const EncDecTrace t = model.model().forward(src.ids, ids, true, ablation);
+    return Vec(t.logits.row(t.logits.rows() - 1).transpose());
+  };
+  if (cached) {
+    session = model.model().startDecoding(src.ids);
+    for (int id : input) logits = next(id);
+  } else {
+    logits = next(-1);
+  }
   TargetGeneration out;
   for (int s = 1; s <= steps; ++s) {
     control.checkpoint(static_cast<double>(s - 1) / steps);
@@ -52,7 +69,7 @@ TargetGeneration generateTarget(const EncDecFolderModel& model, const std::strin
     out.endOfText = t.id == c.eosId;
     if (onToken) onToken(t);
     if (out.endOfText || s == steps) break;
-    logits = session->step(t.id);
+    logits = next(t.id);
   }
   control.checkpoint(1.0);
   return out;

@@ -4,6 +4,7 @@
 
 #include "core/base/errors.h"
 #include "core/base/json_file.h"
+#include "core/run/encdec_generate.h"
 #include "core/text/bpe_tokenizer.h"
 #include "core/text/hf_tokenizer.h"
 #include "core/text/token_display.h"
@@ -325,11 +326,18 @@ PipelineResult runEncDecPipeline(const Params& p, std::shared_ptr<const EncDecFo
   return r;
 }
 
-Translation translateGreedy(const EncDecFolderModel& model, const std::string& source, int maxNewTokens) {
+Translation translateGreedy(const EncDecFolderModel& model, const std::string& source, int maxNewTokens,
+                            const EncDecAblation& ablation) {
   const TokenizedText src = checkedSource(model, source);
   const int limit = model.model().config().maxPositions;
+  const int budget = limit > 0 ? std::min(maxNewTokens, limit - 1) : maxNewTokens;
   Translation t;
-  t.ids = model.model().generateGreedy(src.ids, limit > 0 ? std::min(maxNewTokens, limit - 1) : maxNewTokens);
+  if (ablation.empty()) {
+    t.ids = model.model().generateGreedy(src.ids, budget);
+  } else if (budget > 0) {
+    for (const GeneratedToken& g : generateTarget(model, source, "", budget, {}, {}, {}, ablation).tokens)
+      t.ids.push_back(g.id);
+  }
   t.text = model.decodeTarget(t.ids);
   return t;
 }

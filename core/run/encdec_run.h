@@ -124,11 +124,13 @@ EncDecReuse encDecReuse(const PipelineResult* previous, const EncDecFolderModel&
                         const TokenizedText& target, const EncDecAblation& ablation);
 
 /// Greedy translation of `source` (KV-cached decoding, cross K/V made once): the generated ids (eos included when
-/// reached) and their text. Checks the source as runEncDecPipeline does.
+/// reached) and their text. Checks the source as runEncDecPipeline does. With a non-empty `ablation` each token is
+/// the argmax of the ablated full pass's last row (generateTarget's uncached path: what Next token gives repeatedly).
 struct Translation {
   std::vector<int> ids;
   std::string text;
 };
-Translation translateGreedy(const EncDecFolderModel& model, const std::string& source, int maxNewTokens);
+Translation translateGreedy(const EncDecFolderModel& model, const std::string& source, int maxNewTokens,
+                            const EncDecAblation& ablation = {});
 
 }  // namespace attnlab

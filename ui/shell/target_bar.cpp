@@ -143,6 +143,7 @@ void TargetBar::setResult(const ResultPtr& result) {
   }
   // (Edits of the texts reach setParams first; a result may be of an older text, typed before Generate was pressed.)
   last_ = encdec ? result : nullptr;
+  showGenerateChoice();  // its tooltip says whether heads are switched off
   setVisible(encdec);
   source_->setPlaceholderText(encdec ? tr("Source: type the sentence to translate…") : sourcePlaceholder_);
   // An empty target is no error: the decoder reads its start token alone, and the editor's placeholder says what to do.
@@ -194,11 +195,18 @@ void TargetBar::showGenerateChoice() {
   generate_->setToolTip(
       (sampled ? tr("Append %1 tokens drawn with seed %2").arg(n).arg(seed_->value())
                : tr("Append the %1 most probable next tokens, one at a time").arg(n)) +
-      tr("; one decoder step each, the encoder and the cross keys and values computed once; every view follows each "
-         "token"));
+      (ablated() ? tr("; heads are switched off: each token is a full pass with them off, what Next token appends; "
+                      "every view follows each token")
+                 : tr("; one decoder step each, the encoder and the cross keys and values computed once; every view "
+                      "follows each token")));
 }
 
 bool TargetBar::generating() const { return job_->busy(); }
+
+bool TargetBar::ablated() const {
+  const EncDecRun* run = last_ ? encDecRunOf(*last_) : nullptr;
+  return run && !run->ablation.empty();
+}
 
 void TargetBar::stopGenerating() {
   ++run_;
@@ -275,12 +283,17 @@ void TargetBar::generate() {
   setNote(tr("Generating %n token(s)…", "", steps) + genNote_);
   const quint64 id = ++run_;
   auto model = genModel_;
+  // The heads the shown run switched off: each token is then what Next token would append (an uncached full pass).
+  const EncDecAblation ablation = run->ablation;
   job_->run<TargetGeneration>(
-      [this, id, model, source, target, steps, o](const RunControl& control) {
-        return generateTarget(*model, source, target, steps, o, control, [this, id](const GeneratedToken& t) {
-          QMetaObject::invokeMethod(
-              this, [this, id, t] { tokenMade(id, t); }, Qt::QueuedConnection);
-        });
+      [this, id, model, source, target, steps, o, ablation](const RunControl& control) {
+        return generateTarget(
+            *model, source, target, steps, o, control,
+            [this, id](const GeneratedToken& t) {
+              QMetaObject::invokeMethod(
+                  this, [this, id, t] { tokenMade(id, t); }, Qt::QueuedConnection);
+            },
+            ablation);
       },
       [this](const TargetGeneration& g) { generated(g); },
       [this](const QString& e) { setNote(tr("⚠ Cannot generate: %1").arg(e)); });
@@ -315,16 +328,19 @@ void TargetBar::generated(const TargetGeneration& g) {
 
 void TargetBar::translate() {
   if (!last_ || translating()) return;
-  auto model = encDecRunOf(*last_)->model;
+  const EncDecRun* run = encDecRunOf(*last_);
+  auto model = run->model;
+  // The shown run's switched-off heads: the translation is then Next token's argmax chain (uncached full passes).
+  const EncDecAblation ablation = run->ablation;
   const std::string source = source_->text().toStdString();
   const int budget = translationBudget(*last_);
   translatingSource_ = source;
   translate_->setEnabled(false);
   setNote(tr("Translating…"));
-  watcher_.setFuture(QtConcurrent::run([model, source, budget]() {
+  watcher_.setFuture(QtConcurrent::run([model, source, budget, ablation]() {
     TranslationJob job;
     try {
-      job.translation = translateGreedy(*model, source, budget);
+      job.translation = translateGreedy(*model, source, budget, ablation);
     } catch (const std::exception& e) {  // InputError (empty source, too long), bad_alloc
       job.error = QString::fromUtf8(e.what());
     }

@@ -8,7 +8,9 @@
 // follows it; Stop, the end of text, typing in either editor, undo, another model end it) and the stack the
 // single-text views show. Every change goes to the window as a parameter edit, so undo, sessions and the live loop
 // treat it like typing (a generation's tokens are edits of the target as the one-text Generate's are of the sentence:
-// the undo history merges the edits of one second into one step).
+// the undo history merges the edits of one second into one step). With heads switched off (the shown run's
+// ablation) Translate and Generate N run the ablated full pass each step instead of the cache, so they write what
+// pressing Next token repeatedly writes.
 #include <QFutureWatcher>
 #include <QToolButton>
 #include <QWidget>
@@ -94,6 +96,8 @@ class TargetBar : public QWidget {
   void emitPrediction();
   /// The button's text and tooltip, the seed's state: from the count and greedy/sampled chosen.
   void showGenerateChoice();
+  /// True when the shown run switched heads off (Translate and Generate then run full passes, not the cache).
+  bool ablated() const;
   /// The note just set stays while the runs are of `source` and `target` (or a prefix of it).
   void keepNoteFor(const std::string& source, const std::string& target);
   void setGeneratingLook(bool on);

@@ -38,12 +38,13 @@ std::vector<int> idsOf(const TargetGeneration& g) {
 /// The reference: each step runs source and the whole decoder input again (forward(), no cache) and chooses from its
 /// last logits row with a generator seeded once, stopping after eos.
 std::vector<int> recomputed(const EncDecFolderModel& m, const std::string& source, const std::string& target, int steps,
-                            const SamplingOptions& o, std::vector<double>* probs = nullptr) {
+                            const SamplingOptions& o, std::vector<double>* probs = nullptr,
+                            const EncDecAblation& ablation = {}) {
   const std::vector<int> src = m.tokenizeSource(source).ids;
   std::vector<int> input = m.tokenizeTarget(target).ids, out;
   Rng rng(o.seed);
   for (int s = 0; s < steps; ++s) {
-    const EncDecTrace t = m.model().forward(src, input);
+    const EncDecTrace t = m.model().forward(src, input, true, ablation);
     double p = 0;
     const int id = chooseToken(t.logits.row(t.logits.rows() - 1).transpose(), o, rng, &p);
     out.push_back(id);
@@ -122,6 +123,47 @@ class TestEncDecGenerate : public QObject {
              recomputed(*m, source, "head looks", 6, greedy));
     const auto reverse = openReverse();
     QCOMPARE(reverse->decodeTarget(idsOf(generateTarget(*reverse, "d c b a", "a b", 4, greedy))), std::string("c d"));
+  }
+
+  /// Heads switched off (builtin:reverse's cross head 0.h, zero and mean): greedy and sampled Generate N, and
+  /// Translate, are the chain of choices from forward(ablation)'s last row recomputed here step by step (what Next
+  /// token gives when pressed repeatedly); the ablation changes the translation; an empty ablation is today's cached
+  /// path (translateGreedy's ids, "a b c d </s>").
+  void ablatedGenerationIsTheAblatedForwardChain() {
+    const auto m = openReverse();
+    const std::string source = "d c b a";
+    const std::vector<int> plain = idsOf(generateTarget(*m, source, "", 8, {}));
+    QCOMPARE(idsOf(generateTarget(*m, source, "", 8, {}, {}, {}, EncDecAblation{})), plain);
+    QCOMPARE(translateGreedy(*m, source, 8, EncDecAblation{}).ids, plain);
+    QCOMPARE(m->decodeTarget(plain), std::string("a b c d"));
+    int changed = 0;
+    for (AblationMode mode : {AblationMode::Zero, AblationMode::Mean}) {
+      for (int head = 0; head < 2; ++head) {
+        EncDecAblation ab;
+        ab.cross.ablate = {HeadRef{0, head}};
+        ab.cross.mode = mode;
+        const std::vector<int> ref = recomputed(*m, source, "", 8, SamplingOptions{}, nullptr, ab);
+        QVERIFY(!ref.empty());
+        QCOMPARE(idsOf(generateTarget(*m, source, "", 8, {}, {}, {}, ab)), ref);
+        QCOMPARE(translateGreedy(*m, source, 8, ab).ids, ref);
+        changed += ref != plain;
+        // Continuing a typed target: the chain starts after it.
+        QCOMPARE(idsOf(generateTarget(*m, source, "a b", 4, {}, {}, {}, ab)),
+                 recomputed(*m, source, "a b", 4, SamplingOptions{}, nullptr, ab));
+        for (std::uint64_t seed : {3u, 11u}) {
+          SamplingOptions o;
+          o.greedy = false;
+          o.temperature = 2.0;
+          o.seed = seed;
+          std::vector<double> probs;
+          const std::vector<int> sampled = recomputed(*m, source, "", 8, o, &probs, ab);
+          const TargetGeneration g = generateTarget(*m, source, "", 8, o, {}, {}, ab);
+          QCOMPARE(idsOf(g), sampled);
+          for (std::size_t i = 0; i < probs.size(); ++i) QVERIFY(std::abs(g.tokens[i].prob - probs[i]) < 1e-9);
+        }
+      }
+    }
+    QVERIFY(changed > 0);  // switching a cross head off does change what the model writes
   }
 
   /// Bad input: an empty source, a target whose tokens fill the positions or that the steps would carry past them
