@@ -5,17 +5,13 @@
 // worker's part of the window path). The window's extra per token is one run of the pipeline with every map (the
 // views follow each token) and the repaint.
 #include <QApplication>
-#include <QDir>
 #include <QElapsedTimer>
-#include <QFile>
 #include <QToolButton>
 #include <cstdio>
-#include <filesystem>
 #include <string>
 
 #include "bench/bench_util.h"
-#include "bench/marian_checkpoint.h"
-#include "core/base/json_file.h"
+#include "bench/marian_window_folder.h"
 #include "core/run/encdec_generate.h"
 #include "core/run/model_factory.h"
 #include "ui/shell/live_controller.h"
@@ -52,14 +48,7 @@ void waitFor(F done) {
 int main(int argc, char** argv) {
   qputenv("QT_QPA_PLATFORM", "offscreen");
   QApplication app(argc, argv);
-  const std::string dir = "/tmp/attnlab-bench-marian-window";
-  if (!fileExists(dir + "/model.safetensors")) {
-    std::filesystem::create_directories(dir);
-    bench::writeMarianCheckpoint(dir);
-  }
-  const QString spm = QString(ATTNLAB_SOURCE_DIR) + "/tests/reference/tokenizers/spm/marian";
-  for (const QString& f : QDir(spm).entryList(QDir::Files))
-    QFile::copy(spm + "/" + f, QString::fromStdString(dir) + "/" + f);
+  const std::string dir = bench::marianWindowFolder();
 
   Params p;
   p.modelDir = dir;

@@ -4,15 +4,11 @@
 // pass but the unembedding). Target: ≤ 100 ms for a 30-token source. The baseline in the same run is the core forward
 // pass alone (EncDecModel::forward of the same ids), so the ratio is what the window adds to it.
 #include <QApplication>
-#include <QDir>
-#include <QFile>
 #include <cstdio>
-#include <filesystem>
 #include <string>
 
 #include "bench/bench_util.h"
-#include "bench/marian_checkpoint.h"
-#include "core/base/json_file.h"
+#include "bench/marian_window_folder.h"
 #include "core/run/encdec_run.h"
 #include "core/run/model_factory.h"
 #include "ui/shell/main_window.h"
@@ -39,14 +35,7 @@ std::string sourceOf(const EncDecFolderModel& model, int n, int variant) {
 int main(int argc, char** argv) {
   qputenv("QT_QPA_PLATFORM", "offscreen");
   QApplication app(argc, argv);
-  const std::string dir = "/tmp/attnlab-bench-marian-window";
-  if (!fileExists(dir + "/model.safetensors")) {
-    std::filesystem::create_directories(dir);
-    bench::writeMarianCheckpoint(dir);
-  }
-  const QString spm = QString(ATTNLAB_SOURCE_DIR) + "/tests/reference/tokenizers/spm/marian";
-  for (const QString& f : QDir(spm).entryList(QDir::Files))
-    QFile::copy(spm + "/" + f, QString::fromStdString(dir) + "/" + f);
+  const std::string dir = bench::marianWindowFolder();
 
   Params p;
   p.modelDir = dir;
