@@ -286,13 +286,18 @@ int runEncDecGenerate(const Args& a) {
     logits = next(-1);
   }
   Rng rng(so.seed);
+  // The folder's generation rules before the sampler, as generateTarget (the window's Generate N) applies them:
+  // the model's length limit, not --steps (a count of steps).
+  const int lengthLimit = generationLengthLimit(c.generation, c.maxPositions, 0);
   for (int step = 1; step <= steps; ++step) {
     requireFiniteLogits(logits);
+    applyGenerationRules(c.generation, ids, c.eosId, lengthLimit, logits);
     double prob = 0;
     const int id = chooseToken(logits, so, rng, &prob);
     const nlohmann::json j{{"step", step}, {"id", id}, {"token", pieceOf(o.target.get(), id)}, {"prob", prob}};
     std::cout << jsonText(j) << "\n" << std::flush;
     if (id == c.eosId || step == steps) break;  // a translation ends with </s>
+    if (ablation.empty()) ids.push_back(id);      // the uncached next() appends it itself
     logits = next(id);
   }
   return 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <set>
 
 #include "core/base/errors.h"
@@ -127,6 +128,13 @@ bool isEncoderDecoderType(const std::string& t) {
   return kTypes.count(t) > 0;
 }
 
+namespace {
+void readGeneration(const std::string& configName, EncDecConfig& c) {
+  const std::string dir = std::filesystem::path(configName).parent_path().string();
+  c.generation = readGenerationRules(dir.empty() ? "." : dir, configName, c.decoderVocabSize, c.eosId);
+}
+}  // namespace
+
 EncDecConfig readEncDecConfig(const std::string& name) {
   const nlohmann::json j = readJsonFile(name);
   if (!j.is_object() || !j.contains("model_type") || !j["model_type"].is_string())
@@ -140,6 +148,7 @@ EncDecConfig readEncDecConfig(const std::string& name) {
   } else if (c.modelType == "t5") {
     c.family = EncDecFamily::T5;
     readT5(j, name, c);
+    readGeneration(name, c);
     return c;
   } else if (isEncoderDecoderType(c.modelType)) {
     throw InputError(name + ": the encoder–decoder model_type \"" + c.modelType +
@@ -184,6 +193,7 @@ EncDecConfig readEncDecConfig(const std::string& name) {
     c.embeddingNorm = true;
     c.decoderVocabSize = c.vocabSize;
   }
+  readGeneration(name, c);
   return c;
 }
 

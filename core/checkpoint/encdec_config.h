@@ -10,6 +10,8 @@
 // Other encoder–decoders (mt5, mbart, pegasus, …) and the pre-LN options of Marian/BART are refused by name.
 #include <string>
 
+#include "core/checkpoint/generation_rules.h"
+
 namespace attnlab {
 
 enum class EncDecFamily { Marian, Bart, T5 };
@@ -39,6 +41,9 @@ struct EncDecConfig {
   bool gatedFfn = false;    ///< wo(act(wi_0·x) ⊙ wi_1·x) (feed_forward_proj "gated-gelu")
   int relativeBuckets = 0, relativeMaxDistance = 0;  ///< relative_attention_num_buckets / _max_distance
   double lmHeadScale = 1.0;                          ///< d^-0.5 with T5's tied lm_head, else 1
+  /// generation_config.json's (else config.json's) rules for choosing tokens: what Translate, Generate N and Next
+  /// token apply as transformers' generate() does.
+  GenerationRules generation;
 
   int encoderHeadWidth() const { return encoderHeadDim; }
   int decoderHeadWidth() const { return decoderHeadDim; }
@@ -53,8 +58,9 @@ const char* toString(EncDecFamily f);
 int t5RelativeBucket(int rel, bool bidirectional, int buckets, int maxDistance);
 /// Whether config.json's model_type names an encoder–decoder (supported or not): the checkpoint opener's test.
 bool isEncoderDecoderType(const std::string& modelType);
-/// Reads `dir`/config.json; throws InputError naming the file and the field for anything missing, out of range or
-/// not supported (an encoder–decoder family this program does not run is named in the message).
+/// Reads `dir`/config.json (and the generation rules: generation_config.json beside it, else config.json's); throws
+/// InputError naming the file and the field for anything missing, out of range or not supported (an encoder–decoder
+/// family this program does not run is named in the message).
 EncDecConfig readEncDecConfig(const std::string& configPath);
 
 }  // namespace attnlab

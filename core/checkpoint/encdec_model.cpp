@@ -574,9 +574,13 @@ std::unique_ptr<EncDecDecodeSession> EncDecModel::startDecoding(const std::vecto
 std::vector<int> EncDecModel::generateGreedy(const std::vector<int>& source, int maxNewTokens) const {
   std::unique_ptr<EncDecDecodeSession> s = startDecoding(source);
   std::vector<int> out;
+  std::vector<int> input;  // the decoder's input so far: transformers' input_ids, which the generation rules read
+  const int lengthLimit = generationLengthLimit(config_.generation, config_.maxPositions, maxNewTokens);
   int next = config_.decoderStartId;
   for (int i = 0; i < maxNewTokens && s->position() < config_.maxPositions; ++i) {
-    const Vec logits = s->step(next);
+    Vec logits = s->step(next);
+    input.push_back(next);
+    applyGenerationRules(config_.generation, input, config_.eosId, lengthLimit, logits);
     logits.maxCoeff(&next);  // the first maximum, as torch.argmax
     out.push_back(next);
     if (next == config_.eosId) break;

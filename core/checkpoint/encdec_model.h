@@ -112,7 +112,9 @@ class EncDecModel : public std::enable_shared_from_this<EncDecModel> {
   /// made once; each step() runs one new target token through the decoder. The session keeps the model alive (it
   /// holds a shared owner); throws std::logic_error for a model no shared_ptr owns.
   std::unique_ptr<EncDecDecodeSession> startDecoding(const std::vector<int>& source) const;
-  /// Greedy generation: starting from decoder_start_token_id, appends the argmax of each step's logits until
+  /// Greedy generation: starting from decoder_start_token_id, appends the argmax of each step's logits, after the
+  /// folder's generation rules (config().generation: bad words, forced first / last token, min length, no repeated
+  /// n-grams, as transformers' generate(max_new_tokens = maxNewTokens, num_beams = 1) applies them), until
   /// eos_token_id (included) or `maxNewTokens`. Returns the appended ids.
   std::vector<int> generateGreedy(const std::vector<int>& source, int maxNewTokens) const;
 

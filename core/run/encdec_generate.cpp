@@ -56,11 +56,15 @@ TargetGeneration generateTarget(const EncDecFolderModel& model, const std::strin
   } else {
     logits = next(-1);
   }
+  const int lengthLimit = generationLengthLimit(c.generation, c.maxPositions, 0);
   TargetGeneration out;
   for (int s = 1; s <= steps; ++s) {
     control.checkpoint(static_cast<double>(s - 1) / steps);
     if (!logits.allFinite())
       throw InputError("the decoder's logits are not finite: the model's weights overflow float32 on this text");
+    // The folder's generation rules before the sampler, as transformers applies its processors before its warpers;
+    // the length limit is the model's (a Generate N continues a text: N is not transformers' max_new_tokens).
+    applyGenerationRules(c.generation, ids, c.eosId, lengthLimit, logits);
     GeneratedToken t;
     t.step = s;
     t.id = chooseToken(logits, options, rng, &t.prob);
@@ -69,6 +73,7 @@ TargetGeneration generateTarget(const EncDecFolderModel& model, const std::strin
     out.endOfText = t.id == c.eosId;
     if (onToken) onToken(t);
     if (out.endOfText || s == steps) break;
+    if (cached) ids.push_back(t.id);  // the uncached next() appends it itself
     logits = next(t.id);
   }
   control.checkpoint(1.0);

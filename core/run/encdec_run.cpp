@@ -219,8 +219,14 @@ bool isEncDecFolder(const std::string& dir) {
 
 int EncDecRun::nextTokenId() const {
   if (!trace || trace->logits.rows() == 0) return -1;
+  Vec last = trace->logits.row(trace->logits.rows() - 1).transpose();
+  if (model) {  // the folder's generation rules, as Translate applies them: one Next token = one Translate step
+    const EncDecConfig& c = model->model().config();
+    applyGenerationRules(c.generation, target.ids, c.eosId, generationLengthLimit(c.generation, c.maxPositions, 0),
+                         last);
+  }
   Eigen::Index best = 0;
-  trace->logits.row(trace->logits.rows() - 1).maxCoeff(&best);
+  last.maxCoeff(&best);
   return static_cast<int>(best);
 }
 

@@ -90,7 +90,8 @@ struct EncDecRun {
   EncDecAblation ablation;                            ///< the heads the run switched off (encDecReuse compares them)
   std::shared_ptr<const PipelineResult> encoderSide;  ///< null on the encoder's side
   bool isDecoderSide() const { return encoderSide != nullptr; }
-  /// The greedy next target token after the target: argmax of the last logits row.
+  /// The greedy next target token after the target: argmax of the last logits row after the folder's generation
+  /// rules (a token they ban is skipped, a forced one taken), as Translate chooses.
   int nextTokenId() const;
 };
 

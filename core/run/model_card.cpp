@@ -135,13 +135,15 @@ void describeEncDec(const EncDecFolderModel& m, const std::string& modelDir, Mod
   } else {
     card.positionKind = c.sinusoidalPositions ? "sinusoidal, computed" : "learned table (offset 2)";
   }
+  if (const std::string rules = describeGenerationRules(c.generation); !rules.empty())
+    card.generation = rules + " (" + c.generation.file + ")";
   const SafetensorsSet* set = m.model().weightFiles();
   std::string dir;
   if (isShippedEncDecName(modelDir)) {
     card.source = "compiled into the program (" + modelDir + ")";  // written to a temporary folder to be opened
   } else {
     card.source = dir = modelDir;
-    for (const char* name : {"config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
+    for (const char* name : {"config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
                              "source.spm", "target.spm", "vocab.json", "spiece.model"})
       addFile(card, dir, name);
   }

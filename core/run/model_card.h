@@ -38,6 +38,8 @@ struct ModelCard {
   bool encoderDecoder = false;
   int encoderLayers = 0, encoderHeads = 0, encoderDHead = 0, encoderDInner = 0, sourceVocab = 0;
   bool sharedVocabulary = true;  ///< one embedding table for both sides (Marian's may be two)
+  /// The folder's generation rules (describeGenerationRules, with the file they came from); empty when none.
+  std::string generation;
 };
 
 /// The card of `model`, opened from `modelDir` (Params::modelDir: a folder or a "builtin:" name). A model of a

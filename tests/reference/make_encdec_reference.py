@@ -17,7 +17,9 @@ reference.json:
    T5 only: "output" [n][d] in each stack (after its final_layer_norm); T5's "scores" include the position bias,
    "logits" [n_tgt][vocab] (lm_head + final_logits_bias; T5: (output·d^-0.5 when tied)·lm_headᵀ),
    "greedy": {"max_new_tokens", "tokens"}: the ids a greedy loop appends after decoder_start_token_id (argmax of the
-             last row of a full recomputation each step; stops after eos_token_id)}
+             last row of a full recomputation each step, after the config's generation rules as transformers'
+             generate(max_new_tokens=…, num_beams=1) applies them — see generation_rules(); stops after
+             eos_token_id)}
 The forward pass is written from each family's definition (transformers' modeling_marian.py / modeling_bart.py),
 not by importing transformers: post-LN blocks (x ← LN(x + sublayer(x))), q scaled by dh^-0.5, nn.LayerNorm ε 1e-5;
 Marian: embeddings × √d (scale_embedding), sinusoidal positions computed (sin half, then cos half, positions from 0),
@@ -74,7 +76,7 @@ def r8(x):
 def marian_config(d, layers, heads, ffn, vocab, dec_vocab, share, tie):
     cfg = {'_name_or_path': 'tiny-marian', 'activation_dropout': 0.0, 'activation_function': 'swish',
            'add_bias_logits': False, 'add_final_layer_norm': False, 'architectures': ['MarianMTModel'],
-           'attention_dropout': 0.0, 'bad_words_ids': [[vocab - 1]], 'bos_token_id': 0, 'classif_dropout': 0.0,
+           'attention_dropout': 0.0, 'bad_words_ids': [[dec_vocab - 1]], 'bos_token_id': 0, 'classif_dropout': 0.0,
            'classifier_dropout': 0.0, 'd_model': d, 'decoder_attention_heads': heads, 'decoder_ffn_dim': ffn,
            'decoder_layerdrop': 0.0, 'decoder_layers': layers, 'decoder_start_token_id': dec_vocab - 1,
            'decoder_vocab_size': dec_vocab, 'dropout': 0.1, 'encoder_attention_heads': heads,
@@ -235,13 +237,49 @@ class Forward:
     def greedy(self, src, max_new):
         tgt = [self.cfg['decoder_start_token_id']]
         out = []
+        # transformers: max_new_tokens makes max_length = decoder input length (1) + max_new_tokens.
+        max_length = min(self.cfg.get('max_length') or (1 + max_new), 1 + max_new)
         for _ in range(max_new):
-            nxt = int(np.argmax(self.logits(src, tgt)[-1]))
+            scores = generation_rules(self.cfg, tgt, np.array(self.logits(src, tgt)[-1]), max_length)
+            nxt = int(np.argmax(scores))
             out.append(nxt)
             tgt.append(nxt)
             if nxt == self.cfg['eos_token_id']:
                 break
         return out
+
+
+def generation_rules(cfg, input_ids, scores, max_length):
+    """The logits processors transformers' generate() builds from a config for greedy decoding
+    (generation/logits_process.py), in its order, on one row: MinLength (eos −inf while len(input_ids) < min_length),
+    NoRepeatNGram (tokens completing an n-gram already in input_ids), NoBadWords (the last token of each sequence whose
+    other tokens end input_ids; a sequence equal to [eos] is dropped), ForcedBOS (at len 1 every token but
+    forced_bos_token_id −inf), ForcedEOS (at len max_length − 1, every token but forced_eos_token_id)."""
+    cur = len(input_ids)
+    eos = cfg.get('eos_token_id')
+    if cfg.get('min_length', 0) and cur < cfg['min_length']:
+        scores[eos] = -np.inf
+    n = cfg.get('no_repeat_ngram_size', 0) or 0
+    if n > 0 and cur + 1 >= n:
+        seen = {}
+        for i in range(cur - n + 1):
+            seen.setdefault(tuple(input_ids[i:i + n - 1]), []).append(input_ids[i + n - 1])
+        for t in seen.get(tuple(input_ids[cur - n + 1:]) if n > 1 else (), []):
+            scores[t] = -np.inf
+    for seq in cfg.get('bad_words_ids') or []:
+        if seq == [eos]:
+            continue
+        if len(seq) == 1 or input_ids[-(len(seq) - 1):] == seq[:-1]:
+            scores[seq[-1]] = -np.inf
+    if cfg.get('forced_bos_token_id') is not None and cur == 1:
+        keep = cfg['forced_bos_token_id']
+        scores[:] = -np.inf
+        scores[keep] = 0
+    if cfg.get('forced_eos_token_id') is not None and cur == max_length - 1:
+        keep = cfg['forced_eos_token_id']
+        scores[:] = -np.inf
+        scores[keep] = 0
+    return scores
 
 
 def t5_config(d, d_kv, ff, layers, dec_layers, heads, vocab, gated, tie):

@@ -45,6 +45,9 @@ CheckpointCard::CheckpointCard(QWidget* parent) : QGroupBox(tr("Checkpoint"), pa
       tr("Sliding attention windows: with a window of W a query sees only its last W keys. “none”: every earlier "
          "token (or, for an encoder, every token)."));
   row("cardPositions", tr("Positions"), tr("The longest input, and how positions enter the model."));
+  row("cardGeneration", tr("Generation"),
+      tr("The encoder–decoder folder's rules for choosing tokens (generation_config.json, else config.json), which "
+         "Translate, Generate N and Next token apply as Hugging Face's generate() does."));
   row("cardDtype", tr("dtype"),
       tr("How the weights are stored in the files; the program computes in F32 whatever they are stored in."));
   row("cardFiles", tr("Files"), tr("The files the model was read from, in the order they are read."));
@@ -125,6 +128,10 @@ void CheckpointCard::showCard(const ModelCard& c, const QString& name) {
                                                      : tr("none: each token sees every token"));
   values_["cardPositions"]->setText(tr("%1 · %2").arg(c.positions > 0 ? count(c.positions) : tr("any length"),
                                                       QString::fromStdString(c.positionKind)));
+  values_["cardGeneration"]->setText(c.generation.empty()
+                                         ? tr("greedy or sampled; the folder sets no rules")
+                                         : QString::fromStdString(c.generation));
+  form_->setRowVisible(values_["cardGeneration"], c.encoderDecoder);
   const QString dtypes = QString::fromStdString(describeDtypes(c.dtypeBytes));
   values_["cardDtype"]->setText(dtypes == "F32" || dtypes.isEmpty() ? tr("F32")
                                                                     : tr("%1, computed in F32").arg(dtypes));

@@ -209,7 +209,10 @@ class TestEncDecGenerateWindow : public QObject {
     bar->editor()->clear();
     emit bar->editor()->textEdited(QString());
     QTRY_VERIFY(w.controller()->lastResult()->params.target.empty());
-    const std::vector<int> greedy = f.model->generateGreedy(f.source->encode(source, true).ids, 5);
+    // (Translate's budget is transformers' max_new_tokens, whose last token Marian's forced eos takes; Generate N
+    // counts steps: compare with a longer translation's first 5.)
+    std::vector<int> greedy = f.model->generateGreedy(f.source->encode(source, true).ids, 64);
+    greedy.resize(std::min<std::size_t>(greedy.size(), 5));
     bar->generateButton()->click();
     QTRY_VERIFY_WITH_TIMEOUT(settled(w) && !w.controller()->lastResult()->params.target.empty(), 20000);
     QCOMPARE(bar->editor()->text().toStdString(), piecesAsText(*f.target, greedy, eos));
@@ -254,7 +257,7 @@ class TestEncDecGenerateWindow : public QObject {
       });
     };
     const QString first = QString::fromStdString(piecesAsText(
-        *f.target, {f.model->generateGreedy(f.source->encode(source, true).ids, 1)[0]}, f.model->config().eosId));
+        *f.target, {f.model->generateGreedy(f.source->encode(source, true).ids, 64)[0]}, f.model->config().eosId));
 
     // Typing in the source while tokens arrive: the generation stops, the typed source stays.
     SentenceEditor* sourceEditor = w.sentenceEditor();
