@@ -297,7 +297,7 @@ int runEncDecGenerate(const Args& a) {
     const nlohmann::json j{{"step", step}, {"id", id}, {"token", pieceOf(o.target.get(), id)}, {"prob", prob}};
     std::cout << jsonText(j) << "\n" << std::flush;
     if (id == c.eosId || step == steps) break;  // a translation ends with </s>
-    if (ablation.empty()) ids.push_back(id);      // the uncached next() appends it itself
+    if (ablation.empty()) ids.push_back(id);    // the uncached next() appends it itself
     logits = next(id);
   }
   return 0;

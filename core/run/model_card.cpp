@@ -143,8 +143,8 @@ void describeEncDec(const EncDecFolderModel& m, const std::string& modelDir, Mod
     card.source = "compiled into the program (" + modelDir + ")";  // written to a temporary folder to be opened
   } else {
     card.source = dir = modelDir;
-    for (const char* name : {"config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
-                             "source.spm", "target.spm", "vocab.json", "spiece.model"})
+    for (const char* name : {"config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json",
+                             "special_tokens_map.json", "source.spm", "target.spm", "vocab.json", "spiece.model"})
       addFile(card, dir, name);
   }
   if (set) addWeights(*set, dir, card);

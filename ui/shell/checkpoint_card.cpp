@@ -128,9 +128,8 @@ void CheckpointCard::showCard(const ModelCard& c, const QString& name) {
                                                      : tr("none: each token sees every token"));
   values_["cardPositions"]->setText(tr("%1 · %2").arg(c.positions > 0 ? count(c.positions) : tr("any length"),
                                                       QString::fromStdString(c.positionKind)));
-  values_["cardGeneration"]->setText(c.generation.empty()
-                                         ? tr("greedy or sampled; the folder sets no rules")
-                                         : QString::fromStdString(c.generation));
+  values_["cardGeneration"]->setText(c.generation.empty() ? tr("greedy or sampled; the folder sets no rules")
+                                                          : QString::fromStdString(c.generation));
   form_->setRowVisible(values_["cardGeneration"], c.encoderDecoder);
   const QString dtypes = QString::fromStdString(describeDtypes(c.dtypeBytes));
   values_["cardDtype"]->setText(dtypes == "F32" || dtypes.isEmpty() ? tr("F32")
