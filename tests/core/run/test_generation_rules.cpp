@@ -37,9 +37,7 @@ std::vector<int> banned(const Vec& v) {
   return out;
 }
 
-void write(const QString& path, const std::string& text) {
-  std::ofstream(path.toStdString()) << text;
-}
+void write(const QString& path, const std::string& text) { std::ofstream(path.toStdString()) << text; }
 
 /// builtin:reverse copied to `tmp` (config, weights, tokenizer), with `generation` as its generation_config.json
 /// when not empty.
@@ -173,14 +171,22 @@ class TestGenerationRules : public QObject {
   void malformedValuesAreNamed_data() {
     QTest::addColumn<QString>("json");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("not a list") << R"({"bad_words_ids": 5})" << "bad_words_ids is not a list";
-    QTest::newRow("flat list") << R"({"bad_words_ids": [5]})" << "holds 5, not a non-empty list";
-    QTest::newRow("empty sequence") << R"({"bad_words_ids": [[]]})" << "holds [], not a non-empty list";
-    QTest::newRow("out of range") << R"({"bad_words_ids": [[10]]})" << "holds 10: not a token id";
-    QTest::newRow("text id") << R"({"bad_words_ids": [["x"]]})" << "holds \"x\": not a token id";
-    QTest::newRow("negative length") << R"({"min_length": -1})" << "min_length";
-    QTest::newRow("forced id too large") << R"({"forced_bos_token_id": 99})" << "forced_bos_token_id";
-    QTest::newRow("not JSON") << "{bad" << "generation_config.json";
+    QTest::newRow("not a list") << R"({"bad_words_ids": 5})"
+                                << "bad_words_ids is not a list";
+    QTest::newRow("flat list") << R"({"bad_words_ids": [5]})"
+                               << "holds 5, not a non-empty list";
+    QTest::newRow("empty sequence") << R"({"bad_words_ids": [[]]})"
+                                    << "holds [], not a non-empty list";
+    QTest::newRow("out of range") << R"({"bad_words_ids": [[10]]})"
+                                  << "holds 10: not a token id";
+    QTest::newRow("text id") << R"({"bad_words_ids": [["x"]]})"
+                             << "holds \"x\": not a token id";
+    QTest::newRow("negative length") << R"({"min_length": -1})"
+                                     << "min_length";
+    QTest::newRow("forced id too large") << R"({"forced_bos_token_id": 99})"
+                                         << "forced_bos_token_id";
+    QTest::newRow("not JSON") << "{bad"
+                              << "generation_config.json";
   }
   void malformedValuesAreNamed() {
     QFETCH(QString, json);
