@@ -23,10 +23,14 @@ bool isByteLevel(const TextTokenizer& t) {
   return hf && hf->displayStyle() == TokenDisplayStyle::ByteLevel;
 }
 
+void checkLength(const TokenizedText& t, int limit, const char* which);
+
 /// One stack of the pair as a single-text Model: the views read its info() (layers, heads, widths), tokenizer and (the
 /// decoder's) unembedding.
-/// Its forward() refuses: a stack alone cannot be re-run (the decoder needs the source's encoding), so the views
-/// that run the model again (ablation, patching) say so instead of drawing a wrong picture.
+/// The encoder's forward() runs the encoder alone on a text (as the source), with heads switched off (zero or mean):
+/// what the views that run the model on other texts (the head atlas, similar heads, head contexts, a second text to
+/// compare) need. The decoder's refuses — it reads a source's encoding, and a view running other texts has none —
+/// as do patching, resampling and hooks on the encoder, so those views say why instead of drawing a wrong picture.
 class EncDecStackModel : public Model {
  public:
   EncDecStackModel(std::shared_ptr<const EncDecFolder> folder, std::string name, bool decoder)
@@ -48,9 +52,25 @@ class EncDecStackModel : public Model {
   TokenizedText tokenize(const std::string& text) const override {
     return (decoder_ ? folder_->target : folder_->source)->encode(text, !decoder_);
   }
-  Trace forward(const TokenizedText&, const RunControl&, const Intervention&) const override {
-    throw InputError(std::string("the ") + (decoder_ ? "decoder" : "encoder") +
-                     " of an encoder–decoder cannot be run again alone: this view needs a single-text model");
+  Trace forward(const TokenizedText& text, const RunControl& control, const Intervention& iv) const override {
+    if (decoder_)
+      throw InputError(
+          "the decoder of an encoder–decoder reads the source's encoding, so it cannot run other texts alone: this "
+          "view needs a single-text model or the encoder stack");
+    if (iv.mode == AblationMode::Resample || iv.source || iv.residualLayer >= 0 || iv.hooks)
+      throw InputError(
+          "the encoder of an encoder–decoder runs alone with heads switched off (zero or mean) only: patching, "
+          "resampling and hooks need a single-text model");
+    const EncDecConfig& c = folder_->model->config();
+    checkLength(text, c.maxPositions, "text");
+    control.checkpoint(0.0);
+    EncDecAblation ablation;
+    ablation.encoder.ablate = iv.ablate;
+    ablation.encoder.mode = iv.mode;
+    // The decoder's start token alone: the encoder's Trace does not depend on it (one decoder row, no logits).
+    Trace t = folder_->model->forward(text.ids, {c.decoderStartId}, false, ablation).encoder;
+    control.checkpoint(1.0);
+    return t;
   }
   std::string vocabularyPiece(int id) const override { return tokenizer().pieceOf(id); }
   int vocabularySize() const override { return tokenizer().vocabSize(); }

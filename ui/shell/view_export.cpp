@@ -111,6 +111,20 @@ QString exportView(const ResultPtr& result, const ExportRequest& r) {
                "the view '%1' reads one stack and draws no cross-attention (selection.stack \"cross\"): choose "
                "\"decoder\" or one of heatmap, model, headview, qkv, outputs, spectrum, cross")
         .arg(r.view);
+  // Views that run the model on other texts (a probe, a corpus) or patch one run from another: the decoder of an
+  // encoder–decoder cannot run without the source, and no stack can be patched; their figure would be an empty plot
+  // under a message, so no file is written.
+  if (const EncDecRun* run = encDecRunOf(*shown)) {
+    if (r.view == "patching")
+      return QString(
+          "the view 'patching' patches a run of one text from another, which is not done for an encoder–decoder's "
+          "two texts: choose a single-text model");
+    if (run->isDecoderSide() && (r.view == "heads" || r.view == "similar_heads" || r.view == "head_contexts"))
+      return QString(
+                 "the view '%1' runs the model on other texts, which the decoder of an encoder–decoder cannot do (it "
+                 "reads the source's encoding): choose selection.stack \"encoder\"")
+          .arg(r.view);
+  }
   if (isFigureFormat(r.format)) return writeViewFigure(view.get(), r);
   return writeViewNumbers(view.get(), *shown, r.path, r.format, r.matrix);
 }
