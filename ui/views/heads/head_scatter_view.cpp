@@ -5,6 +5,7 @@
 #include <QVBoxLayout>
 
 #include "ui/plots/flow_layout.h"
+#include "ui/views/common/encdec_result.h"
 #include "ui/views/heads/atlas_labels.h"
 #include "ui/views/heads/heads_numbers.h"
 
@@ -122,7 +123,7 @@ void HeadScatterView::drawAtlas(const std::shared_ptr<const HeadAtlas>& atlas) {
     for (int h = 0; h < atlas->heads; ++h)
       points.push_back(
           {l, h, choiceValue(*atlas, x, l, h), choiceValue(*atlas, y, l, h), choiceValue(*atlas, c, l, h)});
-  title_ = tr("%1 heads: %2 against %3").arg(points.size()).arg(y, x);
+  title_ = tr("%1 heads: %2 against %3").arg(points.size()).arg(y, x) + stackTag(*result());  // " · encoder"
   plot_->setPoints(std::move(points), c == "layer" || c == "head");  // an index: one colour per value
   plot_->setTitles(title_, choiceTitle(x), choiceTitle(y), choiceTitle(c));
   plot_->setMarks(ablatedIndices(), {}, selectedIndex());
