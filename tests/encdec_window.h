@@ -18,7 +18,7 @@
 namespace attnlab::test {
 
 /// A folder `name` in `tmp` with config.json and model.safetensors of tests/reference/encdec/`weights` and every file
-/// of tests/reference/`tokenizer` beside them but `skip`.
+/// of tests/reference/`tokenizer` (if named) beside them but `skip`.
 inline QString makeEncDecFolder(const QTemporaryDir& tmp, const QString& name, const QString& weights,
                                 const QString& tokenizer, const QString& skip = {}) {
   const QString dir = tmp.path() + "/" + name;
@@ -26,8 +26,9 @@ inline QString makeEncDecFolder(const QTemporaryDir& tmp, const QString& name, c
   const QString from = QString(ATTNLAB_TEST_DATA) + "/reference/encdec/" + weights;
   for (const char* f : {"config.json", "model.safetensors"}) QFile::copy(from + "/" + f, dir + "/" + f);
   const QString tok = QString(ATTNLAB_TEST_DATA) + "/reference/" + tokenizer;
-  for (const QString& f : QDir(tok).entryList(QDir::Files))
-    if (f != skip) QFile::copy(tok + "/" + f, dir + "/" + f);
+  if (!tokenizer.isEmpty())
+    for (const QString& f : QDir(tok).entryList(QDir::Files))
+      if (f != skip) QFile::copy(tok + "/" + f, dir + "/" + f);
   return dir;
 }
 
@@ -35,6 +36,17 @@ inline QString makeEncDecFolder(const QTemporaryDir& tmp, const QString& name, c
 /// pieces, the model's vocabulary). `skip` leaves one tokenizer file out.
 inline QString makeMarianFolder(const QTemporaryDir& tmp, const QString& name = "marian", const QString& skip = {}) {
   return makeEncDecFolder(tmp, name, "marian-spm", "tokenizers/spm/marian", skip);
+}
+
+/// tests/reference/encdec/t5-spm's weights (a tiny T5 v1.1, vocab_size 504) with tests/reference/tokenizers/spm's
+/// t5like.model beside them as spiece.model and, unless `spieceOnly`, t5like.json as tokenizer.json (400 pieces and
+/// 3 <extra_id_N>), as a Hugging Face T5 folder holds them.
+inline QString makeT5Folder(const QTemporaryDir& tmp, const QString& name = "t5", bool spieceOnly = false) {
+  const QString dir = makeEncDecFolder(tmp, name, "t5-spm", {});
+  const QString spm = QString(ATTNLAB_TEST_DATA) + "/reference/tokenizers/spm/";
+  QFile::copy(spm + "t5like.model", dir + "/spiece.model");
+  if (!spieceOnly) QFile::copy(spm + "t5like.json", dir + "/tokenizer.json");
+  return dir;
 }
 
 /// Whether the window's last result is a two-text run.

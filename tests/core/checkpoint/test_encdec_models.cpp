@@ -140,6 +140,7 @@ class TestEncDecModels : public QObject {
     QTest::newRow("t5-v1_0") << "t5-v1_0";
     QTest::newRow("t5-v1_1") << "t5-v1_1";
     QTest::newRow("marian-spm") << "marian-spm";
+    QTest::newRow("t5-spm") << "t5-spm";
   }
 
   /// Every map, block output and logit of both stacks and of the cross-attention.
