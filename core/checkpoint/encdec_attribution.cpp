@@ -20,12 +20,20 @@ void headShares(const Mat& concat, const Mat& wO, const VecD& g, int position, i
 
 DecoderAttribution decoderLogitAttribution(const EncDecModel& model, const EncDecTrace& trace, int position, int target,
                                            int versus, double frozenSigma) {
+  return decoderLogitAttribution(model, trace.decoder, trace.cross, position, target, versus, frozenSigma);
+}
+
+DecoderAttribution decoderLogitAttribution(const EncDecModel& model, const Trace& dec,
+                                           const std::vector<CrossLayerTrace>& cross, int position, int target,
+                                           int versus, double frozenSigma) {
   const EncDecConfig& c = model.config();
   if (!c.preNormRms)
     throw InputError(
         "direct logit attribution is not defined for a post-LN decoder (Marian, BART): every layer's "
         "output passes through a LayerNorm of the whole stream");
-  const Trace& dec = trace.decoder;
+  if (dec.layers.empty() || cross.size() != dec.layers.size())
+    throw InputError("the decoder's run has " + std::to_string(dec.layers.size()) + " layers and " +
+                     std::to_string(cross.size()) + " cross-attention layers: not one decoder's pass");
   const int n = static_cast<int>(dec.embeddings.rows());
   if (position < 0 || position >= n)
     throw InputError("position " + std::to_string(position) + " is outside the target's " + std::to_string(n) +
@@ -60,8 +68,8 @@ DecoderAttribution decoderLogitAttribution(const EncDecModel& model, const EncDe
   a.embeddings = dec.embeddings.row(position).cast<double>().dot(g);
   for (int l = 0; l < layers; ++l) {
     headShares(dec.layers[l].concat, model.decoderOutputProjection(l, false), g, position, heads, a.self, l);
-    headShares(trace.cross[static_cast<std::size_t>(l)].concat, model.decoderOutputProjection(l, true), g, position,
-               heads, a.cross, l);
+    headShares(cross[static_cast<std::size_t>(l)].concat, model.decoderOutputProjection(l, true), g, position, heads,
+               a.cross, l);
     a.ff(l) = dec.layers[l].mlpOut.row(position).cast<double>().dot(g);
   }
   a.rest = x.dot(g) - a.parts();

@@ -34,5 +34,10 @@ struct DecoderAttribution {
 /// token outside the decoder's vocabulary.
 DecoderAttribution decoderLogitAttribution(const EncDecModel& model, const EncDecTrace& trace, int position, int target,
                                            int versus = -1, double frozenSigma = 0.0);
+/// The same from the decoder's Trace and the cross-attention's layers held apart (the window's decoder side keeps
+/// the decoder's Trace as its own and the cross layers in its EncDecRun: encdec_run.cpp).
+DecoderAttribution decoderLogitAttribution(const EncDecModel& model, const Trace& decoder,
+                                           const std::vector<CrossLayerTrace>& cross, int position, int target,
+                                           int versus = -1, double frozenSigma = 0.0);
 
 }  // namespace attnlab

@@ -5,7 +5,9 @@
 // reference's greedy loop (make_encdec_reference.py) as text; the Prediction view's bars are softmax of forward()'s
 // logits; the model card names T5's relative position bias and counts the tensors by hand; a cross head switched off
 // in the window gives the core's ablated forward. Expected numbers come from the core library run directly or from
-// the reference files, never from the window's own code.
+// the reference files, never from the window's own code. The Logit attribution view on T5's decoder: its map is
+// decoderLogitAttribution of the core's forward (layers × [self heads | cross heads | FF]), the line under it adds
+// up to the logit, Ctrl+click on a cross cell switches that cross head off; Marian's decoder keeps its message.
 #include <QComboBox>
 #include <QLabel>
 #include <QPushButton>
@@ -14,6 +16,7 @@
 #include <numeric>
 
 #include "core/base/json_file.h"
+#include "core/checkpoint/encdec_attribution.h"
 #include "core/checkpoint/encdec_folder.h"
 #include "tests/encdec_window.h"
 #include "tests/harness/test_registry.h"
@@ -25,6 +28,7 @@
 #include "ui/shell/target_bar.h"
 #include "ui/views/attention/cross_attention_view.h"
 #include "ui/views/common/encdec_result.h"
+#include "ui/views/prediction/attribution_view.h"
 #include "ui/views/prediction/prediction_view.h"
 
 using namespace attnlab;
@@ -284,6 +288,100 @@ class TestEncDecT5Window : public QObject {
     QVERIFY2(std::abs(row->values(0, 2) - pAblated(target)) <= 1e-5,
              qPrintable(QString("%1 vs %2").arg(row->values(0, 2)).arg(pAblated(target))));
     qInfo("t5-spm cross 1.2 off: p(t%d) %.6f → %.6f", target, pPlain(target), pAblated(target));
+  }
+
+  /// The Logit attribution view on T5's decoder: the map is decoderLogitAttribution(forward) at the last target
+  /// position for the prediction, then for a named target versus another; the line under it states the sum; Ctrl+click
+  /// on a cross-attention cell switches that head off (prediction.ablate_cross) and the map becomes the ablated run's,
+  /// the head's cell 0. Screenshot at 1280×720 when asked. Marian's decoder (post-LN) gets the message instead.
+  void attributionOnTheDecoder() {
+    QTemporaryDir tmp;
+    const QString dir = makeT5Folder(tmp);
+    const EncDecFolder f = openEncDecFolder(dir.toStdString());
+    const std::vector<int> src = f.source->encode(kSource, true).ids, tgt = decoderIds(f, kTarget);
+    const EncDecTrace ref = f.model->forward(src, tgt);
+    const int p = static_cast<int>(tgt.size()) - 1, heads = f.model->config().decoderHeads;
+    Eigen::Index best = 0;
+    ref.logits.row(p).maxCoeff(&best);
+    const DecoderAttribution want = decoderLogitAttribution(*f.model, ref, p, static_cast<int>(best));
+    const auto matrixOf = [heads](const DecoderAttribution& a) {
+      MatD m(a.self.rows(), 2 * heads + 1);
+      m << a.self, a.cross, a.ff;
+      return m;
+    };
+
+    MainWindow w(false);
+    w.show();
+    QVERIFY(openEncDecAndWait(w, dir, kSource));
+    Params p0 = w.controller()->params();
+    p0.target = kTarget;
+    p0.selection.stack = "decoder";
+    p0.selection.view = "attribution";
+    w.applyParams(p0);
+    QTRY_VERIFY_WITH_TIMEOUT(settled(w, kTarget), 20000);
+    auto* view = static_cast<AttributionView*>(w.view("attribution"));
+    MatrixPlot* plot = view->findChild<MatrixPlot*>();
+    QTRY_VERIFY_WITH_TIMEOUT(plot->isVisible() && plot->cols() == 2 * heads + 1, 20000);
+    QCOMPARE(plot->rows(), f.model->config().decoderLayers);
+    QVERIFY((plot->matrix().cast<double>() - matrixOf(want)).cwiseAbs().maxCoeff() < 1e-5);
+    QVERIFY2(plot->title().contains("decoder") && plot->title().contains(QString("position %1").arg(p)),
+             qPrintable(plot->title()));
+    QVERIFY2(view->sumText().contains(QString::number(want.logit, 'f', 3)), qPrintable(view->sumText()));
+    QVERIFY(view->sumText().contains(QString::number(want.parts(), 'f', 3)));
+    QVERIFY(std::abs(want.parts() - want.logit) <= 1e-5 * std::max(1.0, std::abs(want.logit)));
+    const ViewNumbers n = view->numbers(*w.controller()->lastResult());
+    QCOMPARE(n.matrices.size(), std::size_t(1));
+    QCOMPARE(n.matrices[0].colLabels[std::size_t(heads)], std::string("cross H0"));
+    QVERIFY((n.matrices[0].values - matrixOf(want)).cwiseAbs().maxCoeff() < 1e-5);
+    if (const QString shots = qEnvironmentVariable("ATTNLAB_LAYOUT_SHOTS"); !shots.isEmpty()) {
+      w.resize(1280, 720);
+      QTest::qWait(200);
+      w.grab().save(shots + "/t5_attribution.png");
+    }
+
+    // A named target versus another: logit(target) − logit(versus).
+    Eigen::Index second = 0;
+    Vec others = ref.logits.row(p).transpose();
+    others(best) = -INFINITY;
+    others.maxCoeff(&second);
+    Params q = w.controller()->params();
+    q.prediction.target = std::to_string(second);
+    q.prediction.versus = std::to_string(best);
+    w.applyParams(q);
+    const DecoderAttribution diff =
+        decoderLogitAttribution(*f.model, ref, p, static_cast<int>(second), static_cast<int>(best));
+    QTRY_VERIFY_WITH_TIMEOUT((plot->matrix().cast<double>() - matrixOf(diff)).cwiseAbs().maxCoeff() < 1e-5, 20000);
+    QVERIFY(diff.logit < 0);  // the runner-up trails the prediction
+    q.prediction.target.clear();
+    q.prediction.versus.clear();
+    w.applyParams(q);
+    QTRY_VERIFY_WITH_TIMEOUT((plot->matrix().cast<double>() - matrixOf(want)).cwiseAbs().maxCoeff() < 1e-5, 20000);
+
+    // Ctrl+click on layer 1's cross head 2: switched off, and the map is the ablated run's.
+    emit plot->cellClicked(1, heads + 2, Qt::ControlModifier);
+    QTRY_VERIFY_WITH_TIMEOUT(!encDecRunOf(*w.controller()->lastResult())->ablation.empty() && settled(w, kTarget),
+                             20000);
+    QCOMPARE(w.controller()->params().prediction.ablateCross, (std::vector<HeadRef>{HeadRef{1, 2}}));
+    EncDecAblation ab;
+    ab.cross.ablate = {HeadRef{1, 2}};
+    const EncDecTrace off = f.model->forward(src, tgt, true, ab);
+    Eigen::Index offBest = 0;
+    off.logits.row(p).maxCoeff(&offBest);
+    const DecoderAttribution ablated = decoderLogitAttribution(*f.model, off, p, static_cast<int>(offBest));
+    QCOMPARE(ablated.cross(1, 2), 0.0);
+    QTRY_VERIFY_WITH_TIMEOUT((plot->matrix().cast<double>() - matrixOf(ablated)).cwiseAbs().maxCoeff() < 1e-5, 20000);
+
+    // Marian's decoder: the message, no map.
+    QTemporaryDir tmp2;
+    QVERIFY(openEncDecAndWait(w, makeMarianFolder(tmp2), kSource));
+    Params m = w.controller()->params();
+    m.selection.stack = "decoder";
+    m.selection.view = "attribution";
+    w.applyParams(m);
+    QTRY_VERIFY_WITH_TIMEOUT(!plot->isVisible(), 20000);
+    bool said = false;
+    for (QLabel* l : view->findChildren<QLabel*>()) said = said || (l->isVisible() && l->text().contains("post-LN"));
+    QVERIFY(said);
   }
 };
 
