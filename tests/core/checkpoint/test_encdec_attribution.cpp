@@ -14,23 +14,15 @@
 #include "core/checkpoint/encdec_model.h"
 #include "core/checkpoint/safetensors.h"
 #include "tests/harness/test_registry.h"
+#include "tests/safetensors_tensor.h"
 
 using namespace attnlab;
+using attnlab::test::tensor;
 
 namespace {
 
 std::string refDir(const QString& name) {
   return std::string(ATTNLAB_TEST_DATA) + "/reference/encdec/" + name.toStdString();
-}
-
-/// A tensor of the checkpoint as float64 [rows, cols] (a vector: [n, 1]).
-MatD tensor(SafetensorsFile& f, const std::string& name) {
-  const TensorInfo* t = f.find(name);
-  if (!t) return MatD();
-  const Eigen::Index rows = t->shape.empty() ? 1 : t->shape[0], cols = t->shape.size() > 1 ? t->shape[1] : 1;
-  return Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(f.floats(*t), rows,
-                                                                                                 cols)
-      .cast<double>();
 }
 
 /// A reference.json matrix [rows][cols] as float64.

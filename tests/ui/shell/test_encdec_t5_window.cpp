@@ -71,6 +71,17 @@ class TestEncDecT5Window : public QObject {
     return r && encDecRunOf(*r) && !w.controller()->busy() && !w.targetBar()->translating() &&
            r->params.target == target;
   }
+  /// Opens `dir` with kSource, types kTarget and shows `view` on the decoder; false if the run did not come.
+  static bool openOnTheDecoder(MainWindow& w, const QString& dir, const std::string& view) {
+    w.show();
+    if (!openEncDecAndWait(w, dir, kSource)) return false;
+    Params p = w.controller()->params();
+    p.target = kTarget;
+    p.selection.stack = "decoder";
+    p.selection.view = view;
+    w.applyParams(p);
+    return QTest::qWaitFor([&w] { return settled(w, kTarget); }, 20000);
+  }
 
  private slots:
   void initTestCase() { QCoreApplication::setOrganizationName("AttentionLabTests"); }
@@ -186,14 +197,7 @@ class TestEncDecT5Window : public QObject {
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return logits(a) > logits(b); });
 
     MainWindow w(false);
-    w.show();
-    QVERIFY(openEncDecAndWait(w, dir, kSource));
-    Params p = w.controller()->params();
-    p.target = kTarget;
-    p.selection.stack = "decoder";
-    p.selection.view = "prediction";
-    w.applyParams(p);
-    QTRY_VERIFY_WITH_TIMEOUT(settled(w, kTarget), 20000);
+    QVERIFY(openOnTheDecoder(w, dir, "prediction"));
     auto* view = static_cast<PredictionView*>(w.view("prediction"));
     view->waitForAnalyses();
     const ViewNumbers n = view->numbers(*w.controller()->lastResult());
@@ -254,15 +258,8 @@ class TestEncDecT5Window : public QObject {
     QVERIFY(maxDiff(plain.logits, ablated.logits) > 1e-3f);  // the head matters here
 
     MainWindow w(false);
-    w.show();
-    QVERIFY(openEncDecAndWait(w, dir, kSource));
+    QVERIFY(openOnTheDecoder(w, dir, "prediction"));
     Params p = w.controller()->params();
-    p.target = kTarget;
-    p.selection.stack = "decoder";
-    p.selection.view = "prediction";
-    w.applyParams(p);
-    QTRY_VERIFY_WITH_TIMEOUT(settled(w, kTarget), 20000);
-    p = w.controller()->params();
     p.prediction.ablateCross = {HeadRef{1, 2}};
     p.prediction.ablationMode = AblationMode::Zero;
     w.applyParams(p);
@@ -311,14 +308,7 @@ class TestEncDecT5Window : public QObject {
     };
 
     MainWindow w(false);
-    w.show();
-    QVERIFY(openEncDecAndWait(w, dir, kSource));
-    Params p0 = w.controller()->params();
-    p0.target = kTarget;
-    p0.selection.stack = "decoder";
-    p0.selection.view = "attribution";
-    w.applyParams(p0);
-    QTRY_VERIFY_WITH_TIMEOUT(settled(w, kTarget), 20000);
+    QVERIFY(openOnTheDecoder(w, dir, "attribution"));
     auto* view = static_cast<AttributionView*>(w.view("attribution"));
     MatrixPlot* plot = view->findChild<MatrixPlot*>();
     QTRY_VERIFY_WITH_TIMEOUT(plot->isVisible() && plot->cols() == 2 * heads + 1, 20000);
