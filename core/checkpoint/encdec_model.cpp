@@ -571,6 +571,13 @@ std::unique_ptr<EncDecDecodeSession> EncDecModel::startDecoding(const std::vecto
   return std::make_unique<EncDecDecodeSession>(std::move(self), source);
 }
 
+Mat EncDecModel::decoderOutputProjection(int layer, bool cross) const {
+  if (layer < 0 || layer >= static_cast<int>(decoder_.size()))
+    throw std::out_of_range("EncDecModel::decoderOutputProjection: no decoder layer " + std::to_string(layer));
+  const EncDecLayerWeights& w = decoder_[static_cast<std::size_t>(layer)];
+  return (cross ? w.cross : w.self).oW.unpacked();
+}
+
 std::vector<int> EncDecModel::generateGreedy(const std::vector<int>& source, int maxNewTokens) const {
   std::unique_ptr<EncDecDecodeSession> s = startDecoding(source);
   std::vector<int> out;

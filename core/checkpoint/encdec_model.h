@@ -107,6 +107,9 @@ class EncDecModel : public std::enable_shared_from_this<EncDecModel> {
   /// output already leaves through a LayerNorm, and the model applies none after the last — lm_head plus
   /// final_logits_bias. W_U is viewed in the checkpoint's storage.
   const Unembedding& decoderUnembedding() const { return unembedding_; }
+  /// W_O of decoder layer `layer`'s self-attention (or cross-attention) as a dense [H·d_head, d]: head h's rows
+  /// h·d_head … (h + 1)·d_head − 1 carry its output into the stream (direct logit attribution, encdec_attribution.h).
+  Mat decoderOutputProjection(int layer, bool cross) const;
 
   /// Step-by-step decoding with cached keys and values: the encoder runs once and each layer's cross K and V are
   /// made once; each step() runs one new target token through the decoder. The session keeps the model alive (it

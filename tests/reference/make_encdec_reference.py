@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Tiny random encoder–decoder checkpoints (Marian, BART, T5 v1.0 and v1.1) in the exact Hugging Face layout, with float64 references.
+"""Tiny random encoder–decoder checkpoints (Marian, BART, T5 v1.0 and v1.1, T5 v1.1 with a SentencePiece vocabulary) in the exact Hugging Face layout, with float64 references.
 
 Run with Debian's numpy:  /usr/bin/python3 tests/reference/make_encdec_reference.py
 (float64 numpy: python3-torch is not installed on the build machine; the pass is small enough to write directly.)
@@ -423,9 +423,14 @@ class T5Forward:
     greedy = Forward.greedy
 
 
-def make_t5(name, cfg, seed, src, tgt_tail):
+def make_t5(name, cfg, seed, src, tgt_tail, greedy_steps=12, pieces=None):
     gen = np.random.default_rng(seed)
-    w = {k: v.astype(np.float32).astype(np.float64) for k, v in t5_weights(cfg, gen).items()}
+    w = t5_weights(cfg, gen)
+    if pieces is not None:
+        # lm_head rows of the ids past the tokenizer's pieces (the padding and the sentinels) shrunk tenfold: a trained
+        # T5 never predicts them, and a random one that did would write no text.
+        w['lm_head.weight'][pieces:] *= 0.1
+    w = {k: v.astype(np.float32).astype(np.float64) for k, v in w.items()}
     folder = os.path.join(OUT, name)
     os.makedirs(folder, exist_ok=True)
     write_json(os.path.join(folder, 'config.json'), dict(sorted(cfg.items())))
@@ -436,7 +441,7 @@ def make_t5(name, cfg, seed, src, tgt_tail):
     dec, dec_rec = f.stack('decoder', tgt, enc)
     ref = {'family': 't5', 'generator': 'tests/reference/make_encdec_reference.py', 'source_ids': src,
            'target_ids': tgt, 'encoder': enc_rec, 'decoder': dec_rec, 'logits': r8(f.head(dec)),
-           'greedy': {'max_new_tokens': 12, 'tokens': f.greedy(src, 12)}}
+           'greedy': {'max_new_tokens': greedy_steps, 'tokens': f.greedy(src, greedy_steps)}}
     write_json(os.path.join(folder, 'reference.json'), ref)
     print(name, 'greedy', ref['greedy']['tokens'])
 
@@ -477,6 +482,13 @@ def main():
             [5, 17, 42, 8, 77, 3, 60, 21, 33, 12, 9, 1], [12, 40, 7, 66, 30, 2, 81, 15, 44])
     make_t5('t5-v1_1', t5_config(16, 4, 24, 2, 3, 4, 96, True, False), 5,
             [9, 90, 31, 4, 55, 70, 18, 26, 61, 1], [14, 3, 61, 22, 70, 5, 39])
+    # T5 v1.1 (gated-GELU, untied) with the vocabulary of tests/reference/tokenizers/spm/t5like.model (400 pieces,
+    # T5's ids: pad 0, eos 1, unk 2; read as spiece.model it gets T5's 100 <extra_id_N>, its tokenizer.json has 3) and
+    # vocab_size padded past the tokenizer to a multiple of 8 as t5-small's 32128 > 32100: the window tests put
+    # t5like.model beside it as spiece.model and t5like.json as tokenizer.json. The source ids are the tokenizer's for
+    # its first text with </s>.
+    make_t5('t5-spm', t5_config(16, 4, 24, 2, 2, 4, 504, True, False), 7, spm['hf']['t5like'][0]['ids'],
+            [72, 48, 66], greedy_steps=40, pieces=400)
 
 
 if __name__ == '__main__':

@@ -1,7 +1,8 @@
 // Marian, BART and T5 encoder–decoders (issue 33) against the independent float64 pass of
 // tests/reference/make_encdec_reference.py, on tiny checkpoints in Hugging Face's layout (Marian tied with one shared
 // table, Marian with separate source/target vocabularies and an untied lm_head, BART with learned positions and
-// layernorm_embedding, T5 v1.0 (ReLU, tied, d_kv·heads ≠ d) and v1.1 (gated GELU, untied, 3 decoder layers over 2),
+// layernorm_embedding, T5 v1.0 (ReLU, tied, d_kv·heads ≠ d), v1.1 (gated GELU, untied, 3 decoder layers over 2) and
+// t5-spm (v1.1 over t5like's SentencePiece vocabulary, 40 greedy steps),
 // texts long enough for T5's logarithmic position buckets): every encoder, decoder and cross-attention q, k, v, score
 // and attention map, every block output and the logits match to ≤ 1e-4 (relative above 1, absolute below); the cached
 // decoding step equals the full recomputation; greedy generation equals the reference's loop token for token; bad
@@ -140,6 +141,7 @@ class TestEncDecModels : public QObject {
     QTest::newRow("t5-v1_0") << "t5-v1_0";
     QTest::newRow("t5-v1_1") << "t5-v1_1";
     QTest::newRow("marian-spm") << "marian-spm";
+    QTest::newRow("t5-spm") << "t5-spm";
   }
 
   /// Every map, block output and logit of both stacks and of the cross-attention.

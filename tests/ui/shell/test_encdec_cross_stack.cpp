@@ -17,6 +17,7 @@
 #include "core/run/model_factory.h"
 #include "core/session/params_json.h"
 #include "core/train/shipped_models.h"
+#include "tests/encdec_window.h"
 #include "tests/harness/test_registry.h"
 #include "ui/plots/matrix_plot.h"
 #include "ui/shell/live_controller.h"
@@ -34,19 +35,9 @@
 
 using namespace attnlab;
 using namespace attnlab::ui;
+using namespace attnlab::test;
 
 namespace {
-
-/// The tiny Marian checkpoint (marian-spm's weights) with its SentencePiece files beside it.
-QString marianFolder(const QTemporaryDir& tmp) {
-  const QString dir = tmp.path() + "/marian";
-  QDir(tmp.path()).mkdir("marian");
-  const QString weights = QString(ATTNLAB_TEST_DATA) + "/reference/encdec/marian-spm";
-  for (const char* f : {"config.json", "model.safetensors"}) QFile::copy(weights + "/" + f, dir + "/" + f);
-  const QString spm = QString(ATTNLAB_TEST_DATA) + "/reference/tokenizers/spm/marian";
-  for (const QString& f : QDir(spm).entryList(QDir::Files)) QFile::copy(spm + "/" + f, dir + "/" + f);
-  return dir;
-}
 
 float maxDiff(const Mat& a, const Mat& b) {
   if (a.rows() != b.rows() || a.cols() != b.cols()) return INFINITY;
@@ -234,7 +225,7 @@ class TestEncDecCrossStack : public QObject {
   /// The tiny Marian checkpoint with separate SentencePiece models for the two sides.
   void marianViews() {
     QTemporaryDir tmp;
-    const Case c(marianFolder(tmp), "the attention head looks back", "der Kopf");
+    const Case c(makeMarianFolder(tmp), "the attention head looks back", "der Kopf");
     checkViews(c);
   }
 

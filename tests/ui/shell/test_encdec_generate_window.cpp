@@ -22,6 +22,7 @@
 
 #include "core/checkpoint/encdec_folder.h"
 #include "core/train/shipped_models.h"
+#include "tests/encdec_window.h"
 #include "tests/harness/test_registry.h"
 #include "ui/shell/live_controller.h"
 #include "ui/shell/main_window.h"
@@ -33,41 +34,9 @@
 
 using namespace attnlab;
 using namespace attnlab::ui;
+using namespace attnlab::test;
 
 namespace {
-
-QString makeMarianFolder(const QTemporaryDir& tmp) {
-  const QString dir = tmp.path() + "/marian";
-  QDir(tmp.path()).mkdir("marian");
-  const QString weights = QString(ATTNLAB_TEST_DATA) + "/reference/encdec/marian-spm";
-  for (const char* f : {"config.json", "model.safetensors"}) QFile::copy(weights + "/" + f, dir + "/" + f);
-  const QString spm = QString(ATTNLAB_TEST_DATA) + "/reference/tokenizers/spm/marian";
-  for (const QString& f : QDir(spm).entryList(QDir::Files)) QFile::copy(spm + "/" + f, dir + "/" + f);
-  return dir;
-}
-
-/// Target ids as text: each piece with "▁" as a space (a WordPiece vocabulary without "▁": words joined by spaces,
-/// "##" glued), eos left out, no leading space.
-std::string piecesAsText(const TextTokenizer& target, const std::vector<int>& ids, int eos) {
-  bool metaspace = false;
-  for (int id = 0; id < target.vocabSize(); ++id)
-    metaspace = metaspace || target.pieceOf(id).rfind("\xE2\x96\x81", 0) == 0;
-  std::string text;
-  for (int id : ids) {
-    if (id == eos) continue;
-    std::string piece = target.pieceOf(id);
-    if (!metaspace) piece = piece.rfind("##", 0) == 0 ? piece.substr(2) : "\xE2\x96\x81" + piece;
-    for (std::size_t i = 0; i < piece.size();) {
-      if (piece.compare(i, 3, "\xE2\x96\x81") == 0) {
-        text += ' ';
-        i += 3;
-      } else {
-        text += piece[i++];
-      }
-    }
-  }
-  return text.substr(std::min(text.size(), text.find_first_not_of(' ')));
-}
 
 /// The ids `attnlab generate` writes, one JSON line per step.
 std::vector<int> cliIds(const QStringList& args) {
@@ -88,17 +57,6 @@ std::vector<int> cliIds(const QStringList& args) {
 class TestEncDecGenerateWindow : public QObject {
   Q_OBJECT
 
-  static bool encdecShown(MainWindow& w) {
-    const ResultPtr r = w.controller()->lastResult();
-    return r && encDecRunOf(*r) != nullptr;
-  }
-  static void open(MainWindow& w, const QString& dir, const std::string& source) {
-    Params p = w.controller()->params();
-    p.sentence = source;
-    p.target.clear();
-    w.applyParams(p);
-    w.modelOpener()->open(dir);
-  }
   static QString note(MainWindow& w) { return w.targetBar()->note()->isVisible() ? w.targetBar()->note()->text() : ""; }
   /// Waits until the generation has ended and the views have run its last text.
   static bool settled(MainWindow& w) {
@@ -121,8 +79,7 @@ class TestEncDecGenerateWindow : public QObject {
 
     MainWindow w(false);
     w.show();
-    open(w, QString::fromLatin1(kShippedReverseModel), "d c b a");
-    QTRY_VERIFY_WITH_TIMEOUT(encdecShown(w), 20000);
+    QVERIFY(openEncDecAndWait(w, QString::fromLatin1(kShippedReverseModel), "d c b a"));
     TargetBar* bar = w.targetBar();
     QVERIFY(bar->nextTokenButton()->isVisible() && bar->nextTokenButton()->menu());  // Generate N on its arrow
     QVERIFY(!bar->sampleChoice()->isChecked() && !bar->seedChoice()->isEnabled());   // greedy by default, as one text's
@@ -176,8 +133,7 @@ class TestEncDecGenerateWindow : public QObject {
 
     MainWindow w(false);
     w.show();
-    open(w, dir, source);
-    QTRY_VERIFY_WITH_TIMEOUT(encdecShown(w), 20000);
+    QVERIFY(openEncDecAndWait(w, dir, source));
     Params p = w.controller()->params();
     p.prediction.temperature = 1.5;  // the Prediction chapter's sampling settings
     p.prediction.topK = 40;
@@ -230,8 +186,7 @@ class TestEncDecGenerateWindow : public QObject {
 
     MainWindow w(false);
     w.show();
-    open(w, dir, source);
-    QTRY_VERIFY_WITH_TIMEOUT(encdecShown(w), 20000);
+    QVERIFY(openEncDecAndWait(w, dir, source));
     TargetBar* bar = w.targetBar();
     bar->stepsChoice()->setValue(300);
 
@@ -306,8 +261,7 @@ class TestEncDecGenerateWindow : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!encdecShown(w) && w.controller()->lastResult()->params.modelDir.empty(), 20000);
     QVERIFY(!bar->isVisible());
     // And through the opener, while a generation runs: no crash, nothing running afterwards.
-    open(w, dir, source);
-    QTRY_VERIFY_WITH_TIMEOUT(encdecShown(w), 20000);
+    QVERIFY(openEncDecAndWait(w, dir, source));
     bar->generateButton()->click();
     w.modelOpener()->open(QString());
     QTRY_VERIFY_WITH_TIMEOUT(!encdecShown(w) && w.controller()->lastResult()->params.modelDir.empty(), 20000);
@@ -317,8 +271,7 @@ class TestEncDecGenerateWindow : public QObject {
     // posted to a destroyed bar).
     auto other = std::make_unique<MainWindow>(false);
     other->show();
-    open(*other, dir, source);
-    QTRY_VERIFY_WITH_TIMEOUT(encdecShown(*other), 20000);
+    QVERIFY(openEncDecAndWait(*other, dir, source));
     other->targetBar()->stepsChoice()->setValue(300);
     other->targetBar()->generateButton()->click();
     QVERIFY(other->targetBar()->generating());
@@ -331,8 +284,7 @@ class TestEncDecGenerateWindow : public QObject {
   void badInput() {
     MainWindow w(false);
     w.show();
-    open(w, QString::fromLatin1(kShippedReverseModel), "j i h g f e d c b a");
-    QTRY_VERIFY_WITH_TIMEOUT(encdecShown(w), 20000);
+    QVERIFY(openEncDecAndWait(w, QString::fromLatin1(kShippedReverseModel), "j i h g f e d c b a"));
     TargetBar* bar = w.targetBar();
     Params p = w.controller()->params();
     p.target = "a b c d e f g h i j";  // 10 tokens and the start token: all 11 positions

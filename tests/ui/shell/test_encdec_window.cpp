@@ -14,6 +14,7 @@
 #include "core/base/errors.h"
 #include "core/checkpoint/encdec_folder.h"
 #include "core/train/shipped_models.h"
+#include "tests/encdec_window.h"
 #include "tests/harness/test_registry.h"
 #include "ui/plots/matrix_plot.h"
 #include "ui/shell/live_controller.h"
@@ -27,42 +28,7 @@
 
 using namespace attnlab;
 using namespace attnlab::ui;
-
-namespace {
-
-/// tests/reference/encdec/marian-spm's weights with tests/reference/tokenizers/spm/marian's files beside them (396
-/// pieces, the model's vocabulary). `skip` leaves one tokenizer file out.
-QString makeMarianFolder(const QTemporaryDir& tmp, const QString& name, const QString& skip = {}) {
-  const QString dir = tmp.path() + "/" + name;
-  QDir(tmp.path()).mkdir(name);
-  const QString weights = QString(ATTNLAB_TEST_DATA) + "/reference/encdec/marian-spm";
-  for (const char* f : {"config.json", "model.safetensors"}) QFile::copy(weights + "/" + f, dir + "/" + f);
-  const QString spm = QString(ATTNLAB_TEST_DATA) + "/reference/tokenizers/spm/marian";
-  for (const QString& f : QDir(spm).entryList(QDir::Files))
-    if (f != skip) QFile::copy(spm + "/" + f, dir + "/" + f);
-  return dir;
-}
-
-/// Target ids as text, as the issue defines the translation shown: each piece of target.spm's vocabulary with "▁" as a
-/// space, eos left out, no leading space.
-std::string piecesAsText(const TextTokenizer& target, const std::vector<int>& ids, int eos) {
-  std::string text;
-  for (int id : ids) {
-    if (id == eos) continue;
-    const std::string piece = target.pieceOf(id);
-    for (std::size_t i = 0; i < piece.size();) {
-      if (piece.compare(i, 3, "\xE2\x96\x81") == 0) {
-        text += ' ';
-        i += 3;
-      } else {
-        text += piece[i++];
-      }
-    }
-  }
-  return text.substr(std::min(text.size(), text.find_first_not_of(' ')));
-}
-
-}  // namespace
+using namespace attnlab::test;
 
 class TestEncDecWindow : public QObject {
   Q_OBJECT
@@ -73,18 +39,6 @@ class TestEncDecWindow : public QObject {
     for (QLabel* l : w->findChildren<QLabel*>())
       if (l->text().contains(text)) return true;
     return false;
-  }
-  static bool encdecShown(MainWindow& w) {
-    const ResultPtr r = w.controller()->lastResult();
-    return r && encDecRunOf(*r) != nullptr;
-  }
-  /// Opens the folder with `source` as the sentence and waits for its first result.
-  static void open(MainWindow& w, const QString& dir, const std::string& source) {
-    Params p = w.controller()->params();
-    p.sentence = source;
-    p.target.clear();
-    w.applyParams(p);
-    w.modelOpener()->open(dir);
   }
 
  private slots:
@@ -102,8 +56,7 @@ class TestEncDecWindow : public QObject {
 
     MainWindow w(false);
     w.show();
-    open(w, dir, source);
-    QTRY_VERIFY_WITH_TIMEOUT(encdecShown(w), 20000);
+    QVERIFY(openEncDecAndWait(w, dir, source));
     QVERIFY(w.targetBar()->isVisible());
     QVERIFY(w.findChildren<QMessageBox*>("modelError").isEmpty());
     QTRY_COMPARE(heatmap(w)->rows(), static_cast<int>(src.ids.size()));
@@ -142,8 +95,7 @@ class TestEncDecWindow : public QObject {
 
     MainWindow w(false);
     w.show();
-    open(w, dir, source);
-    QTRY_VERIFY_WITH_TIMEOUT(encdecShown(w), 20000);
+    QVERIFY(openEncDecAndWait(w, dir, source));
     QTest::mouseClick(w.targetBar()->translateButton(), Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(!w.targetBar()->editor()->text().isEmpty(), 20000);
     QCOMPARE(w.targetBar()->editor()->text().toStdString(), expected);
@@ -173,8 +125,7 @@ class TestEncDecWindow : public QObject {
 
     MainWindow w(false);
     w.show();
-    open(w, dir, source);
-    QTRY_VERIFY_WITH_TIMEOUT(encdecShown(w), 20000);
+    QVERIFY(openEncDecAndWait(w, dir, source));
     std::string target;
     for (int step = 0; step < 3; ++step) {
       std::vector<int> ids = {start};
@@ -216,8 +167,7 @@ class TestEncDecWindow : public QObject {
 
     MainWindow w(false);
     w.show();
-    open(w, dir, source);
-    QTRY_VERIFY_WITH_TIMEOUT(encdecShown(w), 20000);
+    QVERIFY(openEncDecAndWait(w, dir, source));
     Params p = w.controller()->params();
     p.target = target;
     p.selection.layer = 1;
@@ -269,8 +219,7 @@ class TestEncDecWindow : public QObject {
 
     MainWindow w(false);
     w.show();
-    open(w, QString::fromLatin1(kShippedReverseModel), "d c b a");
-    QTRY_VERIFY_WITH_TIMEOUT(encdecShown(w), 20000);
+    QVERIFY(openEncDecAndWait(w, QString::fromLatin1(kShippedReverseModel), "d c b a"));
     QVERIFY(w.findChildren<QMessageBox*>("modelError").isEmpty());
     QVERIFY(status(w).contains("builtin:reverse"));
     QTest::mouseClick(w.targetBar()->translateButton(), Qt::LeftButton);
@@ -307,8 +256,7 @@ class TestEncDecWindow : public QObject {
   void builtinReverseCardShowsBothStacks() {
     MainWindow w(false);
     w.show();
-    open(w, QString::fromLatin1(kShippedReverseModel), "d c b a");
-    QTRY_VERIFY_WITH_TIMEOUT(encdecShown(w), 20000);
+    QVERIFY(openEncDecAndWait(w, QString::fromLatin1(kShippedReverseModel), "d c b a"));
     auto* panel = w.paramPanel();
     const auto value = [&](const char* name) { return panel->findChild<QLabel*>(name)->text(); };
     QTRY_COMPARE(value("cardLayers"), QString("1 encoder + 1 decoder"));
@@ -336,8 +284,7 @@ class TestEncDecWindow : public QObject {
     const QString dir = makeMarianFolder(tmp, "marian");
     MainWindow w(false);
     w.show();
-    open(w, dir, "the attention head");
-    QTRY_VERIFY_WITH_TIMEOUT(encdecShown(w), 20000);
+    QVERIFY(openEncDecAndWait(w, dir, "the attention head"));
     const ResultPtr good = w.controller()->lastResult();
     Params p = w.controller()->params();
     p.sentence = "  ";

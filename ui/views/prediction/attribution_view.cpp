@@ -8,6 +8,7 @@
 #include "ui/plots/colormaps.h"
 #include "ui/plots/flow_layout.h"
 #include "ui/plots/matrix_plot.h"
+#include "ui/views/common/encdec_result.h"
 #include "ui/views/prediction/prediction_position.h"
 
 namespace attnlab::ui {
@@ -32,6 +33,24 @@ QStringList headColumns(int heads) {
   QStringList cols;
   for (int h = 0; h < heads; ++h) cols << QString("H%1").arg(h);
   cols << "MLP";
+  return cols;
+}
+
+/// T5's decoder: [layers, 2·heads + 1]: the self-attention heads, the cross-attention heads, then the layer's FF.
+MatD decoderMatrix(const DecoderAttribution& a) {
+  const Eigen::Index h = a.self.cols();
+  MatD m(a.self.rows(), 2 * h + 1);
+  m.leftCols(h) = a.self;
+  m.middleCols(h, h) = a.cross;
+  m.col(2 * h) = a.ff;
+  return m;
+}
+
+QStringList decoderColumns(int heads) {
+  QStringList cols;
+  for (int h = 0; h < heads; ++h) cols << QString("self H%1").arg(h);
+  for (int h = 0; h < heads; ++h) cols << QString("cross H%1").arg(h);
+  cols << "FF";
   return cols;
 }
 
@@ -71,8 +90,12 @@ AttributionView::AttributionView(QWidget* parent) : TraceView(parent) {
   plot_->setAxisTitles(tr("layer"), tr("head (and the layer's MLP)"));
   // A cell is one head's (or MLP's) share of the logit at the predicted position, not an edge "L1 [1] → H1 [1]".
   plot_->setCellNamer([this](int row, int col) {
-    const QString part =
-        col < shown_.heads.cols() ? tr("layer %1 head %2").arg(row).arg(col) : tr("layer %1 MLP").arg(row);
+    const Eigen::Index heads = showsDecoder() ? shownDecoder_.self.cols() : shown_.heads.cols();
+    const QString part = !showsDecoder()
+                             ? (col < heads ? tr("layer %1 head %2").arg(row).arg(col) : tr("layer %1 MLP").arg(row))
+                         : col < heads     ? tr("decoder layer %1 self-attention head %2").arg(row).arg(col)
+                         : col < 2 * heads ? tr("decoder layer %1 cross-attention head %2").arg(row).arg(col - heads)
+                                           : tr("decoder layer %1 FF").arg(row);
     if (!shownResult_ || !shownResult_->ok()) return part;
     const int position = predictionPosition(*shownResult_);
     return tr("%1, position %2 “%3”").arg(part).arg(position).arg(shownResult_->tokenLabels().value(position));
@@ -87,7 +110,20 @@ AttributionView::AttributionView(QWidget* parent) : TraceView(parent) {
   layout->addWidget(message_);
   job_ = new BackgroundJob(this);
   connect(plot_, &MatrixPlot::cellClicked, this, [this](int row, int col, Qt::KeyboardModifiers modifiers) {
-    if (row < 0 || col < 0 || col >= shown_.heads.cols() || !shownResult_) return;
+    if (showsDecoder() && shownResult_ && row >= 0 && col >= 0 && col < 2 * shownDecoder_.self.cols()) {
+      // T5's decoder: a self head (the decoder's list) or a cross head (the cross list).
+      const int heads = static_cast<int>(shownDecoder_.self.cols());
+      const bool cross = col >= heads;
+      if (!(modifiers & Qt::ControlModifier)) {
+        emit selectionRequested(row, cross ? col - heads : col);
+        return;
+      }
+      Params p = shownResult_->params;
+      toggleAblation(p.prediction, {row, cross ? col - heads : col}, cross ? "cross" : "decoder");
+      emit paramsRequested(p);
+      return;
+    }
+    if (showsDecoder() || row < 0 || col < 0 || col >= shown_.heads.cols() || !shownResult_) return;
     if (!(modifiers & Qt::ControlModifier)) {
       emit selectionRequested(row, col);
       return;
@@ -126,6 +162,7 @@ void AttributionView::showResult(const ResultPtr& result) {
     sum_->setText(tr("Attributing on %1…").arg(QString::fromStdString(result->run->info.name)));
   }
   shown_ = {};
+  shownDecoder_ = {};
   shownResult_ = result;
   const PredictionSettings& s = result->params.prediction;
   if (!target_->hasFocus()) target_->setText(QString::fromStdString(s.target));
@@ -140,16 +177,16 @@ void AttributionView::showResult(const ResultPtr& result) {
     return;
   }
   if (result->run->encdec) {  // the decoder of an encoder–decoder (its encoder has no unembedding: above)
-    job_->cancel();
     const std::string kind = result->run->info.kind;
-    showMessage(kind == "t5"
-                    ? tr("Direct logit attribution of T5's decoder is not available yet: it would be exact (pre-norm, "
-                         "with the final RMSNorm's scale frozen), but its heads' shares need the decoder run alone, "
-                         "which an encoder–decoder does not allow. The Prediction view shows its logit lens.")
-                    : tr("Direct logit attribution is not defined for %1's decoder: it is post-LN, so every layer's "
-                         "output passes through a LayerNorm of the whole stream, and the logit is not a sum of the "
-                         "heads' shares. The Prediction view shows its logit lens.")
-                          .arg(QString::fromStdString(kind)));
+    if (kind == "t5") {
+      showDecoderResult(result);
+      return;
+    }
+    job_->cancel();
+    showMessage(tr("Direct logit attribution is not defined for %1's decoder: it is post-LN, so every layer's "
+                   "output passes through a LayerNorm of the whole stream, and the logit is not a sum of the "
+                   "heads' shares. The Prediction view shows its logit lens.")
+                    .arg(QString::fromStdString(kind)));
     return;
   }
   const ResultPtr r = result;
@@ -212,8 +249,61 @@ void AttributionView::showResult(const ResultPtr& result) {
       [this](const QString& e) { showMessage(e); });
 }
 
+void AttributionView::showDecoderResult(const ResultPtr& result) {
+  const PredictionSettings& s = result->params.prediction;
+  std::vector<std::pair<int, int>> crossed;
+  const int heads = result->run->encdec->model->model().config().decoderHeads;
+  for (const HeadRef& h : s.ablate) crossed.emplace_back(h.layer, h.head);
+  for (const HeadRef& h : s.ablateCross) crossed.emplace_back(h.layer, heads + h.head);
+  plot_->setCrossedCells(crossed);
+  const ResultPtr r = result;
+  const int position = predictionPosition(*r);
+  job_->run<DecoderAttribution>(
+      [r, position](const RunControl&) {
+        const Model& m = *r->run->model;
+        const EncDecRun& run = *r->run->encdec;
+        const PredictionSettings& s = r->params.prediction;
+        const int named = s.target.empty() ? -1 : resolveToken(m, s.target);
+        const int versus = s.versus.empty() ? -1 : resolveToken(m, s.versus);
+        const std::vector<TokenScore> top = predict(m, r->trace(), position, 1);  // throws for non-finite logits
+        if (named < 0 && top.empty()) throw InputError("the model predicts no token at this position");
+        // The decoder side holds the decoder's Trace itself; the run keeps the cross-attention (encdec_run.cpp).
+        return decoderLogitAttribution(run.model->model(), r->trace(), run.trace->cross, position,
+                                       named >= 0 ? named : top.front().id, versus);
+      },
+      [this, r](const DecoderAttribution& a) { drawDecoder(r, a); }, [this](const QString& e) { showMessage(e); });
+}
+
+void AttributionView::drawDecoder(const ResultPtr& r, const DecoderAttribution& a) {
+  shownDecoder_ = a;
+  message_->hide();
+  plot_->setVisible(true);
+  const auto label = [&](int id) { return r->idLabel(id); };
+  title_ = (a.versus < 0 ? tr("Direct logit attribution to “%1” at position %2").arg(label(a.target)).arg(a.position)
+                         : tr("Direct logit attribution to logit(“%1”) − logit(“%2”) at position %3")
+                               .arg(label(a.target), label(a.versus))
+                               .arg(a.position)) +
+           stackTag(*r);
+  plot_->setTitle(title_);
+  plot_->setAxisTitles(tr("decoder layer"), tr("self-attention heads · cross-attention heads · FF"));
+  plot_->setMatrix(decoderMatrix(a).cast<float>(), layerRows(static_cast<int>(a.self.rows())),
+                   decoderColumns(static_cast<int>(a.self.cols())));
+  sum_->setText(tr("embedding %1 + self-attention heads %2 + cross-attention heads %3 + FF %4 = %5 (the rest %6); "
+                   "the model's %8: %7 (the final RMSNorm's σ = %9 frozen at its value for the position)")
+                    .arg(a.embeddings, 0, 'f', 3)
+                    .arg(a.self.sum(), 0, 'f', 3)
+                    .arg(a.cross.sum(), 0, 'f', 3)
+                    .arg(a.ff.sum(), 0, 'f', 3)
+                    .arg(a.parts(), 0, 'f', 3)
+                    .arg(a.rest, 0, 'g', 2)
+                    .arg(a.logit, 0, 'f', 3)
+                    .arg(a.versus < 0 ? tr("logit") : tr("logit difference"))
+                    .arg(a.sigma, 0, 'f', 3));
+}
+
 void AttributionView::draw(const ResultPtr& r, const Attribution& a, const Outcome& o) {
   shown_ = a;
+  plot_->setAxisTitles(tr("layer"), tr("head (and the layer's MLP)"));
   message_->hide();
   plot_->setVisible(true);
   const auto label = [&](int id) { return r->idLabel(id); };
@@ -254,6 +344,12 @@ void AttributionView::setFontScale(double scale) {
 
 ViewNumbers AttributionView::numbers(const ComputeResult& result) const {
   ViewNumbers n = numbersFrame(result, title_);
+  if (shownResult_.get() == &result && showsDecoder()) {
+    n.matrices.push_back(labelled("attribution", title_, decoderMatrix(shownDecoder_),
+                                  layerRows(static_cast<int>(shownDecoder_.self.rows())),
+                                  decoderColumns(static_cast<int>(shownDecoder_.self.cols()))));
+    return n;
+  }
   if (shownResult_.get() != &result || shown_.heads.size() == 0) return n;  // nothing attributed: no numbers
   n.matrices.push_back(labelled("attribution", title_, attributionMatrix(shown_),
                                 layerRows(static_cast<int>(shown_.heads.rows())),

@@ -8,10 +8,14 @@
 // off, the default target stays the prediction of the run without them (frozen when the ablation is made, and
 // named under the map): before and after an ablation are then about the same token.
 // Models with Gemma 2/3 sandwich norms, and models that cannot patch heads, get a message.
+// T5's decoder (issue 33; encdec_attribution.h): the same map with the cross-attention heads as a second block of
+// columns (layers × [self heads | cross heads | FF]); Ctrl+click switches a self or a cross head off. Marian's and
+// BART's decoders (post-LN) get a message.
 #include <QLabel>
 #include <QLineEdit>
 #include <memory>
 
+#include "core/checkpoint/encdec_attribution.h"
 #include "core/predict/attribution.h"
 #include "ui/views/common/background_job.h"
 #include "ui/views/common/trace_view.h"
@@ -51,6 +55,9 @@ class AttributionView : public TraceView {
     int position = -1, target = -1;
   };
   void draw(const ResultPtr& result, const Attribution& a, const Outcome& o);
+  /// T5's decoder: the attribution runs in the background from the run's EncDecTrace; drawn by drawDecoder.
+  void showDecoderResult(const ResultPtr& result);
+  void drawDecoder(const ResultPtr& result, const DecoderAttribution& a);
   void showMessage(const QString& text);
 
   void editTokens();
@@ -62,6 +69,8 @@ class AttributionView : public TraceView {
   QLabel* message_;
   BackgroundJob* job_;
   Attribution shown_;
+  DecoderAttribution shownDecoder_;  ///< T5's decoder (self.size() > 0 when it is what the map shows)
+  bool showsDecoder() const { return shownDecoder_.self.size() > 0; }
   void dropResult() override {
     shownResult_.reset();
     projections_.reset();

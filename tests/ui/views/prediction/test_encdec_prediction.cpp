@@ -14,11 +14,13 @@
 #include "core/checkpoint/safetensors.h"
 #include "core/run/encdec_run.h"
 #include "tests/harness/test_registry.h"
+#include "tests/safetensors_tensor.h"
 #include "ui/shell/live_controller.h"
 #include "ui/views/common/encdec_result.h"
 #include "ui/views/prediction/prediction_view.h"
 
 using namespace attnlab;
+using attnlab::test::tensor;
 using namespace attnlab::ui;
 
 namespace {
@@ -80,16 +82,6 @@ Case open(const QString& name) {
   c.params.selection.stack = "decoder";
   c.params.prediction.ablate.clear();
   return c;
-}
-
-/// A tensor of the checkpoint as float64 [rows, cols] (a vector: [n, 1]).
-MatD tensor(SafetensorsFile& f, const std::string& name) {
-  const TensorInfo* t = f.find(name);
-  if (!t) return MatD();
-  const Eigen::Index rows = t->shape.empty() ? 1 : t->shape[0], cols = t->shape.size() > 1 ? t->shape[1] : 1;
-  return Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(f.floats(*t), rows,
-                                                                                                 cols)
-      .cast<double>();
 }
 
 const LabelledMatrix* matrix(const ViewNumbers& n, const std::string& name) {
