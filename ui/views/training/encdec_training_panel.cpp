@@ -1,20 +1,14 @@
 #include "ui/views/training/encdec_training_panel.h"
 
 #include <QComboBox>
-#include <QDateTime>
-#include <QDir>
 #include <QDoubleSpinBox>
-#include <QFileDialog>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QMessageBox>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
-#include <QStandardPaths>
-#include <QThread>
 #include <QVBoxLayout>
 
 #include <qcustomplot.h>
@@ -24,6 +18,9 @@
 #include "ui/plots/attention_grid.h"
 #include "ui/plots/figure_export.h"
 #include "ui/views/common/head_names.h"
+#include "ui/views/training/train_switch.h"
+#include "ui/views/training/trained_model_folder.h"
+#include "ui/views/training/training_controls.h"
 
 namespace attnlab::ui {
 
@@ -48,25 +45,14 @@ EncDecTrainingPanel::EncDecTrainingPanel(QWidget* parent) : QWidget(parent), wor
   heads_ = new QSpinBox;
   heads_->setRange(1, 8);
   heads_->setValue(defaults.model.heads);
-  dModel_ = new QComboBox;
-  for (int d : {16, 32, 64, 128}) dModel_->addItem(QString::number(d), d);
-  dModel_->setCurrentText(QString::number(defaults.model.dModel));
+  dModel_ = makeDModelBox(defaults.model.dModel);
   maxLength_ = new QSpinBox;
   maxLength_->setRange(2, 64);  // validate(TinyEncDecConfig)'s range
   maxLength_->setValue(defaults.model.maxLength);
   maxLength_->setToolTip(tr("Sources are 3 to this many symbols long (a–t); the probe has this length."));
-  lr_ = new QDoubleSpinBox;
-  lr_->setDecimals(4);
-  lr_->setRange(0.0001, 0.1);
-  lr_->setSingleStep(0.001);
-  lr_->setValue(0.01);  // scripts/train-encdec-model's rate: reversal in about 1,300 steps
-  seed_ = new QSpinBox;
-  seed_->setRange(0, 1000000);
-  seed_->setValue(static_cast<int>(defaults.model.seed));
-  maxSteps_ = new QSpinBox;
-  maxSteps_->setRange(1, 1000000);
-  maxSteps_->setValue(2000);
-  maxSteps_->setToolTip(tr("Training stops here (press Train again after raising it to go on)."));
+  lr_ = makeLearningRateBox(0.01, 0.001);  // scripts/train-encdec-model's rate: reversal in about 1,300 steps
+  seed_ = makeSeedBox(static_cast<int>(defaults.model.seed));
+  maxSteps_ = makeStepLimitBox(2000);
   head_ = new QComboBox;
   head_->setToolTip(tr("The cross-attention head framed in the grid and named in the headline"));
 
@@ -92,23 +78,9 @@ EncDecTrainingPanel::EncDecTrainingPanel(QWidget* parent) : QWidget(parent), wor
   buttons->addWidget(reset_, 0, 1);
   buttons->addWidget(use_, 1, 0);
   buttons->addWidget(save_, 1, 1);
-  auto* left = new QWidget;
-  auto* leftLayout = new QVBoxLayout(left);
-  leftLayout->addLayout(form);
-  leftLayout->addLayout(buttons);
   status_ = new QLabel;
-  status_->setWordWrap(true);
-  leftLayout->addWidget(status_);
-  leftLayout->addStretch(1);
-  left->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Preferred);
-  left->setProperty(kScreenOnlyProperty, true);
-
-  headline_ = new QLabel;
-  headline_->setWordWrap(true);
-  QFont hf = headline_->font();
-  hf.setPointSizeF(hf.pointSizeF() * 1.2);
-  hf.setBold(true);
-  headline_->setFont(hf);
+  QWidget* left = makeControlsColumn(form, buttons, status_);
+  headline_ = makeHeadline();
 
   // Loss (left axis, blue) and held-out accuracy (right axis, red): the axis titles in the curves' colours say which
   // is which, so no legend covers the curves.
@@ -147,15 +119,7 @@ EncDecTrainingPanel::EncDecTrainingPanel(QWidget* parent) : QWidget(parent), wor
   right->addWidget(gridBox);
   right->setStretchFactor(0, 2);
   right->setStretchFactor(1, 2);
-  auto* rightBox = new QWidget;
-  auto* rightLayout = new QVBoxLayout(rightBox);
-  rightLayout->setContentsMargins(0, 0, 0, 0);
-  rightLayout->addWidget(headline_);
-  rightLayout->addWidget(right, 1);
-
-  auto* layout = new QHBoxLayout(this);
-  layout->addWidget(left);
-  layout->addWidget(rightBox, 1);
+  layOutTrainingPage(this, left, headline_, right);
 
   connect(worker_, &EncDecTrainingWorker::updated, this, &EncDecTrainingPanel::showUpdate);
   connect(train_, &QPushButton::clicked, this, &EncDecTrainingPanel::toggleTraining);
@@ -184,38 +148,29 @@ EncDecTrainSettings EncDecTrainingPanel::settings() const {
   s.minLength = std::min(3, s.model.maxLength);
   s.model.seed = static_cast<uint64_t>(seed_->value());
   s.adam.lr = lr_->value();
-  // All but one core: the window keeps its frame rate.
-  s.threads = std::max(1, QThread::idealThreadCount() - 1);
+  s.threads = trainingThreads();
   return s;
 }
 
 void EncDecTrainingPanel::setFontScale(double scale) {
   grid_->setFontScale(scale);
-  QFont f = plot_->xAxis->labelFont();
-  f.setPointSizeF(QFont().pointSizeF() * scale);
-  for (QCPAxis* a : {plot_->xAxis, plot_->yAxis, plot_->yAxis2}) a->setLabelFont(f), a->setTickLabelFont(f);
-  plot_->replot();
+  setPlotFontScale(plot_, scale);
 }
 
 void EncDecTrainingPanel::resetTrainer() {
-  training_ = false;
-  worker_->reset(settings());
+  switch_.reset(*worker_, settings());
   updateButtons();
 }
 
 void EncDecTrainingPanel::toggleTraining() {
-  training_ = !training_;
-  if (training_)
-    worker_->train(maxSteps_->value());
-  else
-    worker_->pause();
+  switch_.toggle(*worker_, maxSteps_->value());
   updateButtons();
 }
 
 void EncDecTrainingPanel::updateButtons() {
-  train_->setText(training_ ? tr("Pause") : tr("Train"));
-  train_->setEnabled(!refused_);
-  const bool haveModel = last_ && last_->params && !refused_;
+  train_->setText(switch_.buttonText());
+  train_->setEnabled(!switch_.refused());
+  const bool haveModel = last_ && last_->params && !switch_.refused();
   use_->setEnabled(haveModel);
   save_->setEnabled(haveModel);
 }
@@ -230,19 +185,13 @@ std::pair<int, int> EncDecTrainingPanel::selectedHead() const {
 }
 
 void EncDecTrainingPanel::showUpdate(const EncDecTrainingUpdatePtr& u) {
-  if (!u->error.empty()) {
-    status_->setText(tr("<b>Stopped:</b> %1").arg(QString::fromStdString(u->error).toHtmlEscaped()));
-    if (!u->params) {  // refused settings: nothing to draw or train until they change
-      training_ = false;
-      refused_ = true;
-      updateButtons();
-      return;
-    }
+  if (!switch_.take(*u, status_)) {  // refused settings: nothing to draw or train until they change
+    updateButtons();
+    return;
   }
   if (u->reset) {
     plot_->graph(0)->data()->clear();
     plot_->graph(1)->data()->clear();
-    refused_ = false;
     // The head list follows the decoder's shape; the selection stays where it still exists.
     const auto [oldLayer, oldHead] = selectedHead();
     const QSignalBlocker block(head_);
@@ -270,15 +219,14 @@ void EncDecTrainingPanel::showUpdate(const EncDecTrainingUpdatePtr& u) {
                               .arg(s.heldOut.accuracy, 0, 'f', 3)
                               .arg(s.heldOut.pairs)
                               .arg(s.heldOut.alignedMass, 0, 'f', 2);
-    status_->setText(s.step == 0
-                         ? tr("step 0: untrained weights (%1). Press Train.").arg(probe)
-                         : tr("step %1 · loss %2 · %3%4")
-                               .arg(s.step)
-                               .arg(s.loss, 0, 'f', 4)
-                               .arg(probe)
-                               .arg(u->msPerStep > 0 ? tr(" · %1 ms/step").arg(u->msPerStep, 0, 'f', 2) : QString()));
+    status_->setText(s.step == 0 ? tr("step 0: untrained weights (%1). Press Train.").arg(probe)
+                                 : tr("step %1 · loss %2 · %3%4")
+                                       .arg(s.step)
+                                       .arg(s.loss, 0, 'f', 4)
+                                       .arg(probe)
+                                       .arg(TrainSwitch::msPerStep(u->msPerStep)));
   }
-  if (!u->running && training_ && !u->reset && u->commandGeneration == worker_->commandGeneration()) training_ = false;
+  switch_.settle(*u, *worker_);
   updateButtons();
 }
 
@@ -334,32 +282,22 @@ QString EncDecTrainingPanel::saveModel(const QString& dir) const {
 
 void EncDecTrainingPanel::useInViews() {
   if (!last_ || !last_->params) return;
-  const QString base = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/trained";
-  QDir().mkpath(base);
-  // A new folder each time: the window caches models by folder.
-  const QString name = QString("%1-encdec-E%2D%3H%4-step%5-%6")
-                           .arg(toString(last_->settings.task))
-                           .arg(last_->settings.model.encoderLayers)
-                           .arg(last_->settings.model.decoderLayers)
-                           .arg(last_->settings.model.heads)
-                           .arg(last_->snapshot.step)
-                           .arg(QDateTime::currentDateTime().toString("yyyyMMdd-hhmmss-zzz"));
-  const QString dir = base + "/" + name;
-  const QString error = saveModel(dir);
-  if (!error.isEmpty()) {
-    QMessageBox::warning(this, tr("Use in views"), tr("The model could not be saved: %1").arg(error));
-    return;
-  }
-  emit useModelRequested(dir);
+  const EncDecTrainSettings& t = last_->settings;
+  const QString dir = saveForViews(this,
+                                   QString("%1-encdec-E%2D%3H%4-step%5")
+                                       .arg(toString(t.task))
+                                       .arg(t.model.encoderLayers)
+                                       .arg(t.model.decoderLayers)
+                                       .arg(t.model.heads)
+                                       .arg(last_->snapshot.step),
+                                   [this](const QString& d) { return saveModel(d); });
+  if (!dir.isEmpty()) emit useModelRequested(dir);
 }
 
 void EncDecTrainingPanel::chooseSaveFolder() {
-  const QString dir =
-      QFileDialog::getSaveFileName(this, tr("Save the trained encoder–decoder as a folder"),
-                                   QDir::home().filePath(QString("%1-encdec-model").arg(task_->currentText())));
-  if (dir.isEmpty()) return;
-  const QString error = saveModel(dir);
-  if (!error.isEmpty()) QMessageBox::warning(this, tr("Save model"), error);
+  saveWithDialog(this, tr("Save the trained encoder–decoder as a folder"),
+                 QString("%1-encdec-model").arg(task_->currentText()),
+                 [this](const QString& d) { return saveModel(d); });
 }
 
 }  // namespace attnlab::ui

@@ -8,6 +8,7 @@
 #include <QWidget>
 
 #include "ui/views/training/encdec_training_worker.h"
+#include "ui/views/training/train_switch.h"
 
 class QComboBox;
 class QCustomPlot;
@@ -81,8 +82,7 @@ class EncDecTrainingPanel : public QWidget {
   AttentionGrid* grid_;
   EncDecTrainingUpdatePtr last_;
   std::vector<std::vector<Eigen::MatrixXf>> drawn_;
-  bool training_ = false;
-  bool refused_ = false;
+  TrainSwitch switch_;  ///< Train/Pause, and whether the controls' settings were refused
 };
 
 }  // namespace attnlab::ui
