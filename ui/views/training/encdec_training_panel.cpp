@@ -192,6 +192,8 @@ void EncDecTrainingPanel::showUpdate(const EncDecTrainingUpdatePtr& u) {
   if (u->reset) {
     plot_->graph(0)->data()->clear();
     plot_->graph(1)->data()->clear();
+    losses_.clear();
+    accuracy_.clear();
     // The head list follows the decoder's shape; the selection stays where it still exists.
     const auto [oldLayer, oldHead] = selectedHead();
     const QSignalBlocker block(head_);
@@ -208,6 +210,8 @@ void EncDecTrainingPanel::showUpdate(const EncDecTrainingUpdatePtr& u) {
   const EncDecSnapshot& s = u->snapshot;
   for (const auto& [step, loss] : u->losses) plot_->graph(0)->addData(step, loss);
   plot_->graph(1)->addData(s.step, s.heldOut.accuracy);
+  losses_.insert(losses_.end(), u->losses.begin(), u->losses.end());
+  accuracy_.emplace_back(s.step, s.heldOut.accuracy);
   plot_->xAxis->rescale();
   plot_->yAxis->rescale();
   plot_->yAxis->setRangeLower(0);
@@ -260,14 +264,37 @@ void EncDecTrainingPanel::redrawGrid() {
   const double uniform = s.cross.empty() ? 0.0 : 1.0 / static_cast<double>(s.cross[0][0].cols());
   const QString what =
       reverse ? tr("reads the source backwards (anti-diagonal)") : tr("reads the source in sorted order");
+  // The task and the step first: a figure of the page (which leaves the controls out) says what it shows.
+  const QString when = tr("%1, step %2").arg(QString(toString(task))).arg(s.step);
   headline_->setText(score >= kAligned
-                         ? tr("cross-attention %1 %2: %3 of its weight on the aligned source token")
-                               .arg(headLabel(layer, head), what)
+                         ? tr("%1: cross-attention %2 %3: %4 of its weight on the aligned source token")
+                               .arg(when, headLabel(layer, head), what)
                                .arg(score, 0, 'f', 2)
-                         : tr("cross-attention %1 not aligned yet: %2 on the aligned source token (uniform: %3)")
-                               .arg(headLabel(layer, head))
+                         : tr("%1: cross-attention %2 not aligned yet: %3 on the aligned source token (uniform: %4)")
+                               .arg(when, headLabel(layer, head))
                                .arg(score, 0, 'f', 2)
                                .arg(uniform, 0, 'f', 2));
+}
+
+EncDecTrainingRun EncDecTrainingPanel::run() const {
+  if (!last_ || !last_->params) return {};
+  return {last_, losses_, accuracy_};
+}
+
+void EncDecTrainingPanel::showRun(const EncDecTrainingRun& run) {
+  if (!run.latest) return;
+  auto u = std::make_shared<EncDecTrainingUpdate>(*run.latest);
+  u->losses = run.losses;
+  u->reset = true;  // replaces whatever was drawn
+  u->running = false;
+  u->error.clear();
+  showUpdate(u);
+  // showUpdate drew the latest accuracy only: the run's whole curve replaces it.
+  accuracy_ = run.accuracy;
+  plot_->graph(1)->data()->clear();
+  for (const auto& [step, accuracy] : accuracy_) plot_->graph(1)->addData(step, accuracy);
+  plot_->xAxis->rescale();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 QString EncDecTrainingPanel::saveModel(const QString& dir) const {
