@@ -27,15 +27,31 @@ namespace attnlab::ui {
 namespace {
 /// What a diffuse head scores against a perfect one: above this a head "reads the alignment".
 constexpr double kAligned = 0.5;
+
+/// What the probe's alignment is called for `task` (the maps' titles), and what a head that has it does (the
+/// headline).
+std::pair<QString, QString> alignmentWords(EncDecTask task) {
+  switch (task) {
+    case EncDecTask::Reverse:
+      return {EncDecTrainingPanel::tr("anti-diagonal"),
+              EncDecTrainingPanel::tr("reads the source backwards (anti-diagonal)")};
+    case EncDecTask::Translate:
+      return {EncDecTrainingPanel::tr("diagonal"), EncDecTrainingPanel::tr("reads the source word by word (diagonal)")};
+    case EncDecTask::Sort:
+      break;
+  }
+  return {EncDecTrainingPanel::tr("aligned"), EncDecTrainingPanel::tr("reads the source in sorted order")};
+}
 }  // namespace
 
 EncDecTrainingPanel::EncDecTrainingPanel(QWidget* parent) : QWidget(parent), worker_(new EncDecTrainingWorker(this)) {
   const EncDecTrainSettings defaults;
   task_ = new QComboBox;
-  task_->addItems({"reverse", "sort"});
+  task_->addItems({"reverse", "sort", "translate"});
   task_->setToolTip(
       tr("reverse: \"d c b a\" → \"a b c d\" (cross-attention becomes the anti-diagonal); sort: the "
-         "source's symbols in alphabetical order"));
+         "source's symbols in alphabetical order; translate: word by word from a–j into k–t by a fixed dictionary "
+         "(cross-attention becomes the diagonal)"));
   encoderLayers_ = new QSpinBox;
   encoderLayers_->setRange(1, 4);
   encoderLayers_->setValue(defaults.model.encoderLayers);
@@ -238,13 +254,13 @@ void EncDecTrainingPanel::redrawGrid() {
   if (!last_ || !last_->params) return;
   const EncDecSnapshot& s = last_->snapshot;
   const EncDecTask task = last_->settings.task;
-  const bool reverse = task == EncDecTask::Reverse;
+  const auto [scoreName, what] = alignmentWords(task);
   std::vector<std::vector<QString>> titles(s.cross.size());
   for (std::size_t l = 0; l < s.cross.size(); ++l)
     for (std::size_t h = 0; h < s.cross[l].size(); ++h)
       titles[l].push_back(QString("cross %1 · %2 %3")
                               .arg(headLabel(static_cast<int>(l), static_cast<int>(h)))
-                              .arg(reverse ? tr("anti-diagonal") : tr("aligned"))
+                              .arg(scoreName)
                               .arg(s.alignment[l][h], 0, 'f', 2));
   drawn_ = s.cross;
   // The probe's tokens, so the class can read the maps' axes.
@@ -262,8 +278,6 @@ void EncDecTrainingPanel::redrawGrid() {
   if (static_cast<std::size_t>(layer) >= s.alignment.size()) return;
   const double score = s.alignment[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head)];
   const double uniform = s.cross.empty() ? 0.0 : 1.0 / static_cast<double>(s.cross[0][0].cols());
-  const QString what =
-      reverse ? tr("reads the source backwards (anti-diagonal)") : tr("reads the source in sorted order");
   // The task and the step first: a figure of the page (which leaves the controls out) says what it shows.
   const QString when = tr("%1, step %2").arg(QString(toString(task))).arg(s.step);
   headline_->setText(score >= kAligned
