@@ -129,11 +129,15 @@ QString exportTraining(const TrainingUpdatePtr& run, const ExportRequest& r) {
 QString exportEncDecTraining(const EncDecTrainingRun& run, const ExportRequest& r) {
   if (!run.latest) return QString("nothing to export: the encoder–decoder tab has no trained model drawn");
   if (const QString bad = requestError(r); !bad.isEmpty()) return bad;
-  if (!isFigureFormat(r.format))
-    return QString(
-               "the encoder–decoder tab exports figures only (png, svg, pdf), not %1: Save model… keeps the "
-               "weights, and the model opened in the window exports its views' numbers")
-        .arg(r.format);
+  if (!isFigureFormat(r.format)) {
+    try {
+      const std::string bytes = numbersToBytes(EncDecTrainingPanel::numbers(run),
+                                               parseNumbersFormat(r.format.toStdString()), r.matrix.toStdString());
+      return writeFileBytes(r.path, bytes);
+    } catch (const InputError& e) {
+      return QString::fromStdString(e.what());
+    }
+  }
   QString error;
   const auto panel = offscreenPage<EncDecTrainingPanel>(run, r.size.layoutPixels(), r.fontScale, &error);
   if (!panel) return error;

@@ -28,8 +28,8 @@ QString exportTraining(const TrainingUpdatePtr& run, const ExportRequest& reques
 
 /// The encoder–decoder tab's `run` as a figure (PNG/SVG/PDF, titled with the task and the step) of an offscreen
 /// EncDecTrainingPanel laid out at the request's size, its controls left out: the loss and held-out accuracy curves,
-/// the decoder heads' cross maps on the probe with their alignment scores, and the probe's tokens. Numbers formats
-/// are refused with a message. Returns an error or "".
+/// the decoder heads' cross maps on the probe with their alignment scores, and the probe's tokens; or CSV/JSON/NPY of
+/// its numbers (EncDecTrainingPanel::numbers). Returns an error or "".
 QString exportEncDecTraining(const EncDecTrainingRun& run, const ExportRequest& request);
 
 /// `run` drawn by an offscreen Training view of `size`, as an image at `scale` (Copy view as image); null when

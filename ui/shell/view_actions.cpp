@@ -165,10 +165,12 @@ void ViewActions::exportEncDecTrainingWithDialog(EncDecTrainingPanel* panel) {
     QMessageBox::information(window_, tr("Export"), tr("The encoder–decoder tab has no trained model drawn yet."));
     return;
   }
-  ExportDialog dialog(kTrainingExportName, panel->size(), {}, window_);  // a figure: the numbers formats say so
+  QStringList matrices;
+  for (const LabelledMatrix& m : EncDecTrainingPanel::numbers(run).matrices) matrices << QString::fromStdString(m.name);
+  ExportDialog dialog(kTrainingExportName, panel->size(), matrices, window_);
   if (dialog.exec() != QDialog::Accepted) return;
   QApplication::setOverrideCursor(Qt::WaitCursor);
-  const QString error = exportEncDecTraining(run, dialog.request());  // an offscreen copy without the controls
+  const QString error = exportEncDecTraining(run, dialog.request());  // a figure: an offscreen copy, no controls
   QApplication::restoreOverrideCursor();
   report(error, dialog.request().path, tr("Training (encoder–decoder)"));
 }

@@ -1,8 +1,9 @@
 // Export figure of the Training view's encoder–decoder tab (issue 33): Ctrl+E there writes that tab's figure (it
 // said "no export yet"): the loss and held-out accuracy curves and the decoder's cross maps on the probe, titled with
 // the task and the step, at a preset's size. The content is the panel's: the SVG names the task, the step and the
-// alignment scores of the trained run; the PNG of a trained run differs from a fresh untrained panel's; numbers
-// formats and an empty tab give messages. Training is bounded by steps, never timed. With ATTNLAB_LAYOUT_SHOTS set
+// alignment scores of the trained run; the PNG of a trained run differs from a fresh untrained panel's. The numbers
+// (CSV/JSON/NPY) are the run's: every loss, each head's score, each cross map with the probe's tokens. An empty tab
+// and a bad size give messages. Training is bounded by steps, never timed. With ATTNLAB_LAYOUT_SHOTS set
 // to a folder, the slide PNGs are kept there to look at.
 #include <QDialogButtonBox>
 #include <QFile>
@@ -16,6 +17,8 @@
 #include <QTimer>
 #include <QtTest>
 #include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
 
 #include "tests/harness/test_registry.h"
 #include "ui/shell/export_dialog.h"
@@ -146,19 +149,65 @@ class TestEncDecTrainingExport : public QObject {
     QCOMPARE(pdfFile.read(5), QByteArray("%PDF-"));
   }
 
-  void numbersAndAnEmptyTabAreMessages() {
+  // The numbers behind the figure: every loss and accuracy point of the run, each head's score, each cross map
+  // with the probe's tokens ("a … j </s>" reversed) as labels.
+  void theNumbersAreTheRuns() {
+    EncDecTrainingPanel p;
+    p.show();
+    QVERIFY(trainTo(p, 60));
+    const EncDecTrainingRun run = p.run();
+    const ExportRequest json = request("encdec", "json", "slide-16x9", 96);
+    QCOMPARE(exportEncDecTraining(run, json), QString());
+    QFile file(json.path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const nlohmann::json j = nlohmann::json::parse(file.readAll().toStdString());
+    QCOMPARE(j["params"]["task"].get<std::string>(), std::string("reverse"));
+    QCOMPARE(j["params"]["step"].get<int>(), 60);
+    std::map<std::string, nlohmann::json> m;
+    for (const auto& x : j["matrices"]) m[x["name"].get<std::string>()] = x;
+    QCOMPARE(m.size(), std::size_t(5));  // loss, accuracy, alignment, cross_L0H0, cross_L0H1
+    QCOMPARE(m["loss"]["values"].size(), std::size_t(60));
+    for (std::size_t i = 0; i < 60; ++i) {
+      QCOMPARE(m["loss"]["rows"][i].get<std::string>(), std::to_string(i + 1));
+      QCOMPARE(m["loss"]["values"][i][0].get<double>(), run.losses[i].second);
+    }
+    QCOMPARE(m["accuracy"]["values"].size(), run.accuracy.size());
+    QCOMPARE(m["accuracy"]["values"].back()[0].get<double>(), run.latest->snapshot.heldOut.accuracy);
+    QCOMPARE(m["alignment"]["cols"][0].get<std::string>(), std::string("anti_diagonal"));
+    const std::vector<std::string> target{"</s>", "j", "i", "h", "g", "f", "e", "d", "c", "b", "a"};
+    const std::vector<std::string> source{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "</s>"};
+    for (int h = 0; h < 2; ++h) {
+      const std::string name = "cross_L0H" + std::to_string(h);
+      QCOMPARE(m["alignment"]["rows"][h].get<std::string>(), "L0H" + std::to_string(h));
+      QCOMPARE(m["alignment"]["values"][h][0].get<double>(), run.latest->snapshot.alignment[0][h]);
+      QCOMPARE(m[name]["rows"].get<std::vector<std::string>>(), target);
+      QCOMPARE(m[name]["cols"].get<std::vector<std::string>>(), source);
+      const Eigen::MatrixXf& drawn = p.drawnCross()[0][static_cast<std::size_t>(h)];
+      for (int r = 0; r < 11; ++r)
+        for (int c = 0; c < 11; ++c) QCOMPARE(m[name]["values"][r][c].get<double>(), double(drawn(r, c)));
+    }
+
+    ExportRequest npy = request("encdec-cross", "npy", "slide-16x9", 96);
+    npy.matrix = "cross_L0H1";
+    QCOMPARE(exportEncDecTraining(run, npy), QString());
+    QVERIFY(QFileInfo(npy.path).size() > 11 * 11 * 8);  // 121 doubles and the header
+    npy.matrix.clear();                                 // all: the matrices' shapes differ, so there is no one array
+    npy.path = dir_.filePath("encdec-all.npy");
+    QVERIFY(!exportEncDecTraining(run, npy).isEmpty());
+    QVERIFY(!QFile::exists(npy.path));
+  }
+
+  void anEmptyTabAndABadSizeAreMessages() {
     EncDecTrainingPanel p;
     p.show();
     QTRY_COMPARE(step(p), 0);
-    const ExportRequest csv = request("encdec", "csv", "slide-16x9", 96);
-    QVERIFY(exportEncDecTraining(p.run(), csv).contains("figures only"));
-    QVERIFY(!QFile::exists(csv.path));
     const ExportRequest png = request("encdec-none", "png", "slide-16x9", 96);
     QVERIFY(exportEncDecTraining(EncDecTrainingRun{}, png).contains("nothing to export"));
     QVERIFY(!QFile::exists(png.path));
     ExportRequest tiny = png;
     tiny.size = FigureSize{10, 10, FigureSize::Unit::Pixels, 96};
     QVERIFY(exportEncDecTraining(p.run(), tiny).contains("out of range"));
+    QVERIFY(!QFile::exists(tiny.path));
   }
 
   // Ctrl+E on the encoder–decoder tab opens the export dialog and writes that tab's figure.

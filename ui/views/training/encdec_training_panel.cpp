@@ -295,6 +295,78 @@ EncDecTrainingRun EncDecTrainingPanel::run() const {
   return {last_, losses_, accuracy_};
 }
 
+namespace {
+/// `run`'s (step, value) pairs as a [points, 1] matrix called `name`, its rows labelled with the step.
+LabelledMatrix curve(const std::string& name, const std::string& title, const std::string& column,
+                     const std::vector<std::pair<int, double>>& points) {
+  LabelledMatrix m;
+  m.name = name, m.title = title, m.colLabels = {column};
+  m.values.resize(static_cast<Eigen::Index>(points.size()), 1);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    m.values(static_cast<Eigen::Index>(i), 0) = points[i].second;
+    m.rowLabels.push_back(std::to_string(points[i].first));
+  }
+  return m;
+}
+}  // namespace
+
+ViewNumbers EncDecTrainingPanel::numbers(const EncDecTrainingRun& run) {
+  ViewNumbers n;
+  n.view = "training";
+  n.title = "Training: encoder–decoder";
+  if (!run.latest) return n;
+  const EncDecTrainSettings& s = run.latest->settings;
+  const EncDecSnapshot& snap = run.latest->snapshot;
+  const TinyEncDecConfig& c = s.model;
+  n.params = {{"task", toString(s.task)},
+              {"model",
+               {{"encoder_layers", c.encoderLayers},
+                {"decoder_layers", c.decoderLayers},
+                {"heads", c.heads},
+                {"d_model", c.dModel},
+                {"ffn", c.ffn},
+                {"max_length", c.maxLength},
+                {"symbols", c.symbols},
+                {"seed", c.seed}}},
+              {"lr", s.adam.lr},
+              {"batch", s.batch},
+              {"step", snap.step}};
+  n.matrices.push_back(curve("loss", "Training loss per step", "loss", run.losses));
+  n.matrices.push_back(curve("accuracy", "Held-out accuracy (teacher-forced)", "held_out_accuracy", run.accuracy));
+  const std::string scoreName = alignmentWords(s.task).first.replace('-', '_').toStdString();
+  LabelledMatrix a;
+  a.name = "alignment";
+  a.title = "Cross-attention on the aligned source token, probe, step " + std::to_string(snap.step);
+  a.colLabels = {scoreName};
+  std::vector<double> scores;
+  for (std::size_t l = 0; l < snap.alignment.size(); ++l)
+    for (std::size_t h = 0; h < snap.alignment[l].size(); ++h) {
+      a.rowLabels.push_back(headLabel(static_cast<int>(l), static_cast<int>(h)).toStdString());
+      scores.push_back(snap.alignment[l][h]);
+    }
+  a.values = Eigen::Map<const Eigen::VectorXd>(scores.data(), static_cast<Eigen::Index>(scores.size()));
+  n.matrices.push_back(std::move(a));
+  const std::vector<std::string> vocab = tinyEncDecVocabulary(c);
+  const EncDecProbe probe = encDecProbe(s.task, c);
+  auto words = [&](const std::vector<int>& ids) {
+    std::vector<std::string> w;
+    for (int id : ids) w.push_back(vocab[static_cast<std::size_t>(id)]);
+    return w;
+  };
+  for (std::size_t l = 0; l < snap.cross.size(); ++l)
+    for (std::size_t h = 0; h < snap.cross[l].size(); ++h) {
+      LabelledMatrix m;
+      const std::string head = headLabel(static_cast<int>(l), static_cast<int>(h)).toStdString();
+      m.name = "cross_" + head;
+      m.title = "Cross-attention " + head + " on the probe (rows: target, columns: source)";
+      m.values = snap.cross[l][h].cast<double>();
+      m.rowLabels = words(probe.target);
+      m.colLabels = words(probe.source);
+      n.matrices.push_back(std::move(m));
+    }
+  return n;
+}
+
 void EncDecTrainingPanel::showRun(const EncDecTrainingRun& run) {
   if (!run.latest) return;
   auto u = std::make_shared<EncDecTrainingUpdate>(*run.latest);

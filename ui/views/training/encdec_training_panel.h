@@ -7,6 +7,7 @@
 // opens it as any encoder–decoder (source and target, cross view, generation).
 #include <QWidget>
 
+#include "core/session/view_numbers.h"
 #include "ui/views/training/encdec_training_worker.h"
 #include "ui/views/training/train_switch.h"
 
@@ -44,6 +45,10 @@ class EncDecTrainingPanel : public QWidget {
   EncDecTrainingRun run() const;
   /// Draws `run` in place of what is drawn: the export's offscreen copy of the page.
   void showRun(const EncDecTrainingRun& run);
+  /// The numbers behind a figure of `run` (empty matrices when it has no model): "loss" [steps, 1] and "accuracy"
+  /// [updates, 1] (rows: the step), "alignment" [decoder heads, 1] (rows "L0H1", the column the task's alignment),
+  /// and per decoder head "cross_L0H1" [target tokens, source tokens], the probe's tokens as labels.
+  static ViewNumbers numbers(const EncDecTrainingRun& run);
   /// The cross maps the grid draws now: [decoder layer][head], [n_t, n_s].
   const std::vector<std::vector<Eigen::MatrixXf>>& drawnCross() const { return drawn_; }
   /// The selected (framed) head: decoder layer and head.
