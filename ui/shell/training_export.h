@@ -8,6 +8,7 @@
 
 #include "core/train/train_history.h"
 #include "ui/shell/view_export.h"
+#include "ui/views/training/encdec_training_panel.h"
 #include "ui/views/training/training_worker.h"
 
 namespace attnlab::ui {
@@ -24,6 +25,12 @@ QStringList exportViewNames();
 /// Writes `run` (one update holding a whole run) as `request` says: PNG/SVG/PDF of an offscreen Training view
 /// laid out at the request's size, or CSV/JSON/NPY of its numbers. Returns an error or "".
 QString exportTraining(const TrainingUpdatePtr& run, const ExportRequest& request);
+
+/// The encoder–decoder tab's `run` as a figure (PNG/SVG/PDF, titled with the task and the step) of an offscreen
+/// EncDecTrainingPanel laid out at the request's size, its controls left out: the loss and held-out accuracy curves,
+/// the decoder heads' cross maps on the probe with their alignment scores, and the probe's tokens; or CSV/JSON/NPY of
+/// its numbers (EncDecTrainingPanel::numbers). Returns an error or "".
+QString exportEncDecTraining(const EncDecTrainingRun& run, const ExportRequest& request);
 
 /// `run` drawn by an offscreen Training view of `size`, as an image at `scale` (Copy view as image); null when
 /// there is no run.

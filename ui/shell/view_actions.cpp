@@ -141,10 +141,8 @@ void ViewActions::attachTraining(TrainingView* view) {
 }
 
 void ViewActions::exportTrainingWithDialog(TrainingView* view) {
-  if (view->showsEncDec()) {  // its run is not one the one-text export draws: say so rather than export the other tab
-    QMessageBox::information(window_, tr("Export"),
-                             tr("The encoder–decoder tab has no figure or numbers export yet: Copy image copies "
-                                "it as shown, and Save model… keeps the model (open it to export its views)."));
+  if (view->showsEncDec()) {
+    exportEncDecTrainingWithDialog(view->encDecPanel());
     return;
   }
   const TrainingUpdatePtr run = view->run();
@@ -159,6 +157,22 @@ void ViewActions::exportTrainingWithDialog(TrainingView* view) {
   const QString error = exportTraining(run, dialog.request());
   QApplication::restoreOverrideCursor();
   report(error, dialog.request().path, tr("Training"));
+}
+
+void ViewActions::exportEncDecTrainingWithDialog(EncDecTrainingPanel* panel) {
+  const EncDecTrainingRun run = panel->run();
+  if (!run.latest) {
+    QMessageBox::information(window_, tr("Export"), tr("The encoder–decoder tab has no trained model drawn yet."));
+    return;
+  }
+  QStringList matrices;
+  for (const LabelledMatrix& m : EncDecTrainingPanel::numbers(run).matrices) matrices << QString::fromStdString(m.name);
+  ExportDialog dialog(kTrainingExportName, panel->size(), matrices, window_);
+  if (dialog.exec() != QDialog::Accepted) return;
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  const QString error = exportEncDecTraining(run, dialog.request());  // a figure: an offscreen copy, no controls
+  QApplication::restoreOverrideCursor();
+  report(error, dialog.request().path, tr("Training (encoder–decoder)"));
 }
 
 void ViewActions::copyTrainingImage(TrainingView* view) {

@@ -11,6 +11,7 @@
 
 namespace attnlab::ui {
 
+class EncDecTrainingPanel;
 class TrainingView;
 
 class ViewActions : public QObject {
@@ -28,7 +29,10 @@ class ViewActions : public QObject {
   void attachTraining(TrainingView* view);
   /// The same for the Training page (no TraceView): its run so far, drawn without its controls
   /// (training_export.h), named "training".
+  /// On the encoder–decoder tab: that tab's figure (exportEncDecTrainingWithDialog).
   void exportTrainingWithDialog(TrainingView* view);
+  /// The encoder–decoder tab's run as a figure, without its controls (exportEncDecTraining).
+  void exportEncDecTrainingWithDialog(EncDecTrainingPanel* panel);
   void copyTrainingImage(TrainingView* view);
 
   /// Lets `action`'s shortcuts through while `editor` has focus: a QLineEdit claims Ctrl+E (emacs's

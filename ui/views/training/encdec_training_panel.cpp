@@ -1,20 +1,14 @@
 #include "ui/views/training/encdec_training_panel.h"
 
 #include <QComboBox>
-#include <QDateTime>
-#include <QDir>
 #include <QDoubleSpinBox>
-#include <QFileDialog>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QMessageBox>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
-#include <QStandardPaths>
-#include <QThread>
 #include <QVBoxLayout>
 
 #include <qcustomplot.h>
@@ -24,21 +18,40 @@
 #include "ui/plots/attention_grid.h"
 #include "ui/plots/figure_export.h"
 #include "ui/views/common/head_names.h"
+#include "ui/views/training/train_switch.h"
+#include "ui/views/training/trained_model_folder.h"
+#include "ui/views/training/training_controls.h"
 
 namespace attnlab::ui {
 
 namespace {
 /// What a diffuse head scores against a perfect one: above this a head "reads the alignment".
 constexpr double kAligned = 0.5;
+
+/// What the probe's alignment is called for `task` (the maps' titles), and what a head that has it does (the
+/// headline).
+std::pair<QString, QString> alignmentWords(EncDecTask task) {
+  switch (task) {
+    case EncDecTask::Reverse:
+      return {EncDecTrainingPanel::tr("anti-diagonal"),
+              EncDecTrainingPanel::tr("reads the source backwards (anti-diagonal)")};
+    case EncDecTask::Translate:
+      return {EncDecTrainingPanel::tr("diagonal"), EncDecTrainingPanel::tr("reads the source word by word (diagonal)")};
+    case EncDecTask::Sort:
+      break;
+  }
+  return {EncDecTrainingPanel::tr("aligned"), EncDecTrainingPanel::tr("reads the source in sorted order")};
+}
 }  // namespace
 
 EncDecTrainingPanel::EncDecTrainingPanel(QWidget* parent) : QWidget(parent), worker_(new EncDecTrainingWorker(this)) {
   const EncDecTrainSettings defaults;
   task_ = new QComboBox;
-  task_->addItems({"reverse", "sort"});
+  task_->addItems({"reverse", "sort", "translate"});
   task_->setToolTip(
       tr("reverse: \"d c b a\" → \"a b c d\" (cross-attention becomes the anti-diagonal); sort: the "
-         "source's symbols in alphabetical order"));
+         "source's symbols in alphabetical order; translate: word by word from a–j into k–t by a fixed dictionary "
+         "(cross-attention becomes the diagonal)"));
   encoderLayers_ = new QSpinBox;
   encoderLayers_->setRange(1, 4);
   encoderLayers_->setValue(defaults.model.encoderLayers);
@@ -48,25 +61,14 @@ EncDecTrainingPanel::EncDecTrainingPanel(QWidget* parent) : QWidget(parent), wor
   heads_ = new QSpinBox;
   heads_->setRange(1, 8);
   heads_->setValue(defaults.model.heads);
-  dModel_ = new QComboBox;
-  for (int d : {16, 32, 64, 128}) dModel_->addItem(QString::number(d), d);
-  dModel_->setCurrentText(QString::number(defaults.model.dModel));
+  dModel_ = makeDModelBox(defaults.model.dModel);
   maxLength_ = new QSpinBox;
   maxLength_->setRange(2, 64);  // validate(TinyEncDecConfig)'s range
   maxLength_->setValue(defaults.model.maxLength);
   maxLength_->setToolTip(tr("Sources are 3 to this many symbols long (a–t); the probe has this length."));
-  lr_ = new QDoubleSpinBox;
-  lr_->setDecimals(4);
-  lr_->setRange(0.0001, 0.1);
-  lr_->setSingleStep(0.001);
-  lr_->setValue(0.01);  // scripts/train-encdec-model's rate: reversal in about 1,300 steps
-  seed_ = new QSpinBox;
-  seed_->setRange(0, 1000000);
-  seed_->setValue(static_cast<int>(defaults.model.seed));
-  maxSteps_ = new QSpinBox;
-  maxSteps_->setRange(1, 1000000);
-  maxSteps_->setValue(2000);
-  maxSteps_->setToolTip(tr("Training stops here (press Train again after raising it to go on)."));
+  lr_ = makeLearningRateBox(0.01, 0.001);  // scripts/train-encdec-model's rate: reversal in about 1,300 steps
+  seed_ = makeSeedBox(static_cast<int>(defaults.model.seed));
+  maxSteps_ = makeStepLimitBox(2000);
   head_ = new QComboBox;
   head_->setToolTip(tr("The cross-attention head framed in the grid and named in the headline"));
 
@@ -92,23 +94,9 @@ EncDecTrainingPanel::EncDecTrainingPanel(QWidget* parent) : QWidget(parent), wor
   buttons->addWidget(reset_, 0, 1);
   buttons->addWidget(use_, 1, 0);
   buttons->addWidget(save_, 1, 1);
-  auto* left = new QWidget;
-  auto* leftLayout = new QVBoxLayout(left);
-  leftLayout->addLayout(form);
-  leftLayout->addLayout(buttons);
   status_ = new QLabel;
-  status_->setWordWrap(true);
-  leftLayout->addWidget(status_);
-  leftLayout->addStretch(1);
-  left->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Preferred);
-  left->setProperty(kScreenOnlyProperty, true);
-
-  headline_ = new QLabel;
-  headline_->setWordWrap(true);
-  QFont hf = headline_->font();
-  hf.setPointSizeF(hf.pointSizeF() * 1.2);
-  hf.setBold(true);
-  headline_->setFont(hf);
+  QWidget* left = makeControlsColumn(form, buttons, status_);
+  headline_ = makeHeadline();
 
   // Loss (left axis, blue) and held-out accuracy (right axis, red): the axis titles in the curves' colours say which
   // is which, so no legend covers the curves.
@@ -147,15 +135,7 @@ EncDecTrainingPanel::EncDecTrainingPanel(QWidget* parent) : QWidget(parent), wor
   right->addWidget(gridBox);
   right->setStretchFactor(0, 2);
   right->setStretchFactor(1, 2);
-  auto* rightBox = new QWidget;
-  auto* rightLayout = new QVBoxLayout(rightBox);
-  rightLayout->setContentsMargins(0, 0, 0, 0);
-  rightLayout->addWidget(headline_);
-  rightLayout->addWidget(right, 1);
-
-  auto* layout = new QHBoxLayout(this);
-  layout->addWidget(left);
-  layout->addWidget(rightBox, 1);
+  layOutTrainingPage(this, left, headline_, right);
 
   connect(worker_, &EncDecTrainingWorker::updated, this, &EncDecTrainingPanel::showUpdate);
   connect(train_, &QPushButton::clicked, this, &EncDecTrainingPanel::toggleTraining);
@@ -184,38 +164,29 @@ EncDecTrainSettings EncDecTrainingPanel::settings() const {
   s.minLength = std::min(3, s.model.maxLength);
   s.model.seed = static_cast<uint64_t>(seed_->value());
   s.adam.lr = lr_->value();
-  // All but one core: the window keeps its frame rate.
-  s.threads = std::max(1, QThread::idealThreadCount() - 1);
+  s.threads = trainingThreads();
   return s;
 }
 
 void EncDecTrainingPanel::setFontScale(double scale) {
   grid_->setFontScale(scale);
-  QFont f = plot_->xAxis->labelFont();
-  f.setPointSizeF(QFont().pointSizeF() * scale);
-  for (QCPAxis* a : {plot_->xAxis, plot_->yAxis, plot_->yAxis2}) a->setLabelFont(f), a->setTickLabelFont(f);
-  plot_->replot();
+  setPlotFontScale(plot_, scale);
 }
 
 void EncDecTrainingPanel::resetTrainer() {
-  training_ = false;
-  worker_->reset(settings());
+  switch_.reset(*worker_, settings());
   updateButtons();
 }
 
 void EncDecTrainingPanel::toggleTraining() {
-  training_ = !training_;
-  if (training_)
-    worker_->train(maxSteps_->value());
-  else
-    worker_->pause();
+  switch_.toggle(*worker_, maxSteps_->value());
   updateButtons();
 }
 
 void EncDecTrainingPanel::updateButtons() {
-  train_->setText(training_ ? tr("Pause") : tr("Train"));
-  train_->setEnabled(!refused_);
-  const bool haveModel = last_ && last_->params && !refused_;
+  train_->setText(switch_.buttonText());
+  train_->setEnabled(!switch_.refused());
+  const bool haveModel = last_ && last_->params && !switch_.refused();
   use_->setEnabled(haveModel);
   save_->setEnabled(haveModel);
 }
@@ -230,19 +201,15 @@ std::pair<int, int> EncDecTrainingPanel::selectedHead() const {
 }
 
 void EncDecTrainingPanel::showUpdate(const EncDecTrainingUpdatePtr& u) {
-  if (!u->error.empty()) {
-    status_->setText(tr("<b>Stopped:</b> %1").arg(QString::fromStdString(u->error).toHtmlEscaped()));
-    if (!u->params) {  // refused settings: nothing to draw or train until they change
-      training_ = false;
-      refused_ = true;
-      updateButtons();
-      return;
-    }
+  if (!switch_.take(*u, status_)) {  // refused settings: nothing to draw or train until they change
+    updateButtons();
+    return;
   }
   if (u->reset) {
     plot_->graph(0)->data()->clear();
     plot_->graph(1)->data()->clear();
-    refused_ = false;
+    losses_.clear();
+    accuracy_.clear();
     // The head list follows the decoder's shape; the selection stays where it still exists.
     const auto [oldLayer, oldHead] = selectedHead();
     const QSignalBlocker block(head_);
@@ -259,6 +226,8 @@ void EncDecTrainingPanel::showUpdate(const EncDecTrainingUpdatePtr& u) {
   const EncDecSnapshot& s = u->snapshot;
   for (const auto& [step, loss] : u->losses) plot_->graph(0)->addData(step, loss);
   plot_->graph(1)->addData(s.step, s.heldOut.accuracy);
+  losses_.insert(losses_.end(), u->losses.begin(), u->losses.end());
+  accuracy_.emplace_back(s.step, s.heldOut.accuracy);
   plot_->xAxis->rescale();
   plot_->yAxis->rescale();
   plot_->yAxis->setRangeLower(0);
@@ -270,15 +239,14 @@ void EncDecTrainingPanel::showUpdate(const EncDecTrainingUpdatePtr& u) {
                               .arg(s.heldOut.accuracy, 0, 'f', 3)
                               .arg(s.heldOut.pairs)
                               .arg(s.heldOut.alignedMass, 0, 'f', 2);
-    status_->setText(s.step == 0
-                         ? tr("step 0: untrained weights (%1). Press Train.").arg(probe)
-                         : tr("step %1 · loss %2 · %3%4")
-                               .arg(s.step)
-                               .arg(s.loss, 0, 'f', 4)
-                               .arg(probe)
-                               .arg(u->msPerStep > 0 ? tr(" · %1 ms/step").arg(u->msPerStep, 0, 'f', 2) : QString()));
+    status_->setText(s.step == 0 ? tr("step 0: untrained weights (%1). Press Train.").arg(probe)
+                                 : tr("step %1 · loss %2 · %3%4")
+                                       .arg(s.step)
+                                       .arg(s.loss, 0, 'f', 4)
+                                       .arg(probe)
+                                       .arg(TrainSwitch::msPerStep(u->msPerStep)));
   }
-  if (!u->running && training_ && !u->reset && u->commandGeneration == worker_->commandGeneration()) training_ = false;
+  switch_.settle(*u, *worker_);
   updateButtons();
 }
 
@@ -286,13 +254,13 @@ void EncDecTrainingPanel::redrawGrid() {
   if (!last_ || !last_->params) return;
   const EncDecSnapshot& s = last_->snapshot;
   const EncDecTask task = last_->settings.task;
-  const bool reverse = task == EncDecTask::Reverse;
+  const auto [scoreName, what] = alignmentWords(task);
   std::vector<std::vector<QString>> titles(s.cross.size());
   for (std::size_t l = 0; l < s.cross.size(); ++l)
     for (std::size_t h = 0; h < s.cross[l].size(); ++h)
       titles[l].push_back(QString("cross %1 · %2 %3")
                               .arg(headLabel(static_cast<int>(l), static_cast<int>(h)))
-                              .arg(reverse ? tr("anti-diagonal") : tr("aligned"))
+                              .arg(scoreName)
                               .arg(s.alignment[l][h], 0, 'f', 2));
   drawn_ = s.cross;
   // The probe's tokens, so the class can read the maps' axes.
@@ -310,16 +278,109 @@ void EncDecTrainingPanel::redrawGrid() {
   if (static_cast<std::size_t>(layer) >= s.alignment.size()) return;
   const double score = s.alignment[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head)];
   const double uniform = s.cross.empty() ? 0.0 : 1.0 / static_cast<double>(s.cross[0][0].cols());
-  const QString what =
-      reverse ? tr("reads the source backwards (anti-diagonal)") : tr("reads the source in sorted order");
+  // The task and the step first: a figure of the page (which leaves the controls out) says what it shows.
+  const QString when = tr("%1, step %2").arg(QString(toString(task))).arg(s.step);
   headline_->setText(score >= kAligned
-                         ? tr("cross-attention %1 %2: %3 of its weight on the aligned source token")
-                               .arg(headLabel(layer, head), what)
+                         ? tr("%1: cross-attention %2 %3: %4 of its weight on the aligned source token")
+                               .arg(when, headLabel(layer, head), what)
                                .arg(score, 0, 'f', 2)
-                         : tr("cross-attention %1 not aligned yet: %2 on the aligned source token (uniform: %3)")
-                               .arg(headLabel(layer, head))
+                         : tr("%1: cross-attention %2 not aligned yet: %3 on the aligned source token (uniform: %4)")
+                               .arg(when, headLabel(layer, head))
                                .arg(score, 0, 'f', 2)
                                .arg(uniform, 0, 'f', 2));
+}
+
+EncDecTrainingRun EncDecTrainingPanel::run() const {
+  if (!last_ || !last_->params) return {};
+  return {last_, losses_, accuracy_};
+}
+
+namespace {
+/// `run`'s (step, value) pairs as a [points, 1] matrix called `name`, its rows labelled with the step.
+LabelledMatrix curve(const std::string& name, const std::string& title, const std::string& column,
+                     const std::vector<std::pair<int, double>>& points) {
+  LabelledMatrix m;
+  m.name = name, m.title = title, m.colLabels = {column};
+  m.values.resize(static_cast<Eigen::Index>(points.size()), 1);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    m.values(static_cast<Eigen::Index>(i), 0) = points[i].second;
+    m.rowLabels.push_back(std::to_string(points[i].first));
+  }
+  return m;
+}
+}  // namespace
+
+ViewNumbers EncDecTrainingPanel::numbers(const EncDecTrainingRun& run) {
+  ViewNumbers n;
+  n.view = "training";
+  n.title = "Training: encoder–decoder";
+  if (!run.latest) return n;
+  const EncDecTrainSettings& s = run.latest->settings;
+  const EncDecSnapshot& snap = run.latest->snapshot;
+  const TinyEncDecConfig& c = s.model;
+  n.params = {{"task", toString(s.task)},
+              {"model",
+               {{"encoder_layers", c.encoderLayers},
+                {"decoder_layers", c.decoderLayers},
+                {"heads", c.heads},
+                {"d_model", c.dModel},
+                {"ffn", c.ffn},
+                {"max_length", c.maxLength},
+                {"symbols", c.symbols},
+                {"seed", c.seed}}},
+              {"lr", s.adam.lr},
+              {"batch", s.batch},
+              {"step", snap.step}};
+  n.matrices.push_back(curve("loss", "Training loss per step", "loss", run.losses));
+  n.matrices.push_back(curve("accuracy", "Held-out accuracy (teacher-forced)", "held_out_accuracy", run.accuracy));
+  const std::string scoreName = alignmentWords(s.task).first.replace('-', '_').toStdString();
+  LabelledMatrix a;
+  a.name = "alignment";
+  a.title = "Cross-attention on the aligned source token, probe, step " + std::to_string(snap.step);
+  a.colLabels = {scoreName};
+  std::vector<double> scores;
+  for (std::size_t l = 0; l < snap.alignment.size(); ++l)
+    for (std::size_t h = 0; h < snap.alignment[l].size(); ++h) {
+      a.rowLabels.push_back(headLabel(static_cast<int>(l), static_cast<int>(h)).toStdString());
+      scores.push_back(snap.alignment[l][h]);
+    }
+  a.values = Eigen::Map<const Eigen::VectorXd>(scores.data(), static_cast<Eigen::Index>(scores.size()));
+  n.matrices.push_back(std::move(a));
+  const std::vector<std::string> vocab = tinyEncDecVocabulary(c);
+  const EncDecProbe probe = encDecProbe(s.task, c);
+  auto words = [&](const std::vector<int>& ids) {
+    std::vector<std::string> w;
+    for (int id : ids) w.push_back(vocab[static_cast<std::size_t>(id)]);
+    return w;
+  };
+  for (std::size_t l = 0; l < snap.cross.size(); ++l)
+    for (std::size_t h = 0; h < snap.cross[l].size(); ++h) {
+      LabelledMatrix m;
+      const std::string head = headLabel(static_cast<int>(l), static_cast<int>(h)).toStdString();
+      m.name = "cross_" + head;
+      m.title = "Cross-attention " + head + " on the probe (rows: target, columns: source)";
+      m.values = snap.cross[l][h].cast<double>();
+      m.rowLabels = words(probe.target);
+      m.colLabels = words(probe.source);
+      n.matrices.push_back(std::move(m));
+    }
+  return n;
+}
+
+void EncDecTrainingPanel::showRun(const EncDecTrainingRun& run) {
+  if (!run.latest) return;
+  auto u = std::make_shared<EncDecTrainingUpdate>(*run.latest);
+  u->losses = run.losses;
+  u->reset = true;  // replaces whatever was drawn
+  u->running = false;
+  u->error.clear();
+  showUpdate(u);
+  // showUpdate drew the latest accuracy only: the run's whole curve replaces it.
+  accuracy_ = run.accuracy;
+  plot_->graph(1)->data()->clear();
+  for (const auto& [step, accuracy] : accuracy_) plot_->graph(1)->addData(step, accuracy);
+  plot_->xAxis->rescale();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 QString EncDecTrainingPanel::saveModel(const QString& dir) const {
@@ -334,32 +395,22 @@ QString EncDecTrainingPanel::saveModel(const QString& dir) const {
 
 void EncDecTrainingPanel::useInViews() {
   if (!last_ || !last_->params) return;
-  const QString base = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/trained";
-  QDir().mkpath(base);
-  // A new folder each time: the window caches models by folder.
-  const QString name = QString("%1-encdec-E%2D%3H%4-step%5-%6")
-                           .arg(toString(last_->settings.task))
-                           .arg(last_->settings.model.encoderLayers)
-                           .arg(last_->settings.model.decoderLayers)
-                           .arg(last_->settings.model.heads)
-                           .arg(last_->snapshot.step)
-                           .arg(QDateTime::currentDateTime().toString("yyyyMMdd-hhmmss-zzz"));
-  const QString dir = base + "/" + name;
-  const QString error = saveModel(dir);
-  if (!error.isEmpty()) {
-    QMessageBox::warning(this, tr("Use in views"), tr("The model could not be saved: %1").arg(error));
-    return;
-  }
-  emit useModelRequested(dir);
+  const EncDecTrainSettings& t = last_->settings;
+  const QString dir = saveForViews(this,
+                                   QString("%1-encdec-E%2D%3H%4-step%5")
+                                       .arg(toString(t.task))
+                                       .arg(t.model.encoderLayers)
+                                       .arg(t.model.decoderLayers)
+                                       .arg(t.model.heads)
+                                       .arg(last_->snapshot.step),
+                                   [this](const QString& d) { return saveModel(d); });
+  if (!dir.isEmpty()) emit useModelRequested(dir);
 }
 
 void EncDecTrainingPanel::chooseSaveFolder() {
-  const QString dir =
-      QFileDialog::getSaveFileName(this, tr("Save the trained encoder–decoder as a folder"),
-                                   QDir::home().filePath(QString("%1-encdec-model").arg(task_->currentText())));
-  if (dir.isEmpty()) return;
-  const QString error = saveModel(dir);
-  if (!error.isEmpty()) QMessageBox::warning(this, tr("Save model"), error);
+  saveWithDialog(this, tr("Save the trained encoder–decoder as a folder"),
+                 QString("%1-encdec-model").arg(task_->currentText()),
+                 [this](const QString& d) { return saveModel(d); });
 }
 
 }  // namespace attnlab::ui

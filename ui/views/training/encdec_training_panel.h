@@ -7,7 +7,9 @@
 // opens it as any encoder–decoder (source and target, cross view, generation).
 #include <QWidget>
 
+#include "core/session/view_numbers.h"
 #include "ui/views/training/encdec_training_worker.h"
+#include "ui/views/training/train_switch.h"
 
 class QComboBox;
 class QCustomPlot;
@@ -20,6 +22,14 @@ namespace attnlab::ui {
 
 class AttentionGrid;
 
+/// A run of the page as a figure draws it: the latest update (settings, snapshot on the probe, weights) and every
+/// point of the curves since the reset.
+struct EncDecTrainingRun {
+  EncDecTrainingUpdatePtr latest;                ///< null before the first update (or after refused settings)
+  std::vector<std::pair<int, double>> losses;    ///< (step, training loss) of every step
+  std::vector<std::pair<int, double>> accuracy;  ///< (step, held-out accuracy) of every update drawn
+};
+
 class EncDecTrainingPanel : public QWidget {
   Q_OBJECT
  public:
@@ -31,6 +41,14 @@ class EncDecTrainingPanel : public QWidget {
   QString saveModel(const QString& dir) const;
   EncDecTrainingWorker* worker() const { return worker_; }
   const EncDecTrainingUpdatePtr& lastUpdate() const { return last_; }
+  /// The run drawn so far (what Export figure draws); `latest` null when there is no model.
+  EncDecTrainingRun run() const;
+  /// Draws `run` in place of what is drawn: the export's offscreen copy of the page.
+  void showRun(const EncDecTrainingRun& run);
+  /// The numbers behind a figure of `run` (empty matrices when it has no model): "loss" [steps, 1] and "accuracy"
+  /// [updates, 1] (rows: the step), "alignment" [decoder heads, 1] (rows "L0H1", the column the task's alignment),
+  /// and per decoder head "cross_L0H1" [target tokens, source tokens], the probe's tokens as labels.
+  static ViewNumbers numbers(const EncDecTrainingRun& run);
   /// The cross maps the grid draws now: [decoder layer][head], [n_t, n_s].
   const std::vector<std::vector<Eigen::MatrixXf>>& drawnCross() const { return drawn_; }
   /// The selected (framed) head: decoder layer and head.
@@ -44,6 +62,8 @@ class EncDecTrainingPanel : public QWidget {
   QSpinBox* seedBox() const { return seed_; }
   QLabel* headline() const { return headline_; }
   QLabel* status() const { return status_; }
+  /// The probe's tokens under the maps (their rows and columns).
+  QLabel* probeLabel() const { return probe_; }
   AttentionGrid* grid() const { return grid_; }
 
  signals:
@@ -81,8 +101,8 @@ class EncDecTrainingPanel : public QWidget {
   AttentionGrid* grid_;
   EncDecTrainingUpdatePtr last_;
   std::vector<std::vector<Eigen::MatrixXf>> drawn_;
-  bool training_ = false;
-  bool refused_ = false;
+  std::vector<std::pair<int, double>> losses_, accuracy_;  ///< the curves since the reset, as drawn
+  TrainSwitch switch_;  ///< Train/Pause, and whether the controls' settings were refused
 };
 
 }  // namespace attnlab::ui

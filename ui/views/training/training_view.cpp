@@ -2,23 +2,17 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QDateTime>
-#include <QDir>
 #include <QDoubleSpinBox>
-#include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QMessageBox>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
-#include <QStandardPaths>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTableWidget>
-#include <QThread>
 #include <QVBoxLayout>
 #include <cmath>
 
@@ -30,6 +24,9 @@
 #include "ui/plots/attention_grid.h"
 #include "ui/plots/figure_export.h"
 #include "ui/views/common/head_names.h"
+#include "ui/views/training/train_switch.h"
+#include "ui/views/training/trained_model_folder.h"
+#include "ui/views/training/training_controls.h"
 
 namespace attnlab::ui {
 
@@ -61,9 +58,7 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent), worker_(new Train
   heads_ = new QSpinBox;
   heads_->setRange(1, 8);
   heads_->setValue(defaults.model.heads);
-  dModel_ = new QComboBox;
-  for (int d : {16, 32, 64, 128}) dModel_->addItem(QString::number(d), d);
-  dModel_->setCurrentText(QString::number(defaults.model.dModel));
+  dModel_ = makeDModelBox(defaults.model.dModel);
   mlp_ = new QCheckBox(tr("MLP sub-blocks"));
   mlp_->setChecked(defaults.model.mlp);
   activation_ = new QComboBox;
@@ -77,19 +72,10 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent), worker_(new Train
   variant_->setToolTip(
       tr("Causal softmax, or linear attention with φ = elu+1 or exp: does linear attention learn "
          "induction?"));
-  lr_ = new QDoubleSpinBox;
-  lr_->setDecimals(4);
-  lr_->setRange(0.0001, 0.1);
-  lr_->setSingleStep(0.0005);
-  lr_->setValue(defaults.adam.lr);
+  lr_ = makeLearningRateBox(defaults.adam.lr, 0.0005);
   lr_->setToolTip(tr("Adam's learning rate; changes apply to the running training at once."));
-  seed_ = new QSpinBox;
-  seed_->setRange(0, 1000000);
-  seed_->setValue(static_cast<int>(defaults.model.seed));
-  maxSteps_ = new QSpinBox;
-  maxSteps_->setRange(1, 1000000);
-  maxSteps_->setValue(3000);
-  maxSteps_->setToolTip(tr("Training stops here (press Train again after raising it to go on)."));
+  seed_ = makeSeedBox(static_cast<int>(defaults.model.seed));
+  maxSteps_ = makeStepLimitBox(3000);
 
   train_ = new QPushButton(tr("Train"));
   step_ = new QPushButton(tr("Step"));
@@ -116,23 +102,9 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent), worker_(new Train
   buttons->addWidget(reset_, 1, 0);
   buttons->addWidget(use_, 1, 1);
   buttons->addWidget(save_, 2, 0, 1, 2);
-  auto* left = new QWidget;
-  auto* leftLayout = new QVBoxLayout(left);
-  leftLayout->addLayout(form);
-  leftLayout->addLayout(buttons);
   status_ = new QLabel;
-  status_->setWordWrap(true);
-  leftLayout->addWidget(status_);
-  leftLayout->addStretch(1);
-  left->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Preferred);  // as wide as its fields, at every font size
-  left->setProperty(kScreenOnlyProperty, true);                       // a figure of the run holds no controls
-
-  headline_ = new QLabel;
-  headline_->setWordWrap(true);
-  QFont hf = headline_->font();
-  hf.setPointSizeF(hf.pointSizeF() * 1.2);
-  hf.setBold(true);
-  headline_->setFont(hf);
+  QWidget* left = makeControlsColumn(form, buttons, status_);
+  headline_ = makeHeadline();
 
   loss_ = new QCustomPlot;
   loss_->addGraph();
@@ -157,16 +129,8 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent), worker_(new Train
   right->setStretchFactor(0, 2);
   right->setStretchFactor(1, 4);
   right->setStretchFactor(2, 1);
-  auto* rightBox = new QWidget;
-  auto* rightLayout = new QVBoxLayout(rightBox);
-  rightLayout->setContentsMargins(0, 0, 0, 0);
-  rightLayout->addWidget(headline_);
-  rightLayout->addWidget(right, 1);
-
   auto* single = new QWidget;
-  auto* layout = new QHBoxLayout(single);
-  layout->addWidget(left);
-  layout->addWidget(rightBox, 1);
+  layOutTrainingPage(single, left, headline_, right);
   // Two pages: the one-text tasks above, and the encoder–decoder's toy translations (issue 33).
   encDec_ = new EncDecTrainingPanel;
   tabs_ = new QTabWidget;
@@ -217,39 +181,30 @@ TrainSettings TrainingView::settings() const {
   s.model.attention = parseTinyAttention(variant_->currentText().toStdString());
   s.model.seed = static_cast<uint64_t>(seed_->value());
   s.adam.lr = lr_->value();
-  // One training thread: the other core keeps the window at full frame rate.
-  s.threads = std::max(1, QThread::idealThreadCount() - 1);
+  s.threads = trainingThreads();
   return s;
 }
 
 void TrainingView::setFontScale(double scale) {
   encDec_->setFontScale(scale);
   grid_->setFontScale(scale);
-  QFont f = loss_->xAxis->labelFont();
-  f.setPointSizeF(QFont().pointSizeF() * scale);
-  for (QCPAxis* a : {loss_->xAxis, loss_->yAxis}) a->setLabelFont(f), a->setTickLabelFont(f);
-  loss_->replot();
+  setPlotFontScale(loss_, scale);
 }
 
 void TrainingView::resetTrainer() {
-  training_ = false;
-  worker_->reset(settings());
+  switch_.reset(*worker_, settings());
   updateButtons();
 }
 
 void TrainingView::toggleTraining() {
-  training_ = !training_;
-  if (training_)
-    worker_->train(maxSteps_->value());
-  else
-    worker_->pause();
+  switch_.toggle(*worker_, maxSteps_->value());
   updateButtons();
 }
 
 void TrainingView::updateButtons() {
-  train_->setText(training_ ? tr("Pause") : tr("Train"));
-  train_->setEnabled(!refused_);
-  step_->setEnabled(!training_ && !refused_);
+  train_->setText(switch_.buttonText());
+  train_->setEnabled(!switch_.refused());
+  step_->setEnabled(!switch_.training() && !switch_.refused());
   const bool haveModel = last_ && last_->params;
   use_->setEnabled(haveModel);
   save_->setEnabled(haveModel);
@@ -258,19 +213,13 @@ void TrainingView::updateButtons() {
 int TrainingView::lossPoints() const { return loss_->graph(0)->dataCount(); }
 
 void TrainingView::showUpdate(const TrainingUpdatePtr& u) {
-  if (!u->error.empty()) {
-    status_->setText(tr("<b>Stopped:</b> %1").arg(QString::fromStdString(u->error).toHtmlEscaped()));
-    if (!u->params) {  // the settings were refused: nothing to draw, nothing to train until they change
-      training_ = false;
-      refused_ = true;
-      updateButtons();
-      return;
-    }
+  if (!switch_.take(*u, status_)) {  // the settings were refused: nothing to draw, nothing to train until they change
+    updateButtons();
+    return;
   }
   if (u->reset) {
     loss_->graph(0)->data()->clear();
     history_.clear();
-    refused_ = false;
   }
   last_ = u;
   history_.insert(history_.end(), u->losses.begin(), u->losses.end());
@@ -333,15 +282,14 @@ void TrainingView::showUpdate(const TrainingUpdatePtr& u) {
     }
 
   if (u->error.empty())
-    status_->setText(s.step == 0
-                         ? tr("step 0: untrained weights. Press Train.")
-                         : tr("step %1 · loss %2 · probe accuracy %3%4")
-                               .arg(s.step)
-                               .arg(s.loss, 0, 'f', 4)
-                               .arg(s.accuracy, 0, 'f', 2)
-                               .arg(u->msPerStep > 0 ? tr(" · %1 ms/step").arg(u->msPerStep, 0, 'f', 2) : QString()));
+    status_->setText(s.step == 0 ? tr("step 0: untrained weights. Press Train.")
+                                 : tr("step %1 · loss %2 · probe accuracy %3%4")
+                                       .arg(s.step)
+                                       .arg(s.loss, 0, 'f', 4)
+                                       .arg(s.accuracy, 0, 'f', 2)
+                                       .arg(TrainSwitch::msPerStep(u->msPerStep)));
   // Reached the step limit or diverged; an update published before the latest Train says nothing.
-  if (!u->running && training_ && !u->reset && u->commandGeneration == worker_->commandGeneration()) training_ = false;
+  switch_.settle(*u, *worker_);
   updateButtons();
 }
 
@@ -431,31 +379,19 @@ QString TrainingView::saveModel(const QString& dir) const {
 
 void TrainingView::useInViews() {
   if (!last_) return;
-  const QString base = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/trained";
-  QDir().mkpath(base);
-  // A new folder each time: the window caches models by folder, and a session that names it keeps working.
-  const QString name = QString("%1-L%2H%3-step%4-%5")
-                           .arg(toString(last_->settings.task))
-                           .arg(last_->settings.model.layers)
-                           .arg(last_->settings.model.heads)
-                           .arg(last_->snapshot.step)
-                           .arg(QDateTime::currentDateTime().toString("yyyyMMdd-hhmmss-zzz"));
-  const QString dir = base + "/" + name;
-  const QString error = saveModel(dir);
-  if (!error.isEmpty()) {
-    QMessageBox::warning(this, tr("Use in views"), tr("The model could not be saved: %1").arg(error));
-    return;
-  }
-  emit useModelRequested(dir);
+  const QString dir = saveForViews(this,
+                                   QString("%1-L%2H%3-step%4")
+                                       .arg(toString(last_->settings.task))
+                                       .arg(last_->settings.model.layers)
+                                       .arg(last_->settings.model.heads)
+                                       .arg(last_->snapshot.step),
+                                   [this](const QString& d) { return saveModel(d); });
+  if (!dir.isEmpty()) emit useModelRequested(dir);
 }
 
 void TrainingView::chooseSaveFolder() {
-  const QString dir =
-      QFileDialog::getSaveFileName(this, tr("Save the trained model as a folder"),
-                                   QDir::home().filePath(QString("%1-model").arg(task_->currentText())));
-  if (dir.isEmpty()) return;
-  const QString error = saveModel(dir);
-  if (!error.isEmpty()) QMessageBox::warning(this, tr("Save model"), error);
+  saveWithDialog(this, tr("Save the trained model as a folder"), QString("%1-model").arg(task_->currentText()),
+                 [this](const QString& d) { return saveModel(d); });
 }
 
 }  // namespace attnlab::ui

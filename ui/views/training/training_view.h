@@ -10,6 +10,7 @@
 #include "core/session/view_numbers.h"
 #include "core/train/train_history.h"
 #include "ui/views/training/encdec_training_panel.h"
+#include "ui/views/training/train_switch.h"
 #include "ui/views/training/training_worker.h"
 
 class QCheckBox;
@@ -110,8 +111,7 @@ class TrainingView : public QWidget {
   EncDecTrainingPanel* encDec_;
   TrainingUpdatePtr last_;
   std::vector<std::pair<int, double>> history_;  ///< every (step, loss) since the reset, as drawn
-  bool training_ = false;
-  bool refused_ = false;  ///< the controls' settings were refused: Train/Step would train the old model
+  TrainSwitch switch_;                           ///< Train/Pause, and whether the controls' settings were refused
 };
 
 }  // namespace attnlab::ui
