@@ -368,10 +368,14 @@ class TestEncDecT5Window : public QObject {
     m.selection.stack = "decoder";
     m.selection.view = "attribution";
     w.applyParams(m);
-    QTRY_VERIFY_WITH_TIMEOUT(!plot->isVisible(), 20000);
-    bool said = false;
-    for (QLabel* l : view->findChildren<QLabel*>()) said = said || (l->isVisible() && l->text().contains("post-LN"));
-    QVERIFY(said);
+    // The plot hides while Marian's run is computed, before the message is set: wait for the message itself.
+    const auto said = [view] {
+      for (QLabel* l : view->findChildren<QLabel*>())
+        if (l->isVisible() && l->text().contains("post-LN")) return true;
+      return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(said(), 20000);
+    QVERIFY(!plot->isVisible());
   }
 };
 
