@@ -254,6 +254,8 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
     updateTitle();
     setWindowModified(false);  // just opened or saved
   });
+  connect(sessions_, &SessionActions::warned, this,
+          [this](const QString& message) { statusBar()->showMessage("⚠ " + message, 20000); });
   connect(sessions_, &SessionActions::saved, this, [this](const QString& path) {
     statusBar()->showMessage(tr("Saved session to %1").arg(QDir::toNativeSeparators(path)), 8000);
   });
