@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -54,12 +55,30 @@ TargetBar::TargetBar(SentenceEditor* source, QWidget* parent)
   seed_ = new QSpinBox;
   seed_->setRange(0, 1000000000);
   seed_->setToolTip(tr("The seed of the sampled generation: the same seed gives the same tokens"));
+  // The sampling settings, as the Prediction view's controls have them (the same ranges): the same session fields.
+  temperature_ = new QDoubleSpinBox;
+  temperature_->setRange(0.05, 10.0);
+  temperature_->setSingleStep(0.1);
+  temperature_->setDecimals(2);
+  temperature_->setToolTip(tr("Sampled tokens are drawn from softmax(logits / T): T < 1 sharpens, T > 1 flattens"));
+  topK_ = new QSpinBox;
+  topK_->setRange(0, 1000000);
+  topK_->setSpecialValueText(tr("all"));
+  topK_->setToolTip(tr("Sampling keeps only the k most probable tokens (all: no limit)"));
+  topP_ = new QDoubleSpinBox;
+  topP_->setRange(0.01, 1.0);
+  topP_->setSingleStep(0.05);
+  topP_->setDecimals(2);
+  topP_->setToolTip(tr("Sampling keeps the most probable tokens until their mass reaches p (1: all)"));
   generate_ = new QPushButton;
   generate_->setObjectName("generateTarget");
   auto* options = new QWidget;
   auto* form = new QFormLayout(options);
   form->addRow(tr("Tokens"), steps_);
   form->addRow(sample_);
+  form->addRow(tr("Temperature"), temperature_);
+  form->addRow(tr("Top-k"), topK_);
+  form->addRow(tr("Top-p"), topP_);
   form->addRow(tr("Seed"), seed_);
   form->addRow(generate_);
   auto* menu = new QMenu(next_);
@@ -128,6 +147,20 @@ TargetBar::TargetBar(SentenceEditor* source, QWidget* parent)
   }
   connect(sample_, &QCheckBox::toggled, this, &TargetBar::showGenerateChoice);
   connect(sample_, &QCheckBox::toggled, this, &TargetBar::emitPrediction);
+  // Each sampling setting edits its own field alone: a value the spin box rounds (a session's temperature 0.333) is not
+  // written back when another setting changes.
+  const auto editSampling = [this](auto set) {
+    if (updating_) return;
+    PredictionSettings p = prediction_;
+    set(p);
+    emit predictionEdited(p);
+  };
+  connect(temperature_, &QDoubleSpinBox::valueChanged, this,
+          [editSampling](double v) { editSampling([v](PredictionSettings& p) { p.temperature = v; }); });
+  connect(topK_, &QSpinBox::valueChanged, this,
+          [editSampling](int v) { editSampling([v](PredictionSettings& p) { p.topK = v; }); });
+  connect(topP_, &QDoubleSpinBox::valueChanged, this,
+          [editSampling](double v) { editSampling([v](PredictionSettings& p) { p.topP = v; }); });
   setParams(Params{});
 }
 
@@ -175,11 +208,14 @@ void TargetBar::setParams(const Params& p) {
   steps_->setValue(prediction_.generateSteps);
   sample_->setChecked(!prediction_.greedy);
   seed_->setValue(static_cast<int>(std::min<uint64_t>(prediction_.seed, 1000000000)));
+  temperature_->setValue(prediction_.temperature);
+  topK_->setValue(prediction_.topK);
+  topP_->setValue(prediction_.topP);
   updating_ = false;
   showGenerateChoice();
   const PredictionSettings& s = prediction_;
   sample_->setToolTip(tr("Draw each token with the seed from softmax(logits / %1), kept: %2, top-p %3 (the "
-                         "Prediction chapter's sampling settings); unchecked: always the most probable (greedy)")
+                         "settings below, also in the Prediction view); unchecked: always the most probable (greedy)")
                           .arg(s.temperature)
                           .arg(s.topK > 0 ? tr("the %1 most probable").arg(s.topK) : tr("all"))
                           .arg(s.topP));
@@ -216,7 +252,7 @@ void TargetBar::emitPrediction() {
 void TargetBar::showGenerateChoice() {
   const int n = steps_->value();
   const bool sampled = sample_->isChecked();
-  seed_->setEnabled(sampled);
+  for (QWidget* w : std::initializer_list<QWidget*>{seed_, temperature_, topK_, topP_}) w->setEnabled(sampled);
   generate_->setText(sampled ? tr("Sample %1 tokens").arg(n) : tr("Generate %1 tokens").arg(n));
   generate_->setToolTip(
       (sampled ? tr("Append %1 tokens drawn with seed %2").arg(n).arg(seed_->value())
