@@ -14,6 +14,7 @@
 #include "core/base/json_file.h"
 #include "core/run/encdec_run.h"
 #include "core/session/params_json.h"
+#include "core/session/params_keys.h"
 #include "core/session/session.h"
 #include "core/session/token_pins.h"
 #include "core/train/shipped_models.h"
@@ -128,7 +129,11 @@ Params paramsFromFile(const std::string& path, const Params& base) {
   // readTextFile: a regular file of bounded size only (/dev/zero was read until memory ran out, a FIFO blocked).
   const nlohmann::json j = parseJsonText(readTextFile(path), path);
   requireReadableSession(j);  // a session of a newer program is refused, as the window refuses it
-  return paramsFromJson(j, base);
+  Params p = paramsFromJson(j, base);
+  // A key this program does not read (misspelled, or a newer version's field) is named, and the run goes on.
+  if (const std::string unknown = unknownKeysMessage(unknownParamsKeys(j)); !unknown.empty())
+    std::cerr << "warning: " << path << ": " << unknown << "\n";
+  return p;
 }
 
 std::string readSentenceFile(const std::string& path) {

@@ -8,21 +8,21 @@
 namespace attnlab {
 namespace {
 
-/// The decoder's input for `target`: decoder_start_token_id, then the target's tokens.
-std::vector<int> decoderInput(const EncDecFolderModel& model, const std::string& target) {
-  if (!utf8::isValid(target)) throw InputError("the target text is not valid UTF-8");
-  return model.tokenizeTarget(target).ids;
+/// The decoder's input for `target`: decoder_start_token_id, then the target's tokens, then its pending ids.
+std::vector<int> decoderInput(const EncDecFolderModel& model, const TargetText& target) {
+  if (!utf8::isValid(target.text)) throw InputError("the target text is not valid UTF-8");
+  return model.tokenizeTarget(target.text, target.pending).ids;
 }
 
 }  // namespace
 
-int targetRoom(const EncDecFolderModel& model, const std::string& target) {
+int targetRoom(const EncDecFolderModel& model, const TargetText& target) {
   const int limit = model.model().config().maxPositions;
   const int used = static_cast<int>(decoderInput(model, target).size());
   return limit > 0 ? std::max(0, limit - used) : 1 << 20;
 }
 
-TargetGeneration generateTarget(const EncDecFolderModel& model, const std::string& source, const std::string& target,
+TargetGeneration generateTarget(const EncDecFolderModel& model, const std::string& source, const TargetText& target,
                                 int steps, const SamplingOptions& options, const RunControl& control,
                                 const std::function<void(const GeneratedToken&)>& onToken,
                                 const EncDecAblation& ablation) {

@@ -19,18 +19,18 @@ struct TargetGeneration {
 };
 
 /// Tokens the target may still grow by before the decoder's input (start token + target tokens) fills the model's
-/// positions; 0 when it is full. Throws InputError for a target that is not valid UTF-8.
-int targetRoom(const EncDecFolderModel& model, const std::string& target);
+/// positions (its pending ids count); 0 when it is full. Throws InputError for a target that is not valid UTF-8.
+int targetRoom(const EncDecFolderModel& model, const TargetText& target);
 
-/// Up to `steps` target tokens after `target` for `source`; stops after eos (reported, endOfText). `onToken` sees
-/// each token as it is made (on the caller's thread). Throws InputError for what runEncDecPipeline refuses in the
-/// source (empty, invalid UTF-8, longer than the positions), for steps < 1, for bad sampling options and when the
-/// target plus `steps` tokens passes the positions (both lengths named); Cancelled between steps.
-/// `ablation` (heads switched off, as the shown run's): when not empty the cache is not used (the decode session has
-/// no ablations); each step runs EncDecModel::forward(source, decoder input so far, ablation) and chooses from its
-/// last row, which is what Next token gives step after step. Mean ablation then averages over the target rows present
-/// at that step. Empty: the cached path. Throws InputError for what forward refuses (a head the stack lacks).
-TargetGeneration generateTarget(const EncDecFolderModel& model, const std::string& source, const std::string& target,
+/// Up to `steps` target tokens after `target` (its text's tokens, then its pending ids) for `source`; stops after eos
+/// (reported, endOfText). `onToken` sees each token as it is made (on the caller's thread). Throws InputError for what
+/// runEncDecPipeline refuses in the source (empty, invalid UTF-8, longer than the positions), for steps < 1, for bad
+/// sampling options and when the target plus `steps` tokens passes the positions (both lengths named); Cancelled
+/// between steps. `ablation` (heads switched off, as the shown run's): when not empty the cache is not used (the decode
+/// session has no ablations); each step runs EncDecModel::forward(source, decoder input so far, ablation) and chooses
+/// from its last row, which is what Next token gives step after step. Mean ablation then averages over the target rows
+/// present at that step. Empty: the cached path. Throws InputError for what forward refuses (a head the stack lacks).
+TargetGeneration generateTarget(const EncDecFolderModel& model, const std::string& source, const TargetText& target,
                                 int steps, const SamplingOptions& options, const RunControl& control = {},
                                 const std::function<void(const GeneratedToken&)>& onToken = {},
                                 const EncDecAblation& ablation = {});

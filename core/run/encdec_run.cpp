@@ -154,8 +154,27 @@ TokenizedText EncDecFolderModel::tokenizeSource(const std::string& text) const {
   return folder_->source->encode(text, true);
 }
 
-TokenizedText EncDecFolderModel::tokenizeTarget(const std::string& text) const {
-  return decoderInputOf(model().config(), *folder_->target, text);
+TokenizedText EncDecFolderModel::tokenizeTarget(const std::string& text, const std::vector<int>& pending) const {
+  TokenizedText t = decoderInputOf(model().config(), *folder_->target, text);
+  int u16 = 0;  // the text's length in UTF-16 units: the pending tokens' (empty) spans sit at its end
+  for (std::size_t at = 0; at < text.size();) {
+    const utf8::CodePoint cp = utf8::decode(text, at);
+    u16 += utf8::utf16Units(cp.value);
+    at += std::max<std::size_t>(1, cp.size);
+  }
+  const int vocab = folder_->target->vocabSize();
+  for (int id : pending) {
+    if (id < 0 || id >= vocab)
+      throw InputError("target_pending: id " + std::to_string(id) + " is outside the target vocabulary (" +
+                       std::to_string(vocab) + " ids)");
+    Token tok;
+    tok.text = folder_->target->pieceOf(id);
+    tok.byteBegin = tok.byteEnd = static_cast<int>(text.size());
+    tok.u16Begin = tok.u16End = u16;
+    t.tokens.push_back(tok);
+    t.ids.push_back(id);
+  }
+  return t;
 }
 
 std::vector<int> decoderInputIds(const EncDecConfig& c, std::vector<int> labels) {
@@ -199,6 +218,28 @@ std::string EncDecFolderModel::appendPiece(const std::string& target, int id) co
   }
   if (blank(target)) out.erase(0, std::min(out.size(), out.find_first_not_of(' ')));
   return target + out;
+}
+
+TargetText EncDecFolderModel::appendGenerated(const TargetText& target, int id) const {
+  std::string all = target.text;
+  for (int p : target.pending) all = appendPiece(all, p);
+  all = appendPiece(all, id);
+  if (utf8::isValid(all)) return TargetText(std::move(all));
+  TargetText out = target;
+  out.pending.push_back(id);
+  return out;
+}
+
+TargetText EncDecFolderModel::decodeGenerated(const std::vector<int>& ids) const {
+  TargetText t;
+  for (int id : ids) t = appendGenerated(t, id);
+  return t;
+}
+
+std::string EncDecFolderModel::pendingBytes(const std::vector<int>& pending) const {
+  std::string bytes = "x";  // not blank: appendPiece keeps a pending piece's leading space
+  for (int id : pending) bytes = appendPiece(bytes, id);
+  return bytes.substr(1);
 }
 
 std::string EncDecFolderModel::decodeTarget(const std::vector<int>& ids) const {
@@ -314,7 +355,7 @@ PipelineResult runEncDecPipeline(const Params& p, std::shared_ptr<const EncDecFo
                                  const RunControl& control, std::shared_ptr<const PipelineResult> previous) {
   TokenizedText src = checkedSource(*model, p.sentence);
   checkText(p.target, "target");
-  TokenizedText tgt = model->tokenizeTarget(p.target);
+  TokenizedText tgt = model->tokenizeTarget(p.target, p.targetPending);
   checkLength(tgt, model->model().config().maxPositions, "target (with the decoder's start token)");
   control.checkpoint(0.0);
 

@@ -13,6 +13,19 @@
 
 namespace attnlab {
 
+/// A target as the decoder reads it: `text` (valid UTF-8, what the editor shows) and after it `pending`, generated
+/// byte-level ids whose bytes do not yet make whole characters (BART splits 😀 = F0 9F 98 80 over up to four pieces:
+/// after two of them the text stays "cat" and pending is [ð, Ł]). The decoder input is the text's tokens, then the
+/// pending ids: exactly the ids generated. Empty `pending` for a typed target and for every vocabulary that is not
+/// byte-level. Converts from a plain text (no pending ids).
+struct TargetText {
+  std::string text;
+  std::vector<int> pending;
+  TargetText(std::string t = {}, std::vector<int> p = {}) : text(std::move(t)), pending(std::move(p)) {}
+  TargetText(const char* t) : text(t) {}
+  bool operator==(const TargetText& o) const { return text == o.text && pending == o.pending; }
+};
+
 /// What makeModel returns for an encoder–decoder folder: the folder (model and both tokenizers) behind the Model
 /// interface, so that the window's model cache, progress and error paths stay as they are. info() and tokenize()
 /// describe the decoder (the stack whose logits predict); forward() refuses (one text is not enough):
@@ -32,8 +45,10 @@ class EncDecFolderModel : public Model {
   const TextTokenizer& targetTokenizer() const { return *folder_->target; }
   /// The source text's tokens as the encoder reads them (Marian: with its eos appended).
   TokenizedText tokenizeSource(const std::string& text) const;
-  /// The decoder's input for a target text (decoderInputOf): what `attnlab dump --target` reads too.
-  TokenizedText tokenizeTarget(const std::string& text) const;
+  /// The decoder's input for a target text (decoderInputOf): what `attnlab dump --target` reads too; then the pending
+  /// ids (TargetText), each a token with its vocabulary piece and an empty span at the text's end. InputError for a
+  /// pending id outside the target vocabulary.
+  TokenizedText tokenizeTarget(const std::string& text, const std::vector<int>& pending = {}) const;
   /// Target ids as text: each piece with SentencePiece's "▁" as a space (WordPiece: "##" joins, else a space), or,
   /// for a byte-level BPE target (BART's), the bytes its stand-ins name ("Ġsat" → " sat"; a character split over
   /// pieces whole, one cut off at the end as U+FFFD); the special ids (start, eos, pad, the tokenizer's template ids)
@@ -41,8 +56,16 @@ class EncDecFolderModel : public Model {
   std::string decodeTarget(const std::vector<int>& ids) const;
   /// The text one more target id appends to `target` ("▁Haus" → " Haus", "Ġsat" → " sat"; no leading space on an
   /// empty target). Byte-level pieces append raw bytes: a character's first byte alone is not valid UTF-8 until the
-  /// next piece completes it.
+  /// next piece completes it (appendGenerated keeps such bytes pending instead).
   std::string appendPiece(const std::string& target, int id) const;
+  /// One generated id after `target`, keeping the text valid UTF-8: the text with the pending ids and this one
+  /// appended (appendPiece) when that is valid UTF-8 (the pending ids then emptied), else the same text with `id`
+  /// added to the pending ids. [cat] + ð → "cat" pending [ð]; + Ł, ĺ → pending [ð, Ł, ĺ]; + Ģ → "cat😀", none pending.
+  TargetText appendGenerated(const TargetText& target, int id) const;
+  /// Generated ids from an empty target, one appendGenerated each: Translate's text and its cut-off character.
+  TargetText decodeGenerated(const std::vector<int>& ids) const;
+  /// The bytes the pending ids stand for (raw: not UTF-8 on their own), for the window's "+2 bytes" marker.
+  std::string pendingBytes(const std::vector<int>& pending) const;
   /// A Model describing one stack (its layers, heads, tokenizer), as the views' results carry.
   std::shared_ptr<const Model> stackModel(bool decoder) const;
   const std::string& name() const { return name_; }
@@ -106,12 +129,12 @@ TokenizedText checkedSource(const EncDecFolderModel& model, const std::string& s
 /// The heads p.prediction switches off, per attention (prediction_settings.h: ablate = the decoder's self-attention).
 EncDecAblation encDecAblationOf(const PredictionSettings& s);
 
-/// Runs both texts of p (sentence = source, target) through `model`, with the heads of p.prediction switched off.
-/// Throws InputError for an empty source, invalid UTF-8 in either text (with its byte offset), either text longer than
-/// the model's positions (both lengths named) and a selection outside the decoder; Cancelled before the forward pass
-/// when the flag is raised. `previous` (the window's last result, the decoder's side) lends what encDecReuse allows:
-/// an edit of the target alone runs only the decoder, one at the target's end only its new rows; the numbers are a
-/// fresh run's.
+/// Runs both texts of p (sentence = source, target followed by p.targetPending) through `model`, with the heads of
+/// p.prediction switched off. Throws InputError for an empty source, invalid UTF-8 in either text (with its byte
+/// offset), either text longer than the model's positions (both lengths named) and a selection outside the decoder;
+/// Cancelled before the forward pass when the flag is raised. `previous` (the window's last result, the decoder's side)
+/// lends what encDecReuse allows: an edit of the target alone runs only the decoder, one at the target's end only its
+/// new rows; the numbers are a fresh run's.
 PipelineResult runEncDecPipeline(const Params& p, std::shared_ptr<const EncDecFolderModel> model,
                                  const RunControl& control = {},
                                  std::shared_ptr<const PipelineResult> previous = nullptr);

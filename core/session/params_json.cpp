@@ -270,6 +270,7 @@ json toJson(const Params& p) {
   return json{{"schema", kParamsSchema},
               {"sentence", p.sentence},
               {"target", p.target},
+              {"target_pending", p.targetPending},
               {"lowercase", p.lowercase},
               {"keep_last_tokens", p.keepLastTokens},
               {"model_dir", p.modelDir},
@@ -301,6 +302,16 @@ Params paramsFromJson(const json& j, const Params& base) {
   }
   readString(j, "sentence", "", p.sentence);
   readString(j, "target", "", p.target);
+  if (field(j, "target")) p.targetPending.clear();  // the pending ids belong to the target they follow
+  if (const json* t = field(j, "target_pending")) {
+    if (!t->is_array()) fail("target_pending", "must be an array of token ids");
+    p.targetPending.clear();
+    for (const json& id : *t) {
+      if (!id.is_number_integer() || id.get<long long>() < 0 || id.get<long long>() > (1LL << 30))
+        fail("target_pending", "must be an array of token ids (integers ≥ 0)");
+      p.targetPending.push_back(id.get<int>());
+    }
+  }
   readBool(j, "lowercase", "", p.lowercase);
   readInt(j, "keep_last_tokens", "", p.keepLastTokens);
   if (p.keepLastTokens < 0) fail("keep_last_tokens", "must be 0 (refuse a text too long) or a token count");

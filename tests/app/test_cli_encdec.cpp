@@ -14,6 +14,7 @@
 
 #include "core/run/encdec_run.h"
 #include "tests/app/cli_test_util.h"
+#include "tests/bart_bpe_folder.h"
 #include "tests/harness/test_registry.h"
 
 namespace {
@@ -63,40 +64,7 @@ QString marianFolder(const QTemporaryDir& tmp, const QString& name = "marian") {
   return dir;
 }
 
-/// BART's tokenizer in miniature: byte-level BPE with RobertaProcessing (<s> A </s>), as facebook/bart-base's
-/// tokenizer.json has it. Ids 0–3 the specials (BART's order), 4–29 a–z, 30 "Ġ" (a space), 31 "at", 32 "cat", 33 "Ġs".
-/// By hand: "cat sat" → "cat" | "Ġsat"; c a t → c at → cat; Ġ s a t → Ġ s at → Ġs at: labels [<s>, 32, 33, 31, </s>].
-const char kBartTokenizer[] = R"({"version": "1.0",
-  "added_tokens": [{"id": 0, "content": "<s>", "special": true}, {"id": 1, "content": "<pad>", "special": true},
-                   {"id": 2, "content": "</s>", "special": true}, {"id": 3, "content": "<unk>", "special": true}],
-  "normalizer": null,
-  "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true},
-  "post_processor": {"type": "RobertaProcessing", "sep": ["</s>", 2], "cls": ["<s>", 0], "trim_offsets": true,
-                     "add_prefix_space": false},
-  "decoder": {"type": "ByteLevel"},
-  "model": {"type": "BPE", "dropout": null, "unk_token": null, "continuing_subword_prefix": "", "end_of_word_suffix": "",
-            "fuse_unk": false, "byte_fallback": false, "vocab": VOCAB, "merges": ["a t", "c at", "Ġ s"]}})";
-
-/// tests/reference/encdec/bart's weights (vocab 96) with kBartTokenizer. Ids 34–39 are single byte stand-ins (OpenAI's
-/// bytes_to_unicode, by hand: a printable Latin-1 byte is itself, the others 256 + their rank among the unprintable):
-/// "Ã" C3, "©" A9 (é = C3 A9), "ð" F0, "Ł" 9F (U+0141), "ĺ" 98 (U+013A), "Ģ" 80 (U+0122) (😀 = F0 9F 98 80).
-QString bartBpeFolder(const QTemporaryDir& tmp) {
-  const QString dir = tmp.filePath("bart-bpe");
-  QDir(tmp.path()).mkdir("bart-bpe");
-  for (const char* f : {"config.json", "model.safetensors"}) QFile::copy(refDir("bart") + "/" + f, dir + "/" + f);
-  QJsonObject vocab{{"<s>", 0}, {"<pad>", 1}, {"</s>", 2}, {"<unk>", 3}};
-  for (int i = 0; i < 26; ++i) vocab[QString(QChar('a' + i))] = 4 + i;
-  vocab["Ġ"] = 30;
-  vocab["at"] = 31;
-  vocab["cat"] = 32;
-  vocab["Ġs"] = 33;
-  const char* bytePieces[] = {"Ã", "©", "ð", "Ł", "ĺ", "Ģ"};
-  for (int i = 0; i < 6; ++i) vocab[QString::fromUtf8(bytePieces[i])] = 34 + i;
-  QFile f(dir + "/tokenizer.json");
-  if (f.open(QIODevice::WriteOnly))
-    f.write(QByteArray(kBartTokenizer).replace("VOCAB", QJsonDocument(vocab).toJson(QJsonDocument::Compact)));
-  return dir;
-}
+using attnlab::test::bartBpeFolder;
 
 }  // namespace
 
@@ -442,6 +410,36 @@ class TestCliEncDec : public QObject {
              std::string("metaspace"));
     QCOMPARE(model->tokenizeTarget(model->decodeTarget({2, 0, 32, 33, 31, 2})).ids,
              (std::vector<int>{2, 0, 32, 33, 31}));
+  }
+
+  /// A character generated over byte pieces (the chain model of tests/bart_bpe_folder.h: "cat", then 😀 as ð Ł ĺ Ģ,
+  /// then "Ġs" and </s>): `generate --source` writes one line per piece with its vocabulary piece as "token" (never a
+  /// cut-off character), and `dump` without --target the greedy decoder input with the pieces as "tokens"; both are
+  /// valid JSON at every step.
+  void bytePiecesInJson() {
+    QTemporaryDir tmp;
+    const QString dir = bartBpeFolder(tmp);
+    QVERIFY(
+        attnlab::test::writeChainWeights(dir, {{2, 32}, {32, 36}, {36, 37}, {37, 38}, {38, 39}, {39, 33}, {33, 2}}));
+    const AppRun g = runApp({"generate", "--model", dir, "--source", "cat", "--steps", "10"});
+    QVERIFY2(g.code == 0, g.err.constData());
+    const QList<QByteArray> lines = g.out.trimmed().split('\n');
+    const QStringList pieces{"cat", "ð", "Ł", "ĺ", "Ģ", "Ġs", "</s>"};
+    const QList<int> ids{32, 36, 37, 38, 39, 33, 2};
+    QCOMPARE(lines.size(), pieces.size());
+    for (int i = 0; i < lines.size(); ++i) {
+      QJsonParseError e;
+      const QJsonObject line = QJsonDocument::fromJson(lines[i], &e).object();
+      QVERIFY2(e.error == QJsonParseError::NoError, lines[i].constData());
+      QCOMPARE(line["id"].toInt(), ids[i]);
+      QCOMPARE(line["token"].toString(), pieces[i]);
+    }
+    const QJsonObject d = dump({"--model", dir, "--source", "cat", "--no-qkv", "--no-streams"});
+    QCOMPARE(idList(d["token_ids"].toArray()), QString("2,32,36,37,38,39,33"));  // start, then the pieces (</s> last)
+    QStringList tokens;
+    for (const QJsonValue& t : d["tokens"].toArray()) tokens << t.toString();
+    QCOMPARE(tokens, (QStringList{"</s>", "cat", "ð", "Ł", "ĺ", "Ģ", "Ġs"}));
+    QCOMPARE(d["target_from"].toString(), QString("greedy"));
   }
 
   /// Bad input: a clear message and exit 1, never a crash.

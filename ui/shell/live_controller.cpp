@@ -35,7 +35,8 @@ void noteTextTooLong(ComputeResult& r, const Model& model) {
       const int limit = encdec->model().config().maxPositions;
       if (limit <= 0) return;
       const int ns = static_cast<int>(encdec->tokenizeSource(r.params.sentence).ids.size());
-      const int nt = static_cast<int>(encdec->tokenizeTarget(r.params.target).ids.size());
+      const int nt =
+          static_cast<int>(encdec->tokenizeTarget(r.params.target).ids.size() + r.params.targetPending.size());
       if (ns > limit) {
         r.fittingTail = textTail(model, r.params.sentence, limit);  // tokenize() is the source's
         r.textTokens = ns;

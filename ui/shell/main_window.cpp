@@ -119,6 +119,7 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
             std::string& text = target ? p.target : p.sentence;  // an encoder–decoder's target, or the sentence
             if (text != refused) return;                         // typed on since: the offer was for another text
             text = tail;
+            if (target) p.targetPending.clear();  // a character cut off at the end goes with the tokens cut
             edit(p);
           });
 
@@ -226,14 +227,17 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
   connect(target_, &TargetBar::targetEdited, this, [this](const QString& text) {
     Params p = controller_->params();
     p.target = text.toStdString();
+    p.targetPending.clear();  // the typed text is what the decoder reads (undo brings a cut-off character back)
     edit(p);
   });
-  connect(target_, &TargetBar::targetProduced, this, [this](const std::string& source, const std::string& target) {
-    Params p = controller_->params();
-    if (p.sentence != source) return;  // the source was edited while the translation ran: it is for another text
-    p.target = target;
-    edit(p);
-  });
+  connect(target_, &TargetBar::targetProduced, this,
+          [this](const std::string& source, const std::string& target, const std::vector<int>& pending) {
+            Params p = controller_->params();
+            if (p.sentence != source) return;  // the source was edited while the translation ran: for another text
+            p.target = target;
+            p.targetPending = pending;
+            edit(p);
+          });
   connect(target_, &TargetBar::predictionEdited, this, [this](const PredictionSettings& s) {
     Params p = controller_->params();
     p.prediction = s;  // Generate's count, greedy/sampled and seed: the Prediction chapter's settings
@@ -250,6 +254,8 @@ MainWindow::MainWindow(bool restoreSettings, QWidget* parent) : QMainWindow(pare
     updateTitle();
     setWindowModified(false);  // just opened or saved
   });
+  connect(sessions_, &SessionActions::warned, this,
+          [this](const QString& message) { statusBar()->showMessage("⚠ " + message, 20000); });
   connect(sessions_, &SessionActions::saved, this, [this](const QString& path) {
     statusBar()->showMessage(tr("Saved session to %1").arg(QDir::toNativeSeparators(path)), 8000);
   });

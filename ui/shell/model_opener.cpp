@@ -59,6 +59,7 @@ void ModelOpener::open(const QString& dir) {
   p.prediction.ablate.clear();
   p.prediction.ablateEncoder.clear();
   p.prediction.ablateCross.clear();  // the heads switched off belong to the model that is closed
+  p.targetPending.clear();           // as do the ids of a character cut off (the target text stays)
   pending_ = dir;
   waiting_ = !dir.isEmpty();
   apply_(p);

@@ -61,8 +61,8 @@ void SessionActions::fillRecentMenu() {
 }
 
 bool SessionActions::openPath(const QString& path, bool quiet, QString* error) {
-  QString message;
-  const std::optional<Params> p = loadSessionFile(path, &message);
+  QString message, warning;
+  const std::optional<Params> p = loadSessionFile(path, &message, &warning);
   if (!p) {
     if (error) *error = message;
     if (!quiet)
@@ -76,6 +76,7 @@ bool SessionActions::openPath(const QString& path, bool quiet, QString* error) {
   diskSize_ = QFileInfo(path).size();
   addRecent(path);
   emit currentPathChanged(path_);
+  if (!warning.isEmpty()) emit warned(warning);  // after the title's update, so the status bar keeps it
   return true;
 }
 

@@ -44,6 +44,8 @@ class SessionActions : public QObject {
   void currentPathChanged(const QString& path);
   /// A save to `path` succeeded (the window says so in its status bar).
   void saved(const QString& path);
+  /// A session opened with keys the program does not read: the message names them (and the closest known keys).
+  void warned(const QString& message);
 
  private:
   void open();

@@ -4,6 +4,8 @@
 #include <QFileInfo>
 
 #include "core/base/errors.h"
+#include "core/session/params_json.h"
+#include "core/session/params_keys.h"
 #include "core/session/session.h"
 #include "ui/plots/figure_export.h"
 
@@ -15,7 +17,7 @@ QString saveSessionFile(const QString& path, const Params& p) {
   return writeFileBytes(path, sessionToJson(p).dump(2) + "\n");  // the old file stays on failure
 }
 
-std::optional<Params> loadSessionFile(const QString& path, QString* error) {
+std::optional<Params> loadSessionFile(const QString& path, QString* error, QString* warning) {
   QFile f(path);
   if (!f.open(QIODevice::ReadOnly)) {
     *error = QObject::tr("Cannot open '%1': %2").arg(path, f.errorString());
@@ -26,7 +28,17 @@ std::optional<Params> loadSessionFile(const QString& path, QString* error) {
     return std::nullopt;
   }
   try {
-    return sessionFromText(f.readAll().toStdString(), QFileInfo(path).fileName().toStdString());
+    const std::string name = QFileInfo(path).fileName().toStdString();
+    const nlohmann::json j = parseJsonText(f.readAll().toStdString(), "'" + name + "'");
+    Params p = sessionFromJson(j);
+    if (warning) {
+      const std::string unknown = unknownKeysMessage(unknownParamsKeys(j));
+      *warning =
+          unknown.empty()
+              ? QString()
+              : QObject::tr("Opened '%1' with its %2").arg(QFileInfo(path).fileName(), QString::fromStdString(unknown));
+    }
+    return p;
   } catch (const InputError& e) {
     *error = QObject::tr("Cannot open the session '%1': %2")
                  .arg(QFileInfo(path).fileName(), QString::fromStdString(e.what()));

@@ -15,7 +15,8 @@ QString sessionFileFilter();
 /// Writes the session; returns an empty string on success, else the problem.
 QString saveSessionFile(const QString& path, const Params& p);
 
-/// Reads a session; on failure returns nothing and sets `error` to a message naming the file.
-std::optional<Params> loadSessionFile(const QString& path, QString* error);
+/// Reads a session; on failure returns nothing and sets `error` to a message naming the file. Keys the program does not
+/// read (unknownParamsKeys) are no failure: `warning`, when given, names them and the file (empty when there are none).
+std::optional<Params> loadSessionFile(const QString& path, QString* error, QString* warning = nullptr);
 
 }  // namespace attnlab::ui

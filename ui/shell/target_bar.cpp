@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -54,12 +55,30 @@ TargetBar::TargetBar(SentenceEditor* source, QWidget* parent)
   seed_ = new QSpinBox;
   seed_->setRange(0, 1000000000);
   seed_->setToolTip(tr("The seed of the sampled generation: the same seed gives the same tokens"));
+  // The sampling settings, as the Prediction view's controls have them (the same ranges): the same session fields.
+  temperature_ = new QDoubleSpinBox;
+  temperature_->setRange(0.05, 10.0);
+  temperature_->setSingleStep(0.1);
+  temperature_->setDecimals(2);
+  temperature_->setToolTip(tr("Sampled tokens are drawn from softmax(logits / T): T < 1 sharpens, T > 1 flattens"));
+  topK_ = new QSpinBox;
+  topK_->setRange(0, 1000000);
+  topK_->setSpecialValueText(tr("all"));
+  topK_->setToolTip(tr("Sampling keeps only the k most probable tokens (all: no limit)"));
+  topP_ = new QDoubleSpinBox;
+  topP_->setRange(0.01, 1.0);
+  topP_->setSingleStep(0.05);
+  topP_->setDecimals(2);
+  topP_->setToolTip(tr("Sampling keeps the most probable tokens until their mass reaches p (1: all)"));
   generate_ = new QPushButton;
   generate_->setObjectName("generateTarget");
   auto* options = new QWidget;
   auto* form = new QFormLayout(options);
   form->addRow(tr("Tokens"), steps_);
   form->addRow(sample_);
+  form->addRow(tr("Temperature"), temperature_);
+  form->addRow(tr("Top-k"), topK_);
+  form->addRow(tr("Top-p"), topP_);
   form->addRow(tr("Seed"), seed_);
   form->addRow(generate_);
   auto* menu = new QMenu(next_);
@@ -77,6 +96,9 @@ TargetBar::TargetBar(SentenceEditor* source, QWidget* parent)
   stack_->setToolTip(
       tr("The stack the single-text views (heatmap, head view, Q/K/V, …) show; cross: the decoder's "
          "cross-attention, target tokens reading source tokens"));
+  pendingMark_ = new QLabel;
+  pendingMark_->setObjectName("targetPending");
+  pendingMark_->hide();
   note_ = new QLabel;
   note_->setObjectName("targetNote");
   note_->setWordWrap(true);
@@ -85,6 +107,7 @@ TargetBar::TargetBar(SentenceEditor* source, QWidget* parent)
   auto* row = new QHBoxLayout;
   row->setContentsMargins(0, 0, 0, 0);
   row->addWidget(target_, 1);
+  row->addWidget(pendingMark_);
   row->addWidget(translate_);
   row->addWidget(next_);
   row->addWidget(stop_);
@@ -115,7 +138,7 @@ TargetBar::TargetBar(SentenceEditor* source, QWidget* parent)
   });
   connect(stop_, &QPushButton::clicked, this, [this] {
     stopGenerating();
-    keepNoteFor(genSource_, genText_);
+    keepNoteFor(genSource_, genTarget_.text);
     setNote(tr("Stopped after %n token(s).", "", genMade_));
   });
   for (QSpinBox* spin : {steps_, seed_}) {
@@ -124,6 +147,20 @@ TargetBar::TargetBar(SentenceEditor* source, QWidget* parent)
   }
   connect(sample_, &QCheckBox::toggled, this, &TargetBar::showGenerateChoice);
   connect(sample_, &QCheckBox::toggled, this, &TargetBar::emitPrediction);
+  // Each sampling setting edits its own field alone: a value the spin box rounds (a session's temperature 0.333) is not
+  // written back when another setting changes.
+  const auto editSampling = [this](auto set) {
+    if (updating_) return;
+    PredictionSettings p = prediction_;
+    set(p);
+    emit predictionEdited(p);
+  };
+  connect(temperature_, &QDoubleSpinBox::valueChanged, this,
+          [editSampling](double v) { editSampling([v](PredictionSettings& p) { p.temperature = v; }); });
+  connect(topK_, &QSpinBox::valueChanged, this,
+          [editSampling](int v) { editSampling([v](PredictionSettings& p) { p.topK = v; }); });
+  connect(topP_, &QDoubleSpinBox::valueChanged, this,
+          [editSampling](double v) { editSampling([v](PredictionSettings& p) { p.topP = v; }); });
   setParams(Params{});
 }
 
@@ -143,6 +180,7 @@ void TargetBar::setResult(const ResultPtr& result) {
   }
   // (Edits of the texts reach setParams first; a result may be of an older text, typed before Generate was pressed.)
   last_ = encdec ? result : nullptr;
+  showPending();         // the pieces' bytes are the model's
   showGenerateChoice();  // its tooltip says whether heads are switched off
   setVisible(encdec);
   source_->setPlaceholderText(encdec ? tr("Source: type the sentence to translate…") : sourcePlaceholder_);
@@ -161,6 +199,8 @@ void TargetBar::setNote(const QString& text) {
 void TargetBar::setParams(const Params& p) {
   stopIfOvertaken(p);
   if (target_->text().toStdString() != p.target) target_->setText(QString::fromStdString(p.target));
+  pending_ = p.targetPending;
+  showPending();
   const int i = stack_->findData(QString::fromStdString(p.selection.stack));
   if (i >= 0) stack_->setCurrentIndex(i);
   prediction_ = p.prediction;
@@ -168,14 +208,36 @@ void TargetBar::setParams(const Params& p) {
   steps_->setValue(prediction_.generateSteps);
   sample_->setChecked(!prediction_.greedy);
   seed_->setValue(static_cast<int>(std::min<uint64_t>(prediction_.seed, 1000000000)));
+  temperature_->setValue(prediction_.temperature);
+  topK_->setValue(prediction_.topK);
+  topP_->setValue(prediction_.topP);
   updating_ = false;
   showGenerateChoice();
   const PredictionSettings& s = prediction_;
   sample_->setToolTip(tr("Draw each token with the seed from softmax(logits / %1), kept: %2, top-p %3 (the "
-                         "Prediction chapter's sampling settings); unchecked: always the most probable (greedy)")
+                         "settings below, also in the Prediction view); unchecked: always the most probable (greedy)")
                           .arg(s.temperature)
                           .arg(s.topK > 0 ? tr("the %1 most probable").arg(s.topK) : tr("all"))
                           .arg(s.topP));
+}
+
+void TargetBar::showPending() {
+  const EncDecRun* run = last_ ? encDecRunOf(*last_) : nullptr;
+  if (pending_.empty() || !run) {
+    pendingMark_->hide();
+    return;
+  }
+  const std::string bytes = run->model->pendingBytes(pending_);
+  QStringList hex;
+  for (unsigned char b : bytes) hex << QStringLiteral("%1").arg(b, 2, 16, QChar('0')).toUpper();
+  pendingMark_->setText(bytes.size() == 1 ? tr("+1 byte") : tr("+%1 bytes").arg(bytes.size()));
+  pendingMark_->setToolTip(
+      tr("The last %n generated token(s) are the first bytes of a character (%1): the decoder reads them after the "
+         "text, and the token that completes the character writes it into the text. Typing in the target drops them "
+         "(undo brings them back).",
+         "", static_cast<int>(pending_.size()))
+          .arg(hex.join(' ')));
+  pendingMark_->show();
 }
 
 void TargetBar::emitPrediction() {
@@ -190,7 +252,7 @@ void TargetBar::emitPrediction() {
 void TargetBar::showGenerateChoice() {
   const int n = steps_->value();
   const bool sampled = sample_->isChecked();
-  seed_->setEnabled(sampled);
+  for (QWidget* w : std::initializer_list<QWidget*>{seed_, temperature_, topK_, topP_}) w->setEnabled(sampled);
   generate_->setText(sampled ? tr("Sample %1 tokens").arg(n) : tr("Generate %1 tokens").arg(n));
   generate_->setToolTip(
       (sampled ? tr("Append %1 tokens drawn with seed %2").arg(n).arg(seed_->value())
@@ -223,7 +285,7 @@ void TargetBar::stopIfOvertaken(const Params& p) {
   if (!generating()) return;
   // The texts a generation writes: its source, and its base target grown by some of its tokens.
   const bool ours = p.sentence == genSource_ && p.modelDir == genModelDir_ && p.target.rfind(genBase_, 0) == 0 &&
-                    genText_.rfind(p.target, 0) == 0;
+                    genTarget_.text.rfind(p.target, 0) == 0;
   if (ours) return;
   stopGenerating();
   setNote(p.modelDir != genModelDir_ ? tr("Generation stopped after %n token(s): the model changed.", "", genMade_)
@@ -240,8 +302,9 @@ void TargetBar::keepNoteFor(const std::string& source, const std::string& target
 void TargetBar::generate() {
   const EncDecRun* run = last_ ? encDecRunOf(*last_) : nullptr;
   if (!run || generating()) return;
-  const std::string source = source_->text().toStdString(), target = target_->text().toStdString();
-  keepNoteFor(source, target);
+  const std::string source = source_->text().toStdString();
+  const TargetText target(target_->text().toStdString(), pending_);
+  keepNoteFor(source, target.text);
   const int asked = steps_->value();
   int steps = asked, room = 0;
   try {
@@ -277,7 +340,8 @@ void TargetBar::generate() {
   genModel_ = run->model;
   genModelDir_ = last_->params.modelDir;
   genSource_ = source;
-  genBase_ = genText_ = target;
+  genBase_ = target.text;
+  genTarget_ = target;
   genSteps_ = steps;
   genMade_ = 0;
   setNote(tr("Generating %n token(s)…", "", steps) + genNote_);
@@ -303,20 +367,20 @@ void TargetBar::tokenMade(quint64 run, const GeneratedToken& t) {
   if (run != run_) return;  // a stopped generation's token, still queued
   ++genMade_;
   if (t.id == genModel_->model().config().eosId) return;  // generated() says so
-  genText_ = genModel_->appendPiece(genText_, t.id);
-  keepNoteFor(genSource_, genText_);
+  genTarget_ = genModel_->appendGenerated(genTarget_, t.id);
+  keepNoteFor(genSource_, genTarget_.text);
   setNote(tr("Step %1 of %2: “%3” (p %4)")
               .arg(t.step)
               .arg(genSteps_)
               .arg(QString::fromStdString(t.piece))
               .arg(t.prob, 0, 'g', 3) +
           genNote_);
-  emit targetProduced(genSource_, genText_);
+  emit targetProduced(genSource_, genTarget_.text, genTarget_.pending);
 }
 
 void TargetBar::generated(const TargetGeneration& g) {
   // Every token was queued before this result: tokenMade has seen them all.
-  keepNoteFor(genSource_, genText_);
+  keepNoteFor(genSource_, genTarget_.text);
   const QString how = prediction_.greedy ? tr("greedy") : tr("sampled, seed %1").arg(prediction_.seed);
   if (g.endOfText)
     setNote(tr("The model ended the translation after %n token(s) (its last token is the end of text; %1).", "",
@@ -341,6 +405,7 @@ void TargetBar::translate() {
     TranslationJob job;
     try {
       job.translation = translateGreedy(*model, source, budget, ablation);
+      job.target = model->decodeGenerated(job.translation.ids);
     } catch (const std::exception& e) {  // InputError (empty source, too long), bad_alloc
       job.error = QString::fromUtf8(e.what());
     }
@@ -356,7 +421,7 @@ void TargetBar::translated() {
     return;
   }
   setNote({});
-  emit targetProduced(translatingSource_, job.translation.text);
+  emit targetProduced(translatingSource_, job.target.text, job.target.pending);
 }
 
 void TargetBar::nextToken() {
@@ -364,7 +429,7 @@ void TargetBar::nextToken() {
   if (!run) return;
   // The last result must be the run of the texts on screen: after an edit not yet run, its logits are of another text.
   if (last_->params.sentence != source_->text().toStdString() ||
-      last_->params.target != target_->text().toStdString()) {
+      last_->params.target != target_->text().toStdString() || last_->params.targetPending != pending_) {
     setNote(tr("The texts changed since the last run: press again when the views have followed."));
     return;
   }
@@ -375,7 +440,9 @@ void TargetBar::nextToken() {
     return;
   }
   setNote({});
-  emit targetProduced(last_->params.sentence, run->model->appendPiece(last_->params.target, id));
+  const TargetText next =
+      run->model->appendGenerated(TargetText(last_->params.target, last_->params.targetPending), id);
+  emit targetProduced(last_->params.sentence, next.text, next.pending);
 }
 
 }  // namespace attnlab::ui

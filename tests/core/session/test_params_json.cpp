@@ -89,6 +89,20 @@ class TestParamsJson : public QObject {
     QCOMPARE(q.sentence, std::string("hi"));
   }
 
+  /// A target's pending byte-level ids (a character cut off by a generation) are saved and read back; a file that gives
+  /// a target without them has none (they belong to the target they follow), one that names neither keeps the base's.
+  void targetPendingFollowsItsTarget() {
+    Params p;
+    p.target = "cat";
+    p.targetPending = {36, 37};
+    QCOMPARE(toJson(p)["target_pending"], nlohmann::json::parse("[36, 37]"));
+    QCOMPARE(paramsFromJson(toJson(p)).targetPending, (std::vector<int>{36, 37}));
+    QCOMPARE(paramsFromJson(nlohmann::json::parse(R"({"target": "dog"})"), p).targetPending, std::vector<int>{});
+    QCOMPARE(paramsFromJson(nlohmann::json::parse(R"({"sentence": "x"})"), p).targetPending,
+             (std::vector<int>{36, 37}));
+    QCOMPARE(toJson(Params{})["target_pending"], nlohmann::json::array());
+  }
+
   void wrongValuesNameTheField_data() {
     QTest::addColumn<QString>("json");
     QTest::addColumn<QString>("message");
@@ -128,6 +142,10 @@ class TestParamsJson : public QObject {
                                    << "prediction.resample_text must be a string";
     QTest::newRow("resample text list") << R"({"prediction": {"resample_text": ["a", "b"]}})"
                                         << "prediction.resample_text must be a string";
+    QTest::newRow("pending") << R"({"target_pending": [36, -1]})"
+                             << "target_pending must be an array of token ids";
+    QTest::newRow("pending type") << R"({"target_pending": "ð"})"
+                                  << "target_pending must be an array of token ids";
     QTest::newRow("steps") << R"({"prediction": {"generate_steps": 0}})"
                            << "prediction.generate_steps must be 1–512";
   }

@@ -5,16 +5,19 @@
 // and an empty source. Expected texts are the core's ids decoded by this test, never the window's own code.
 #include <QCheckBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
 #include <QMenu>
+#include <QPainter>
 #include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QToolButton>
 #include <QUndoStack>
 #include <QtTest>
@@ -31,6 +34,7 @@
 #include "ui/shell/sentence_editor.h"
 #include "ui/shell/target_bar.h"
 #include "ui/views/common/encdec_result.h"
+#include "ui/views/common/trace_view.h"
 
 using namespace attnlab;
 using namespace attnlab::ui;
@@ -280,6 +284,91 @@ class TestEncDecGenerateWindow : public QObject {
   }
 
   /// Bad input: a target at builtin:reverse's 11 positions is refused naming both lengths (nothing runs); a target with
+  /// Temperature, top-k and top-p on Generate N's menu: the session's fields, so an edit in the menu reaches the
+  /// Prediction view's controls and one there reaches the menu; undoable; a sampled Generate uses them (the command
+  /// line's ids with the same values; with the default temperature and top-p the same seed gives another text, so the
+  /// comparison tells the values apart). The menu open at 1280×720 is written to ATTNLAB_LAYOUT_SHOTS.
+  void samplingChoicesInTheMenu() {
+    QTemporaryDir tmp;
+    const QString dir = makeMarianFolder(tmp);
+    const EncDecFolder f = openEncDecFolder(dir.toStdString());
+    const int eos = f.model->config().eosId;
+    const std::string source = "the attention head looks back at earlier tokens";
+    const QStringList common{"--model", dir, "--source", QString::fromStdString(source), "--steps", "6", "--seed", "7"};
+    const std::vector<int> cli =
+        cliIds(common + QStringList{"--temperature", "1.5", "--top-k", "40", "--top-p", "0.9"});
+    const std::vector<int> plain = cliIds(common + QStringList{"--top-k", "40"});
+    QCOMPARE(static_cast<int>(cli.size()), 6);
+    QVERIFY2(cli != plain, "temperature 1.5 and top-p 0.9 draw the same tokens as 1 and 1: pick another seed");
+
+    MainWindow w(false);
+    w.resize(1280, 720);
+    w.show();
+    open(w, dir, source);
+    QTRY_VERIFY_WITH_TIMEOUT(encdecShown(w), 20000);
+    w.showView("prediction");
+    TraceView* view = w.view("prediction");
+    QVERIFY(view);
+    auto* viewTemperature = view->findChild<QDoubleSpinBox*>("predictionTemperature");
+    auto* viewTopK = view->findChild<QSpinBox*>("predictionTopK");
+    auto* viewTopP = view->findChild<QDoubleSpinBox*>("predictionTopP");
+    QVERIFY(viewTemperature && viewTopK && viewTopP);
+    TargetBar* bar = w.targetBar();
+    QVERIFY(!bar->temperatureChoice()->isEnabled());  // greedy: the sampling settings do not apply
+    bar->sampleChoice()->setChecked(true);
+    QVERIFY(bar->temperatureChoice()->isEnabled() && bar->topKChoice()->isEnabled() && bar->topPChoice()->isEnabled());
+    bar->stepsChoice()->setValue(6);
+    bar->seedChoice()->setValue(7);
+    // Menu → session → Prediction view.
+    bar->temperatureChoice()->setValue(1.5);
+    bar->topKChoice()->setValue(40);
+    bar->topPChoice()->setValue(0.9);
+    const auto sessionIs = [&w](double t, int k, double p) {
+      const PredictionSettings& s = w.controller()->params().prediction;
+      return s.temperature == t && s.topK == k && s.topP == p;
+    };
+    QTRY_VERIFY(sessionIs(1.5, 40, 0.9));
+    QTRY_VERIFY_WITH_TIMEOUT(viewTemperature->value() == 1.5 && viewTopK->value() == 40 && viewTopP->value() == 0.9,
+                             20000);
+    QVERIFY(bar->sampleChoice()->toolTip().contains("softmax(logits / 1.5)"));
+
+    if (const QString shots = qEnvironmentVariable("ATTNLAB_LAYOUT_SHOTS"); !shots.isEmpty()) {
+      // The menu is its own window: drawn over the window's grab where it opens, under Next token's arrow.
+      QMenu* menu = bar->nextTokenButton()->menu();
+      QTimer::singleShot(300, menu, [&w, menu, shots] {
+        QImage shot = w.grab().toImage();
+        QPainter painter(&shot);
+        painter.drawPixmap(w.mapFromGlobal(menu->pos()), menu->grab());
+        painter.end();
+        shot.save(shots + "/target_generate_menu.png");
+        menu->close();
+      });
+      bar->nextTokenButton()->showMenu();
+    }
+
+    // A sampled Generate uses them: the command line's tokens with the same values.
+    bar->generateButton()->click();
+    QTRY_VERIFY_WITH_TIMEOUT(settled(w) && !w.controller()->lastResult()->params.target.empty(), 20000);
+    QCOMPARE(bar->editor()->text().toStdString(), piecesAsText(*f.target, cli, eos));
+    QVERIFY(bar->editor()->text().toStdString() != piecesAsText(*f.target, plain, eos));
+
+    // Prediction view → session → menu.
+    viewTopK->setValue(5);
+    QTRY_VERIFY(sessionIs(1.5, 5, 0.9));
+    QTRY_COMPARE(bar->topKChoice()->value(), 5);
+
+    // Undo walks back through those edits (the target too) to the defaults, in the menu as in the session.
+    QUndoStack* undo = w.history()->stack();
+    for (int i = 0; i < 20 && !sessionIs(1.0, 0, 1.0); ++i) undo->undo();
+    QVERIFY(sessionIs(1.0, 0, 1.0));
+    QCOMPARE(bar->temperatureChoice()->value(), 1.0);
+    QCOMPARE(bar->topKChoice()->value(), 0);
+    QCOMPARE(bar->topPChoice()->value(), 1.0);
+    undo->redo();
+    QTRY_VERIFY(!sessionIs(1.0, 0, 1.0));
+    QCOMPARE(bar->temperatureChoice()->value(), w.controller()->params().prediction.temperature);
+  }
+
   /// room for fewer tokens than asked gets those, with a note; an empty source gets the pipeline's message.
   void badInput() {
     MainWindow w(false);

@@ -15,6 +15,7 @@
 #include "core/session/session.h"
 #include "tests/harness/test_registry.h"
 #include "ui/shell/autosave.h"
+#include "ui/shell/live_controller.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/param_history.h"
 #include "ui/shell/param_panel.h"
@@ -56,6 +57,28 @@ class TestSessions : public QObject {
 
  private slots:
   void initTestCase() { QCoreApplication::setOrganizationName("AttentionLabTests"); }
+
+  /// Keys the program does not read (misspelled, top level and nested): the session opens, and the status bar names
+  /// them with the closest known keys; a correct session says nothing of the kind.
+  void unknownKeysWarnInTheStatusBar() {
+    MainWindow w(false);
+    const QString bad = dir_.filePath("misspelled.attnlab.json");
+    writeFile(bad, R"({"schema": "attnlab.params/1", "sentence": "the dog ran", "modelDir": "/nowhere",
+                      "prediction": {"ablateCross": ["0.1"]}, "session": {"schema": "attnlab.session/1"}})");
+    QVERIFY(w.sessions()->openPath(bad, true));
+    QCOMPARE(w.controller()->params().sentence, std::string("the dog ran"));
+    QCOMPARE(w.controller()->params().modelDir, std::string());
+    const QString shown = w.statusBar()->currentMessage();
+    QVERIFY2(shown.contains("misspelled.attnlab.json") &&
+                 shown.contains("unknown key “modelDir” (did you mean “model_dir”?); unknown key "
+                                "“prediction.ablateCross” (did you mean “prediction.ablate_cross”?)"),
+             qPrintable(shown));
+    const QString good = dir_.filePath("correct.attnlab.json");
+    QVERIFY(saveSessionFile(good, w.controller()->params()).isEmpty());
+    w.statusBar()->clearMessage();
+    QVERIFY(w.sessions()->openPath(good, true));
+    QVERIFY2(!w.statusBar()->currentMessage().contains("unknown key"), qPrintable(w.statusBar()->currentMessage()));
+  }
 
   void sessionRoundTripsExactly() {
     const QString path = dir_.filePath("s.attnlab.json");

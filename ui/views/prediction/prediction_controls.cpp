@@ -13,15 +13,18 @@ namespace attnlab::ui {
 PredictionControls::PredictionControls(QWidget* parent) : QWidget(parent) {
   auto* row = new FlowLayout(this);  // wraps on a narrow view instead of widening the window
   temperature_ = new QDoubleSpinBox;
+  temperature_->setObjectName("predictionTemperature");
   temperature_->setRange(0.05, 10.0);
   temperature_->setSingleStep(0.1);
   temperature_->setDecimals(2);
   temperature_->setToolTip(tr("Probabilities are softmax(logits / T): T < 1 sharpens, T > 1 flattens"));
   topK_ = new QSpinBox;
+  topK_->setObjectName("predictionTopK");
   topK_->setRange(0, 1000000);
   topK_->setSpecialValueText(tr("all"));
   topK_->setToolTip(tr("Sampling keeps only the k most probable tokens (all: no limit)"));
   topP_ = new QDoubleSpinBox;
+  topP_->setObjectName("predictionTopP");
   topP_->setRange(0.01, 1.0);
   topP_->setSingleStep(0.05);
   topP_->setDecimals(2);
