@@ -304,8 +304,7 @@ class TestEncDecGenerateWindow : public QObject {
     MainWindow w(false);
     w.resize(1280, 720);
     w.show();
-    open(w, dir, source);
-    QTRY_VERIFY_WITH_TIMEOUT(encdecShown(w), 20000);
+    QVERIFY(openEncDecAndWait(w, dir, source));
     w.showView("prediction");
     TraceView* view = w.view("prediction");
     QVERIFY(view);
