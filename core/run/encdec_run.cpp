@@ -4,6 +4,7 @@
 
 #include "core/base/errors.h"
 #include "core/base/json_file.h"
+#include "core/run/builtin_two_text.h"
 #include "core/run/encdec_generate.h"
 #include "core/text/bpe_tokenizer.h"
 #include "core/text/hf_tokenizer.h"
@@ -82,8 +83,10 @@ void checkText(const std::string& text, const char* which) {
 }
 
 void checkLength(const TokenizedText& t, int limit, const char* which) {
-  if (limit > 0 && static_cast<int>(t.ids.size()) > limit)
-    throw InputError(std::string("the ") + which + " has " + std::to_string(t.ids.size()) +
+  // A folder's tokens have ids; the built-in rung's words have none.
+  const std::size_t n = std::max(t.ids.size(), t.tokens.size());
+  if (limit > 0 && static_cast<int>(n) > limit)
+    throw InputError(std::string("the ") + which + " has " + std::to_string(n) +
                      " tokens, but the model takes at most " + std::to_string(limit) + " positions");
 }
 
@@ -136,6 +139,18 @@ TokenizedText EncDecFolderModel::tokenizeSource(const std::string& text) const {
 
 TokenizedText EncDecFolderModel::tokenizeTarget(const std::string& text) const {
   return decoderInputOf(model().config(), *folder_->target, text);
+}
+
+EncDecTrace EncDecFolderModel::forwardTexts(const TokenizedText& source, const TokenizedText& target,
+                                            const EncDecReuse& reuse, const EncDecAblation& ablation,
+                                            const RunControl&) const {
+  EncDecTrace t = model().forward(source.ids, target.ids, reuse, true, ablation);
+  // The traces name their tokens by id; the views label them with the vocabulary's pieces.
+  for (std::size_t i = 0; i < t.encoder.tokens.size() && i < source.ids.size(); ++i)
+    t.encoder.tokens[i] = sourceTokenizer().pieceOf(source.ids[i]);
+  for (std::size_t i = 0; i < t.decoder.tokens.size() && i < target.ids.size(); ++i)
+    t.decoder.tokens[i] = targetTokenizer().pieceOf(target.ids[i]);
+  return t;
 }
 
 std::vector<int> decoderInputIds(const EncDecConfig& c, std::vector<int> labels) {
@@ -229,11 +244,13 @@ std::shared_ptr<const Model> wholeModel(const PipelineResult& r) {
   return r.model;
 }
 
-TokenizedText checkedSource(const EncDecFolderModel& m, const std::string& source) {
+TokenizedText checkedSource(const TwoTextModel& m, const std::string& source) {
   checkText(source, "source");
-  if (blank(source)) throw InputError("the source text is empty: type the sentence to translate");
+  if (blank(source))
+    throw InputError(m.hasOutputHead() ? "the source text is empty: type the sentence to translate"
+                                       : "the source text is empty: type a source sentence");
   TokenizedText src = m.tokenizeSource(source);
-  checkLength(src, m.model().config().maxPositions, "source");
+  checkLength(src, m.maxPositions(), "source");
   return src;
 }
 
@@ -284,34 +301,35 @@ EncDecReuse encDecReuse(const PipelineResult* previous, const EncDecFolderModel&
   return r;
 }
 
-PipelineResult runEncDecPipeline(const Params& p, std::shared_ptr<const EncDecFolderModel> model,
-                                 const RunControl& control, std::shared_ptr<const PipelineResult> previous) {
+PipelineResult runEncDecPipeline(const Params& p, std::shared_ptr<const TwoTextModel> model, const RunControl& control,
+                                 std::shared_ptr<const PipelineResult> previous) {
   TokenizedText src = checkedSource(*model, p.sentence);
   checkText(p.target, "target");
+  // The built-in rung has no output head: an empty target is nothing to read and it cannot write one.
+  if (!model->hasOutputHead() && blank(p.target))
+    throw InputError(std::string("the target text is empty: ") + kBuiltinEmptyTarget);
   TokenizedText tgt = model->tokenizeTarget(p.target);
-  checkLength(tgt, model->model().config().maxPositions, "target (with the decoder's start token)");
+  checkLength(tgt, model->maxPositions(),
+              model->hasOutputHead() ? "target (with the decoder's start token)" : "target");
   control.checkpoint(0.0);
 
   PipelineResult r;
   auto enc = std::make_shared<PipelineResult>();
   const EncDecAblation ablation = encDecAblationOf(p.prediction);
-  const EncDecReuse reuse = encDecReuse(previous.get(), *model, src, tgt, ablation);
-  auto trace = std::make_shared<EncDecTrace>(model->model().forward(src.ids, tgt.ids, reuse, true, ablation));
+  // Reuse of an earlier run is the folder's (EncDecModel's cached stacks); the built-in rung runs whole.
+  const EncDecFolderModel* folder = model->folder();
+  const EncDecReuse reuse = folder ? encDecReuse(previous.get(), *folder, src, tgt, ablation) : EncDecReuse{};
+  auto trace = std::make_shared<EncDecTrace>(model->forwardTexts(src, tgt, reuse, ablation, control));
   enc->model = model->stackModel(false);
   enc->info = enc->model->info();
   enc->text = src;
   enc->trace = std::move(trace->encoder);
   trace->encoder = Trace{};
-  // The traces name their tokens by id; the views label them with the vocabulary's pieces.
-  for (std::size_t i = 0; i < enc->trace.tokens.size() && i < src.ids.size(); ++i)
-    enc->trace.tokens[i] = model->sourceTokenizer().pieceOf(src.ids[i]);
   r.model = model->stackModel(true);
   r.info = r.model->info();
   r.text = tgt;
   r.trace = std::move(trace->decoder);
   trace->decoder = Trace{};
-  for (std::size_t i = 0; i < r.trace.tokens.size() && i < tgt.ids.size(); ++i)
-    r.trace.tokens[i] = model->targetTokenizer().pieceOf(tgt.ids[i]);
 
   auto encRun = std::make_shared<EncDecRun>();
   encRun->model = model;
@@ -329,7 +347,7 @@ PipelineResult runEncDecPipeline(const Params& p, std::shared_ptr<const EncDecFo
 Translation translateGreedy(const EncDecFolderModel& model, const std::string& source, int maxNewTokens,
                             const EncDecAblation& ablation) {
   const TokenizedText src = checkedSource(model, source);
-  const int limit = model.model().config().maxPositions;
+  const int limit = model.maxPositions();
   const int budget = limit > 0 ? std::min(maxNewTokens, limit - 1) : maxNewTokens;
   Translation t;
   if (ablation.empty()) {

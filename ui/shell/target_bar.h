@@ -103,6 +103,8 @@ class TargetBar : public QWidget {
   void setGeneratingLook(bool on);
   /// Shows `text` under the editor (hidden when empty).
   void setNote(const QString& text);
+  /// Translate and Next token enabled for a model with an output head (a folder), else disabled with the reason.
+  void showOutputHead(const EncDecRun* run);
 
   SentenceEditor* source_;
   SentenceEditor* target_;
@@ -116,7 +118,9 @@ class TargetBar : public QWidget {
   QSpinBox* seed_;
   QLabel* note_;
   QString sourcePlaceholder_;
-  ResultPtr last_;  ///< the last encoder–decoder result (Translate's model, Next token's logits)
+  bool rungSeven_ = false;          ///< the parameters name the built-in rung 7 (the bar shows before its first result)
+  QString translateTip_, nextTip_;  ///< the buttons' own tooltips (rung 7's say why they are disabled)
+  ResultPtr last_;                  ///< the last encoder–decoder result (Translate's model, Next token's logits)
   std::string translatingSource_;
   QFutureWatcher<TranslationJob> watcher_;
   PredictionSettings prediction_;  ///< the session's: Generate's count, sampling options and seed
