@@ -45,8 +45,13 @@ QCheckBox* check(const QString& text, const QString& tip) {
 ParamPanel::ParamPanel(QWidget* parent) : QWidget(parent) {
   mode_ = combo({tr("1 · basic: softmax(X·Xᵀ)"), tr("2 · + queries, keys, values"), tr("3 · + scaling by √d"),
                  tr("4 · + multiple heads, Wo"), tr("5 · + causal mask"), tr("6 · full transformer block"),
-                 tr("7 · + encoder–decoder (cross-attention)")},
+                 tr("7 · + encoder–decoder")},
                 tr("The rung of the teaching ladder: each adds one idea to the one before."));
+  // (Rung 7's name stays as short as the others: a longer one widened the panel for every rung.)
+  mode_->setItemData(static_cast<int>(Mode::EncDec),
+                     tr("Rung 6's blocks as an encoder (the sentence, no mask) and a decoder (a typed target, causal) "
+                        "joined by cross-attention, with the same random weights"),
+                     Qt::ToolTipRole);
   dModel_ = spin(1, 1024, tr("Width of every token vector (d<sub>model</sub>)."));
   heads_ =
       spin(1, 64, tr("Number of attention heads; d<sub>model</sub> is cut into heads of d<sub>model</sub>/heads."));
