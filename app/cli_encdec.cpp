@@ -264,8 +264,9 @@ int runBuiltinEncDecDump(const Args& a, Params p) {
     p.sentence =
         checkedText(readSentenceFile(a.value("source-file")), "--source-file '" + a.value("source-file") + "'");
   if (!a.has("target"))
-    throw InputError(std::string("--mode encdec (rung 7) needs --target TEXT, the text the decoder reads: ") +
-                     kBuiltinNoHead + " the source itself");
+    throw InputError(
+        "--mode encdec (rung 7) needs --target TEXT, the text the decoder reads: the built-in model has no output head "
+        "(no vocabulary, no logits), so it cannot translate the source itself");
   if (a.has("max-new")) throw InputError("--max-new sets a greedy translation's length: rung 7 has no output head");
   p.target = checkedText(a.value("target"), "--target");
   const PipelineResult r = runPipeline(p);
