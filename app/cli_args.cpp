@@ -68,7 +68,10 @@ const std::vector<Option>& paramOptions() {
         {"heads", true, "N: attention heads (default 4)"},
         {"layers", true, "N: layers (default 2)"},
         {"seed", true, "N: seed of the built-in model's weights and embeddings (default 42)"},
-        {"mode", true, "basic|qkv|scaled|multihead|causal|block: rung of the teaching ladder (default block)"},
+        {"mode", true,
+         "basic|qkv|scaled|multihead|causal|block|encdec: rung of the teaching ladder (default block; encdec: dump "
+         "with "
+         "--source and --target)"},
         {"position", true, "none|learned|sinusoidal: position information (default sinusoidal)"},
         {"norm", true, "pre|post|none: LayerNorm placement in block mode (default pre)"},
         {"activation", true, "gelu|relu: MLP activation (default gelu)"},
@@ -199,6 +202,11 @@ Params oneTextParamsFromArgs(const Args& args) {
     throw InputError(p.modelDir +
                      " is an encoder–decoder (a source and a target text): attnlab dump, generate and predict read it "
                      "with --source TEXT [--target TEXT]");
+  if (p.modelDir.empty() && p.model.mode == Mode::EncDec)
+    throw InputError(
+        "--mode encdec (rung 7) reads a source and a target text and has no output head (no vocabulary, no logits): "
+        "attnlab dump --mode encdec --source TEXT --target TEXT writes its trace; predict and generate need a model "
+        "that predicts");
   return p;
 }
 

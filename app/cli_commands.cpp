@@ -22,12 +22,16 @@ std::vector<Subcommand> withEncDecForms(std::vector<Subcommand> table) {
       c.options.push_back({"ablate-mode", true, "zero|mean: with --source, how the --ablate* heads are switched off"});
     }
     c.usage += "  |  --model DIR --source TEXT" + std::string(c.name == "generate" ? " --steps N" : " [--target TEXT]");
+    if (dump) c.usage += "  |  --mode encdec --source TEXT --target TEXT";
     c.summary +=
         dump ? " Two texts (an encoder-decoder: Marian, BART, T5): \"source_tokens\", \"source_ids\", "
                "\"encoder_layers\" (bidirectional maps, n_src x n_src), \"tokens\" and \"token_ids\" the "
                "decoder's input (its start token, then the target without its final </s>; without --target "
                "the greedy translation), \"layers\" the decoder's, each with \"cross_heads\": [{\"q\", "
-               "\"k\", \"v\", \"scores\", \"attention\" (n_tgt x n_src), \"output\"}...]."
+               "\"k\", \"v\", \"scores\", \"attention\" (n_tgt x n_src), \"output\"}...]. The built-in model's "
+               "rung 7 (--mode encdec, no --model) writes the same document for --source (or --sentence) and "
+               "--target, its words as tokens, config.kind \"builtin\" (--target is required: it has no output "
+               "head)."
         : c.name == "generate"
             ? " With --source TEXT, an encoder-decoder's target tokens after its start token (and "
               "--target), until </s>; --ablate, --ablate-encoder, --ablate-cross (--ablate-mode zero or mean) "

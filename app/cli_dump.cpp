@@ -95,6 +95,10 @@ nlohmann::json extraFields(const Args& args, const Params& p, const PipelineResu
 }  // namespace
 
 int runDump(const Args& args) {
+  if (!args.has("model")) {  // the built-in model's rung 7 reads two texts too
+    Params p = paramsFromArgs(args);
+    if (isBuiltinEncDec(p)) return runBuiltinEncDecDump(args, std::move(p));
+  }
   if (hasSource(args)) return runEncDecDump(args);
   if (args.has("npy") && args.has("out")) throw InputError("give --out FILE or --npy DIR, not both");
   if (args.has("npy") && args.value("npy").empty()) throw InputError("--npy needs a folder");

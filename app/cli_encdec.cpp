@@ -19,10 +19,14 @@
 #include "core/model/generate.h"
 #include "core/predict/prediction.h"
 #include "core/run/encdec_run.h"
+#include "core/run/model_factory.h"
 #include "core/train/shipped_models.h"
 
 namespace attnlab::cli {
 namespace {
+
+const char* const kBuiltinNoHead =
+    "the built-in model has no output head (no vocabulary, no logits), so it cannot translate or predict";
 
 /// The model and, when a text (not ids) is given, its tokenizers.
 struct Opened {
@@ -40,6 +44,10 @@ struct Side {
 bool hasTargetText(const Args& a) { return a.has("target") || a.has("target-ids"); }
 
 Opened open(const Args& a) {
+  if (!a.has("model") && a.value("mode", "") == "encdec")
+    throw InputError(std::string("--mode encdec (rung 7): ") + kBuiltinNoHead +
+                     "; predict and generate need an encoder–decoder folder (--model DIR). attnlab dump --mode encdec "
+                     "--source TEXT --target TEXT writes rung 7's trace");
   if (!a.has("model")) throw InputError("the two-text form (--source) needs --model DIR of an encoder–decoder");
   for (const char* one : {"sentence", "sentence-file", "params"})
     if (a.has(one))
@@ -232,6 +240,57 @@ int runEncDecDump(const Args& a) {
   }
   writeJsonDocument(a.value("out"), indent,
                     [&](JsonStreamWriter& json) { writeEncDecTraceJson(json, trace, configJson(o), written, extra); });
+  return 0;
+}
+
+bool isBuiltinEncDec(const Params& p) { return p.modelDir.empty() && p.model.mode == Mode::EncDec; }
+
+int runBuiltinEncDecDump(const Args& a, Params p) {
+  if (a.has("npy") && a.has("out")) throw InputError("give --out FILE or --npy DIR, not both");
+  if (a.has("npy") && a.value("npy").empty()) throw InputError("--npy needs a folder");
+  for (const char* one : {"only-layers", "variants", "performer-curve", "spectrum", "keep-last"})
+    if (a.has(one)) throw InputError(std::string("--") + one + " is not available with two texts (--mode encdec)");
+  for (const char* ids : {"source-ids", "target-ids"})
+    if (a.has(ids))
+      throw InputError(std::string("--") + ids +
+                       " names vocabulary ids; the built-in model has no vocabulary: give "
+                       "the texts (--source, --target)");
+  const int given =
+      int(a.has("source")) + int(a.has("source-file")) + int(a.has("sentence")) + int(a.has("sentence-file"));
+  if (given > 1)
+    throw InputError("give the source once: --source TEXT, --source-file FILE, --sentence or --sentence-file");
+  if (a.has("source")) p.sentence = checkedText(a.value("source"), "--source");
+  if (a.has("source-file"))
+    p.sentence =
+        checkedText(readSentenceFile(a.value("source-file")), "--source-file '" + a.value("source-file") + "'");
+  if (!a.has("target"))
+    throw InputError(
+        "--mode encdec (rung 7) needs --target TEXT, the text the decoder reads: the built-in model has no output head "
+        "(no vocabulary, no logits), so it cannot translate the source itself");
+  if (a.has("max-new")) throw InputError("--max-new sets a greedy translation's length: rung 7 has no output head");
+  p.target = checkedText(a.value("target"), "--target");
+  const PipelineResult r = runPipeline(p);
+  // The run hands each stack to its side; the document is the whole pair again.
+  EncDecTrace trace = *r.encdec->trace;
+  trace.encoder = r.encdec->encoderSide->trace;
+  trace.decoder = r.trace;
+  nlohmann::json config = describeModel(p, *r.encdec->model);
+  config["name"] = r.encdec->model->name();
+  config["encoder_layers"] = config["decoder_layers"] = r.info.layers;
+  config["encoder_heads"] = config["decoder_heads"] = r.info.heads;
+  EncDecConfig shape;  // what --only checks heads against
+  shape.encoderLayers = shape.decoderLayers = r.info.layers;
+  shape.encoderHeads = shape.decoderHeads = r.info.heads;
+  const TraceJsonOptions written = writtenParts(a, shape);
+  const nlohmann::json extra = {{"target_from", "text"}};
+  const int indent = a.intValue("indent", -1, 0, 16);
+  if (a.has("npy")) {
+    writeNpyFolder(a.value("npy"), indent,
+                   [&](const NpyFileSink& w) { return encDecTraceToNpy(trace, config, written, extra, w); });
+    return 0;
+  }
+  writeJsonDocument(a.value("out"), indent,
+                    [&](JsonStreamWriter& json) { writeEncDecTraceJson(json, trace, config, written, extra); });
   return 0;
 }
 

@@ -16,6 +16,11 @@ std::vector<Option> encDecOptions(bool target, bool maxNew);
 std::vector<Option> encDecAblationOptions();
 
 int runEncDecDump(const Args& args);
+/// True when the parameters name the built-in model's rung 7 (--mode encdec, or a --params session at that rung).
+bool isBuiltinEncDec(const Params& p);
+/// `attnlab dump --mode encdec --source TEXT (or --sentence TEXT) --target TEXT`: rung 7's two-text trace, the
+/// document runEncDecDump writes (config.kind "builtin"). Without --target: refused (no output head to translate).
+int runBuiltinEncDecDump(const Args& args, Params p);
 int runEncDecGenerate(const Args& args);
 int runEncDecPredict(const Args& args);
 

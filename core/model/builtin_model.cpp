@@ -14,7 +14,7 @@
 namespace attnlab {
 namespace {
 
-constexpr double kLayerNormEps = 1e-5;
+constexpr double kLayerNormEps = kBuiltinLayerNormEps;
 
 /// [rows, cols] with entries N(0, std²) from its own stream, so changing one matrix's shape never
 /// reshuffles the others.
@@ -181,33 +181,46 @@ Trace BuiltinModel::forwardEmbeddings(const Mat& x, const RunControl& control, c
 
 Mat BuiltinModel::attentionBlock(const BuiltinLayerWeights& w, const Mat& x, LayerTrace& trace, int layer,
                                  const ForwardHooks* hooks) const {
-  const int n = static_cast<int>(x.rows()), d = config_.dModel, dh = structure_.dHead;
+  return attend(w, x, x, structure_.causal, trace.heads, trace.concat, layer, hooks);
+}
+
+Mat BuiltinModel::attend(const BuiltinLayerWeights& w, const Mat& from, const Mat& over, bool causal,
+                         std::vector<HeadTrace>& heads, Mat& concat, int layer, const ForwardHooks* hooks) const {
+  const int n = static_cast<int>(from.rows()), d = config_.dModel, dh = structure_.dHead;
   const float scale = structure_.scale ? 1.0f / std::sqrt(static_cast<float>(dh)) : 1.0f;
   // Without projections the rung is w = softmax(X·Xᵀ): queries, keys and values are X itself.
-  Mat q = x, k = x, v = x;
+  Mat q = from, k = over, v = over;
   if (structure_.projections) {
-    q.noalias() = x * w.wq;  // [n, d]
-    k.noalias() = x * w.wk;
-    v.noalias() = x * w.wv;
+    q.noalias() = from * w.wq;  // [n_q, d]
+    k.noalias() = over * w.wk;  // [n_k, d]
+    v.noalias() = over * w.wv;
   }
   if (hooks) {
     runHook(hooks, HookSite::Q, layer, q);
     runHook(hooks, HookSite::K, layer, k);
     runHook(hooks, HookSite::V, layer, v);
   }
-  trace.concat.resize(n, d);
+  concat.resize(n, d);
   for (int hd = 0; hd < structure_.heads; ++hd) {
     const int c0 = hd * dh;
-    trace.heads.push_back(attendHead(q.middleCols(c0, dh), shareMat(k.middleCols(c0, dh)),
-                                     shareMat(v.middleCols(c0, dh)), scale, structure_.causal,
-                                     trace.concat.middleCols(c0, dh)));
+    heads.push_back(attendHead(q.middleCols(c0, dh), shareMat(k.middleCols(c0, dh)), shareMat(v.middleCols(c0, dh)),
+                               scale, causal, concat.middleCols(c0, dh)));
   }
-  runAttentionHooks(hooks, layer, trace.heads, trace.concat);
-  runHook(hooks, HookSite::Z, layer, trace.concat);
-  if (!structure_.outputProjection) return trace.concat;
+  runAttentionHooks(hooks, layer, heads, concat);
+  runHook(hooks, HookSite::Z, layer, concat);
+  if (!structure_.outputProjection) return concat;
   Mat out(n, d);
-  out.noalias() = trace.concat * w.wo;  // unify the heads: [n, d]·[d, d]
+  out.noalias() = concat * w.wo;  // unify the heads: [n, d]·[d, d]
   return out;
+}
+
+Mat BuiltinModel::mlp(const BuiltinLayerWeights& w, const Mat& x) const {
+  Mat hidden = affine(x, w.w1, w.b1);  // [n, 4d]
+  if (config_.activation == Activation::Gelu)
+    geluTanhInPlace(hidden);
+  else
+    reluInPlace(hidden);
+  return affine(hidden, w.w2, w.b2);  // [n, d]
 }
 
 LayerTrace BuiltinModel::runLayer(const BuiltinLayerWeights& w, const Mat& x, int layer,
@@ -225,12 +238,7 @@ LayerTrace BuiltinModel::runLayer(const BuiltinLayerWeights& w, const Mat& x, in
 
   // MLP sub-block: x ← [LN](x + W2·act(W1·[LN](x) + b1) + b2), hidden width 4·d
   if (s.mlp) {
-    Mat hidden = affine(pre ? layerNorm(h, w.ln2Gamma, w.ln2Beta, kLayerNormEps) : h, w.w1, w.b1);  // [n, 4d]
-    if (config_.activation == Activation::Gelu)
-      geluTanhInPlace(hidden);
-    else
-      reluInPlace(hidden);
-    t.mlpOut = affine(hidden, w.w2, w.b2);  // [n, d]
+    t.mlpOut = mlp(w, pre ? layerNorm(h, w.ln2Gamma, w.ln2Beta, kLayerNormEps) : h);  // [n, d]
     runHook(hooks, HookSite::MlpOut, layer, t.mlpOut);
     h = s.skip ? Mat(h + t.mlpOut) : t.mlpOut;
     if (post) h = layerNorm(h, w.ln2Gamma, w.ln2Beta, kLayerNormEps);

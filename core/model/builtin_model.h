@@ -12,6 +12,9 @@
 
 namespace attnlab {
 
+/// The built-in model's LayerNorm epsilon (every LayerNorm of every rung).
+inline constexpr double kBuiltinLayerNormEps = 1e-5;
+
 struct BuiltinLayerWeights {
   Mat wq, wk, wv;                            ///< [d, d]; head h uses columns h·d_head … (h+1)·d_head − 1
   Mat wo;                                    ///< [d, d]
@@ -46,14 +49,25 @@ class BuiltinModel : public Model {
   Trace forwardEmbeddings(const Mat& x, const RunControl& control = {}, const ForwardHooks* hooks = nullptr) const;
 
   const ModelConfig& config() const { return config_; }
+  const EffectiveStructure& structure() const { return structure_; }
   const std::vector<BuiltinLayerWeights>& weights() const { return layers_; }
+
+  // The pieces of a layer, reachable for rung 7 (builtin_encdec.h), which wires the same weights into a decoder.
+  /// Word vectors + position information  [n, d], from caches: typing re-embeds the same words and
+  /// positions on every keystroke, and drawing the Gaussians is a fifth of a small forward pass.
+  Mat embed(const std::vector<std::string>& words) const;
+  /// Multi-head attention of layer weights `w`: queries from rows `from` [n_q, d], keys and values from rows `over`
+  /// [n_k, d] (self-attention: the same rows; cross-attention: the encoder's output). Appends one HeadTrace per head
+  /// to `heads`, fills `concat` [n_q, d] and returns what the sub-block adds, concat·Wo (concat itself below rung 4).
+  /// `causal` masks key j > query i. Hooks only for self-attention (nullptr otherwise).
+  Mat attend(const BuiltinLayerWeights& w, const Mat& from, const Mat& over, bool causal, std::vector<HeadTrace>& heads,
+             Mat& concat, int layer = 0, const ForwardHooks* hooks = nullptr) const;
+  /// The MLP sub-block's output W2·act(W1·x + b1) + b2  [n, d] (hidden width 4·d).
+  Mat mlp(const BuiltinLayerWeights& w, const Mat& x) const;
 
  private:
   LayerTrace runLayer(const BuiltinLayerWeights& w, const Mat& x, int layer = 0,
                       const ForwardHooks* hooks = nullptr) const;
-  /// Word vectors + position information  [n, d], from caches: typing re-embeds the same words and
-  /// positions on every keystroke, and drawing the Gaussians is a fifth of a small forward pass.
-  Mat embed(const std::vector<std::string>& words) const;
   Mat attentionBlock(const BuiltinLayerWeights& w, const Mat& x, LayerTrace& trace, int layer = 0,
                      const ForwardHooks* hooks = nullptr) const;
 

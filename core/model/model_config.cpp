@@ -9,12 +9,13 @@
 namespace attnlab {
 namespace {
 
-const std::array<std::pair<const char*, Mode>, 6> kModes{{{"basic", Mode::Basic},
+const std::array<std::pair<const char*, Mode>, 7> kModes{{{"basic", Mode::Basic},
                                                           {"qkv", Mode::Qkv},
                                                           {"scaled", Mode::Scaled},
                                                           {"multihead", Mode::Multihead},
                                                           {"causal", Mode::Causal},
-                                                          {"block", Mode::Block}}};
+                                                          {"block", Mode::Block},
+                                                          {"encdec", Mode::EncDec}}};
 const std::array<std::pair<const char*, PositionKind>, 3> kPositions{
     {{"none", PositionKind::None}, {"learned", PositionKind::LearnedRandom}, {"sinusoidal", PositionKind::Sinusoidal}}};
 const std::array<std::pair<const char*, NormPlacement>, 3> kNorms{
@@ -31,8 +32,9 @@ EffectiveStructure resolve(const ModelConfig& c) {
   s.dHead = c.dModel / s.heads;
   s.outputProjection = c.mode >= Mode::Multihead;
   s.scale = c.mode >= Mode::Scaled && c.scale;
-  s.causal = c.causal || c.mode == Mode::Causal;
-  s.block = c.mode == Mode::Block;
+  // Rung 7's encoder is bidirectional whatever the switch says (a switched-on mask carried from rung 6 stays stored).
+  s.causal = (c.causal && c.mode != Mode::EncDec) || c.mode == Mode::Causal;
+  s.block = c.mode >= Mode::Block;
   s.skip = s.block && c.skip;
   s.mlp = s.block && c.mlp;
   s.norm = s.block ? c.norm : NormPlacement::None;

@@ -8,12 +8,16 @@
 //   causal     + causal mask (−∞ above the diagonal)
 //   block      the full block: attention → residual → LayerNorm → MLP(4·d) → residual → LayerNorm,
 //              with skip, MLP and LayerNorm placement switchable.
+//   encdec     the block stack read as an encoder–decoder (issue 33, core/model/builtin_encdec.h): the rung-6
+//              blocks on the source without a mask (the encoder), the same layers' weights on a target with a
+//              causal mask and, in each layer, a cross-attention sub-block (Q from the target, K and V from
+//              the encoder's output). Two texts: it runs through core/run/builtin_two_text.h.
 #include <cstdint>
 #include <string>
 
 namespace attnlab {
 
-enum class Mode { Basic, Qkv, Scaled, Multihead, Causal, Block };
+enum class Mode { Basic, Qkv, Scaled, Multihead, Causal, Block, EncDec };
 enum class PositionKind { None, LearnedRandom, Sinusoidal };
 enum class NormPlacement { Pre, Post, None };
 enum class Activation { Gelu, Relu };
@@ -25,10 +29,10 @@ struct ModelConfig {
   uint64_t seed = 42;
   Mode mode = Mode::Block;
   PositionKind position = PositionKind::Sinusoidal;
-  bool scale = true;                        ///< divide scores by √d_head (from the `scaled` rung on)
-  bool causal = false;                      ///< causal mask; always on at the `causal` rung
-  bool skip = true;                         ///< residual connections (block mode)
-  bool mlp = true;                          ///< MLP sub-block (block mode)
+  bool scale = true;    ///< divide scores by √d_head (from the `scaled` rung on)
+  bool causal = false;  ///< causal mask; always on at the `causal` rung, ignored at `encdec` (its own masks)
+  bool skip = true;     ///< residual connections (block mode)
+  bool mlp = true;      ///< MLP sub-block (block mode)
   NormPlacement norm = NormPlacement::Pre;  ///< LayerNorm placement (block mode)
   Activation activation = Activation::Gelu;
   int maxTokens = 2048;  ///< refuse longer inputs: the full trace is O(layers·heads·n²)
@@ -42,8 +46,8 @@ struct EffectiveStructure {
   int dHead;
   bool outputProjection;  ///< Wo present
   bool scale;
-  bool causal;
-  bool block;  ///< residual / LayerNorm / MLP structure present
+  bool causal;  ///< at `encdec`: false, the encoder's (the decoder masks on its own)
+  bool block;   ///< residual / LayerNorm / MLP structure present (the `block` and `encdec` rungs)
   bool skip;
   bool mlp;
   NormPlacement norm;

@@ -10,6 +10,7 @@
 
 #include "core/checkpoint/encdec_folder.h"
 #include "core/run/pipeline.h"
+#include "core/run/two_text_model.h"
 
 namespace attnlab {
 
@@ -29,8 +30,8 @@ struct TargetText {
 /// What makeModel returns for an encoder–decoder folder: the folder (model and both tokenizers) behind the Model
 /// interface, so that the window's model cache, progress and error paths stay as they are. info() and tokenize()
 /// describe the decoder (the stack whose logits predict); forward() refuses (one text is not enough):
-/// runEncDecPipeline runs both.
-class EncDecFolderModel : public Model {
+/// runEncDecPipeline runs both (forwardTexts).
+class EncDecFolderModel : public TwoTextModel {
  public:
   EncDecFolderModel(EncDecFolder folder, std::string name);
   ModelInfo info() const override;
@@ -44,11 +45,18 @@ class EncDecFolderModel : public Model {
   const TextTokenizer& sourceTokenizer() const { return *folder_->source; }
   const TextTokenizer& targetTokenizer() const { return *folder_->target; }
   /// The source text's tokens as the encoder reads them (Marian: with its eos appended).
-  TokenizedText tokenizeSource(const std::string& text) const;
-  /// The decoder's input for a target text (decoderInputOf): what `attnlab dump --target` reads too; then the pending
-  /// ids (TargetText), each a token with its vocabulary piece and an empty span at the text's end. InputError for a
-  /// pending id outside the target vocabulary.
-  TokenizedText tokenizeTarget(const std::string& text, const std::vector<int>& pending = {}) const;
+  TokenizedText tokenizeSource(const std::string& text) const override;
+  /// The decoder's input for a target text (decoderInputOf): what `attnlab dump --target` reads too.
+  TokenizedText tokenizeTarget(const std::string& text) const override { return tokenizeTarget(text, {}); }
+  /// The same, then the pending ids (TargetText), each a token with its vocabulary piece and an empty span at the
+  /// text's end. InputError for a pending id outside the target vocabulary.
+  TokenizedText tokenizeTarget(const std::string& text, const std::vector<int>& pending) const;
+  /// EncDecModel::forward with logits; the traces' tokens are the vocabularies' pieces.
+  EncDecTrace forwardTexts(const TokenizedText& source, const TokenizedText& target, const EncDecReuse& reuse,
+                           const EncDecAblation& ablation, const RunControl& control) const override;
+  int maxPositions() const override { return model().config().maxPositions; }
+  bool hasOutputHead() const override { return true; }
+  const EncDecFolderModel* folder() const override { return this; }
   /// Target ids as text: each piece with SentencePiece's "▁" as a space (WordPiece: "##" joins, else a space), or,
   /// for a byte-level BPE target (BART's), the bytes its stand-ins name ("Ġsat" → " sat"; a character split over
   /// pieces whole, one cut off at the end as U+FFFD); the special ids (start, eos, pad, the tokenizer's template ids)
@@ -67,8 +75,8 @@ class EncDecFolderModel : public Model {
   /// The bytes the pending ids stand for (raw: not UTF-8 on their own), for the window's "+2 bytes" marker.
   std::string pendingBytes(const std::vector<int>& pending) const;
   /// A Model describing one stack (its layers, heads, tokenizer), as the views' results carry.
-  std::shared_ptr<const Model> stackModel(bool decoder) const;
-  const std::string& name() const { return name_; }
+  std::shared_ptr<const Model> stackModel(bool decoder) const override;
+  const std::string& name() const override { return name_; }
 
  private:
   std::shared_ptr<const EncDecFolder> folder_;
@@ -107,8 +115,8 @@ bool isEncDecFolder(const std::string& dir);
 /// without encoderSide, so that nothing owns itself), sharing one `trace`, which keeps the cross-attention, the logits
 /// and the stacks' outputs; its encoder and decoder Traces are moved into the two sides (left empty there).
 struct EncDecRun {
-  std::shared_ptr<const EncDecFolderModel> model;
-  TokenizedText source, target;  ///< the encoder's tokens, the decoder's (start token first)
+  std::shared_ptr<const TwoTextModel> model;  ///< a folder or the built-in rung 7 (model->folder() tells)
+  TokenizedText source, target;               ///< the encoder's tokens, the decoder's (start token first)
   std::shared_ptr<const EncDecTrace> trace;
   EncDecAblation ablation;                            ///< the heads the run switched off (encDecReuse compares them)
   std::shared_ptr<const PipelineResult> encoderSide;  ///< null on the encoder's side
@@ -118,24 +126,24 @@ struct EncDecRun {
   int nextTokenId() const;
 };
 
-/// The model a result ran on as a whole: a two-text run's encoder–decoder (its EncDecFolderModel, which the model
-/// card describes with both stacks), else r.model.
+/// The model a result ran on as a whole: a two-text run's encoder–decoder (an EncDecFolderModel, which the model
+/// card describes with both stacks, or the built-in rung 7), else r.model.
 std::shared_ptr<const Model> wholeModel(const PipelineResult& r);
 
 /// The source's tokens as the encoder reads them, checked: InputError for an empty source, invalid UTF-8 (its byte
 /// offset) or more tokens than the model's positions (both lengths named).
-TokenizedText checkedSource(const EncDecFolderModel& model, const std::string& source);
+TokenizedText checkedSource(const TwoTextModel& model, const std::string& source);
 
 /// The heads p.prediction switches off, per attention (prediction_settings.h: ablate = the decoder's self-attention).
 EncDecAblation encDecAblationOf(const PredictionSettings& s);
 
-/// Runs both texts of p (sentence = source, target followed by p.targetPending) through `model`, with the heads of
-/// p.prediction switched off. Throws InputError for an empty source, invalid UTF-8 in either text (with its byte
-/// offset), either text longer than the model's positions (both lengths named) and a selection outside the decoder;
-/// Cancelled before the forward pass when the flag is raised. `previous` (the window's last result, the decoder's side)
-/// lends what encDecReuse allows: an edit of the target alone runs only the decoder, one at the target's end only its
-/// new rows; the numbers are a fresh run's.
-PipelineResult runEncDecPipeline(const Params& p, std::shared_ptr<const EncDecFolderModel> model,
+/// Runs both texts of p (sentence = source, target followed by p.targetPending) through `model` (a folder or the
+/// built-in rung 7), with the heads of p.prediction switched off. Throws InputError for an empty source (the built-in
+/// rung: an empty target too), invalid UTF-8 in either text (with its byte offset), either text longer than the
+/// model's positions (both lengths named) and a selection outside the decoder; Cancelled before the forward pass when
+/// the flag is raised. `previous` (the window's last result, the decoder's side) lends what encDecReuse allows: an edit
+/// of the target alone runs only the decoder, one at the target's end only its new rows; the numbers are a fresh run's.
+PipelineResult runEncDecPipeline(const Params& p, std::shared_ptr<const TwoTextModel> model,
                                  const RunControl& control = {},
                                  std::shared_ptr<const PipelineResult> previous = nullptr);
 

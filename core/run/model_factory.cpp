@@ -3,6 +3,7 @@
 #include "core/base/errors.h"
 #include "core/checkpoint/checkpoint.h"
 #include "core/model/builtin_model.h"
+#include "core/run/builtin_two_text.h"
 #include "core/run/encdec_run.h"
 #include "core/run/recorded_run.h"
 #include "core/session/params_json.h"
@@ -23,6 +24,7 @@ std::shared_ptr<const Model> makeNamedModel(const Params& p, const RunControl& c
     if (isEncDecFolder(p.modelDir)) return openEncDecModel(p.modelDir, control);  // a source and a target (issue 33)
     return loadCheckpoint(p.modelDir, control);
   }
+  if (p.model.mode == Mode::EncDec) return std::make_shared<BuiltinTwoTextModel>(p.model, p.lowercase, control);
   return std::make_shared<BuiltinModel>(p.model, p.lowercase, control);
 }
 

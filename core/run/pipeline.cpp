@@ -12,7 +12,7 @@ PipelineResult runPipeline(const Params& p, std::shared_ptr<const Model> model, 
                            std::shared_ptr<const PipelineResult> previous) {
   PipelineResult r;
   r.model = model ? std::move(model) : makeModel(p);
-  if (auto encdec = std::dynamic_pointer_cast<const EncDecFolderModel>(r.model))  // two texts (issue 33)
+  if (auto encdec = std::dynamic_pointer_cast<const TwoTextModel>(r.model))  // two texts (issue 33)
     return runEncDecPipeline(p, std::move(encdec), control, std::move(previous));
   r.info = r.model->info();
   r.text = keepLastTokens(r.model->tokenize(p.sentence), p.keepLastTokens, r.info.maxTokens, *r.model);

@@ -122,7 +122,7 @@ std::vector<Mat> RecordedRunModel::rowsWith(const TokenizedText& text, const Tra
 
 std::shared_ptr<const Model> withRecordedRun(std::shared_ptr<const Model> model, const Params& p) {
   const std::shared_ptr<const RecordedRun> run = recordedRun();
-  if (!run || !run->file || !model || std::dynamic_pointer_cast<const EncDecFolderModel>(model)) return model;
+  if (!run || !run->file || !model || std::dynamic_pointer_cast<const TwoTextModel>(model)) return model;
   if (!recordedRunMismatch(run->file->model, p, *model).empty()) return model;
   return std::make_shared<RecordedRunModel>(std::move(model), run->file, run->path);
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Independent PyTorch reference for the built-in transformer's forward pass.
 
-Writes tests/reference/builtin_forward_reference.json, read by tests/test_reference_builtin.cpp.
+Writes tests/reference/builtin_forward_reference.json, read by tests/core/model/test_reference_builtin.cpp ("cases")
+and tests/core/model/test_reference_builtin_encdec.cpp ("encdec_cases", rung 7).
 Run with Debian's interpreter (it has python3-torch):  /usr/bin/python3 tests/reference/make_builtin_reference.py
 
 The forward pass below is written from the definitions of the teaching ladder (see the rung list
@@ -18,6 +19,15 @@ in core/model_config.h), not from the C++ code, and uses torch's own operators:
                pre:  x ← x + attn(LN1(x));  x ← x + mlp(LN2(x))
                post: x ← LN1(x + attn(x));  x ← LN2(x + mlp(x))
                none: x ← x + attn(x);       x ← x + mlp(x)     (without skip the "x +" goes away)
+
+Rung 7, encdec (ENCDEC_CASES, "encdec_cases"): the block stack as an encoder–decoder with the same weights.
+  encoder:  the block rung on the source Xs [n_src, d], no mask (the `causal` switch is ignored)
+  decoder:  on the target Xt [n_tgt, d], per layer with that layer's weights:
+              self-attention with a causal mask, placed as in the block;
+              cross-attention: Q = c_in·Wq (c_in the target stream, LN1'd when pre), K = E·Wk, V = E·Wv with E the
+              encoder's final output, no mask, ·Wo, placed like self-attention with LN1's weights
+                pre:  y ← y + cross(LN1(y), E)     post: y ← LN1(y + cross(y, E))     none / no skip likewise;
+            then the MLP sub-block as in the block.
 
 Weights are stored [in, out] and applied as x·W. Every case draws its own X [n, d] and weights from
 a fixed torch seed; the C++ random generator is deliberately not reproduced. X and the weights are
@@ -90,12 +100,27 @@ CASES = [
 ]
 
 
+# Rung 7 (encdec): name, config overrides, n_src, n_tgt, std of X (n_src ≠ n_tgt so a transposed map shows).
+ENCDEC_CASES = [
+    ("encdec_pre", dict(mode="encdec", d_model=16, heads=4, layers=2, norm="pre"), 5, 4, 1.0),
+    ("encdec_post", dict(mode="encdec", d_model=16, heads=4, layers=2, norm="post"), 5, 4, 1.0),
+    ("encdec_norm_none", dict(mode="encdec", d_model=16, heads=2, layers=2, norm="none"), 4, 6, 0.7),
+    ("encdec_post_no_skip", dict(mode="encdec", d_model=16, heads=2, layers=2, norm="post", skip=False), 5, 3, 1.0),
+    ("encdec_pre_no_mlp_relu", dict(mode="encdec", d_model=12, heads=3, layers=2, mlp=False), 6, 5, 1.0),
+    ("encdec_causal_switch_ignored", dict(mode="encdec", d_model=16, heads=4, layers=2, causal=True, activation="relu"),
+     5, 5, 1.0),
+    ("encdec_one_target_token", dict(mode="encdec", d_model=16, heads=4, layers=1, norm="post"), 5, 1, 1.0),
+]
+
+
 # ---------------------------------------------------------------------------------------------------
 # The ladder, from the definitions
 
 
 def structure(cfg):
     """What a config means once its rung is applied."""
+    if cfg["mode"] == "encdec":  # the encoder: the block rung without a mask
+        return dict(structure(dict(cfg, mode="block")), causal=False)
     rung = RUNGS.index(cfg["mode"])
     d = cfg["d_model"]
     heads = cfg["heads"] if rung >= RUNGS.index("multihead") else 1
@@ -135,6 +160,21 @@ def attention(x, w, s):
     return heads, concat, out
 
 
+def cross_attention(y, enc, w, s):
+    """Cross-attention of target rows y [n_tgt, d] over the encoder's output enc [n_src, d], no mask."""
+    q, k, v = y @ w["wq"], enc @ w["wk"], enc @ w["wv"]
+    factor = 1.0 / math.sqrt(s["d_head"]) if s["scale"] else 1.0
+    heads = []
+    for h in range(s["heads"]):
+        cols = slice(h * s["d_head"], (h + 1) * s["d_head"])
+        qh, kh, vh = q[:, cols], k[:, cols], v[:, cols]
+        scores = (qh @ kh.T) * factor  # [n_tgt, n_src]
+        a = torch.softmax(scores, dim=-1)
+        heads.append(dict(q=qh, k=kh, v=vh, scores=scores, attention=a, output=a @ vh))
+    concat = torch.cat([h["output"] for h in heads], dim=1)
+    return heads, concat, concat @ w["wo"]
+
+
 def layer_norm(x, gamma, beta):
     return F.layer_norm(x, (x.shape[1],), weight=gamma, bias=beta, eps=LAYER_NORM_EPS)
 
@@ -166,6 +206,42 @@ def forward(cfg, x, weights):
         layers.append(rec)
         x = h
     return layers
+
+
+def forward_encdec(cfg, xs, xt, weights):
+    """Rung 7: (encoder layers, decoder layers, cross records, encoder output, decoder output)."""
+    s = structure(cfg)
+    encoder = forward(cfg, xs, weights)
+    enc = encoder[-1]["residual_out"]
+    dec_s = dict(s, causal=True)
+    pre, post = s["norm"] == "pre", s["norm"] == "post"
+    decoder, cross = [], []
+    y = xt
+    for w in weights:
+        ln1 = lambda t: layer_norm(t, w["ln1_gamma"], w["ln1_beta"])  # noqa: E731
+        rec, crec = {}, {}
+        a_in = ln1(y) if pre else y
+        rec["heads"], rec["concat"], rec["attention_out"] = attention(a_in, w, dec_s)
+        h = y + rec["attention_out"] if s["skip"] else rec["attention_out"]
+        if post:
+            h = ln1(h)
+        c_in = ln1(h) if pre else h
+        crec["heads"], crec["concat"], crec["attention_out"] = cross_attention(c_in, enc, w, s)
+        h = h + crec["attention_out"] if s["skip"] else crec["attention_out"]
+        if post:
+            h = ln1(h)
+        crec["residual_out"] = h
+        if s["mlp"]:
+            m_in = layer_norm(h, w["ln2_gamma"], w["ln2_beta"]) if pre else h
+            rec["mlp_out"] = mlp(m_in, w, cfg["activation"])
+            h = h + rec["mlp_out"] if s["skip"] else rec["mlp_out"]
+            if post:
+                h = layer_norm(h, w["ln2_gamma"], w["ln2_beta"])
+        rec["residual_out"] = h
+        decoder.append(rec)
+        cross.append(crec)
+        y = h
+    return encoder, decoder, cross, enc, y
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -293,6 +369,51 @@ def main():
             }
         )
 
+    def expected_layers(layers):
+        return [
+            {
+                "heads": [{k: expected(v) for k, v in h.items()} for h in layer["heads"]],
+                **{k: expected(layer[k]) for k in ("concat", "attention_out", "mlp_out", "residual_out")
+                   if k in layer},
+            }
+            for layer in layers
+        ]
+
+    encdec_cases = []
+    for index, (name, overrides, n_src, n_tgt, x_std) in enumerate(ENCDEC_CASES):
+        cfg = dict(DEFAULT_CONFIG)
+        cfg.update(overrides)
+        cfg["seed"] = 2000 + index
+        gen = torch.Generator().manual_seed(cfg["seed"])
+        xs_dec, weights_dec = draw_case(cfg, n_src, x_std, gen)
+        xt_dec = decimal4(x_std * torch.randn(n_tgt, cfg["d_model"], generator=gen, dtype=torch.float64))
+        weights = [{k: to_f32_exact(v) for k, v in w.items()} for w in weights_dec]
+        encoder, decoder, cross, enc, dec = forward_encdec(cfg, to_f32_exact(xs_dec), to_f32_exact(xt_dec), weights)
+        att = torch.stack([h["attention"].max(dim=-1).values.min() for layer in cross for h in layer["heads"]])
+        print(f"{name:30s} src {n_src} tgt {n_tgt} d {cfg['d_model']:3d}  cross min row max {att.min().item():.4f}")
+        encdec_cases.append(
+            {
+                "name": name,
+                "config": cfg,
+                "x_source": inputs(xs_dec),
+                "x_target": inputs(xt_dec),
+                "weights": [{k: inputs(v) for k, v in w.items()} for w in weights_dec],
+                "expected": {
+                    "encoder": expected_layers(encoder),
+                    "decoder": expected_layers(decoder),
+                    "cross": [
+                        {
+                            "heads": [{k: expected(v) for k, v in h.items()} for h in c["heads"]],
+                            **{k: expected(c[k]) for k in ("concat", "attention_out", "residual_out")},
+                        }
+                        for c in cross
+                    ],
+                    "encoder_out": expected(enc),
+                    "decoder_out": expected(dec),
+                },
+            }
+        )
+
     doc = {
         "schema": "attnlab.builtin_reference/1",
         "generator": "tests/reference/make_builtin_reference.py (PyTorch " + torch.__version__ + ", float64)",
@@ -301,13 +422,14 @@ def main():
                 "forward pass on those float32 values (12 significant digits); scores are Q·Kᵀ·scale before the "
                 "causal mask; mlp_out is absent when the layer has no MLP.",
         "cases": cases,
+        "encdec_cases": encdec_cases,
     }
     # One case per line, so that a regenerated file gives a readable git diff.
     text = _emit(doc).replace(',{"name":', ',\n{"name":').replace('"cases":[{', '"cases":[\n{') + "\n"
     json.loads(text)  # well-formed
     with open(out_path, "w", encoding="utf-8") as f:
         f.write(text)
-    print(f"wrote {out_path}: {len(cases)} cases, {len(text) / 1e6:.2f} MB")
+    print(f"wrote {out_path}: {len(cases)} + {len(encdec_cases)} cases, {len(text) / 1e6:.2f} MB")
 
 
 if __name__ == "__main__":

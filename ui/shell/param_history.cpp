@@ -49,9 +49,10 @@ QString fieldName(const std::string& field) {
 
 /// A value as the panel shows it: the mode's rung, on/off, a model folder's name.
 QString valueText(const std::string& field, const json& v) {
-  static const std::map<std::string, const char*> modes = {{"basic", "basic"},        {"qkv", "queries, keys, values"},
-                                                           {"scaled", "scaled"},      {"multihead", "multi-head"},
-                                                           {"causal", "causal mask"}, {"block", "full block"}};
+  static const std::map<std::string, const char*> modes = {
+      {"basic", "basic"},           {"qkv", "queries, keys, values"}, {"scaled", "scaled"},
+      {"multihead", "multi-head"},  {"causal", "causal mask"},        {"block", "full block"},
+      {"encdec", "encoder–decoder"}};
   if (v.is_boolean()) return v.get<bool>() ? tr("on") : tr("off");
   if (!v.is_string()) return QString::fromStdString(v.dump());
   const std::string s = v.get<std::string>();

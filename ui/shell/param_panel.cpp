@@ -44,8 +44,14 @@ QCheckBox* check(const QString& text, const QString& tip) {
 
 ParamPanel::ParamPanel(QWidget* parent) : QWidget(parent) {
   mode_ = combo({tr("1 · basic: softmax(X·Xᵀ)"), tr("2 · + queries, keys, values"), tr("3 · + scaling by √d"),
-                 tr("4 · + multiple heads, Wo"), tr("5 · + causal mask"), tr("6 · full transformer block")},
+                 tr("4 · + multiple heads, Wo"), tr("5 · + causal mask"), tr("6 · full transformer block"),
+                 tr("7 · + encoder–decoder")},
                 tr("The rung of the teaching ladder: each adds one idea to the one before."));
+  // (Rung 7's name stays as short as the others: a longer one widened the panel for every rung.)
+  mode_->setItemData(static_cast<int>(Mode::EncDec),
+                     tr("Rung 6's blocks as an encoder (the sentence, no mask) and a decoder (a typed target, causal) "
+                        "joined by cross-attention, with the same random weights"),
+                     Qt::ToolTipRole);
   dModel_ = spin(1, 1024, tr("Width of every token vector (d<sub>model</sub>)."));
   heads_ =
       spin(1, 64, tr("Number of attention heads; d<sub>model</sub> is cut into heads of d<sub>model</sub>/heads."));
@@ -240,9 +246,13 @@ void ParamPanel::showLadderState() {
   scale_->setToolTip(m >= Mode::Scaled
                          ? tr("Divide dot products by √d_head so softmax does not saturate.")
                          : tr("Nothing is scaled below rung 3 (“+ scaling by √d”): pick rung 3 or later to choose."));
-  causal_->setChecked(m == Mode::Causal || storedCausal_);
+  // Rung 7 has its own masks: none in the encoder, causal in the decoder. The stored switch waits for rung 6.
+  causal_->setChecked(m == Mode::Causal || (storedCausal_ && m != Mode::EncDec));
   causal_->setToolTip(m == Mode::Causal ? tr("Rung 5 is the causal mask: it is always on here.")
-                                        : tr("Each token attends only to itself and earlier tokens (for generation)."));
+                      : m == Mode::EncDec
+                          ? tr("Rung 7 sets the masks itself: the encoder reads the source both ways, the decoder "
+                               "reads the target causally (and the whole source through cross-attention).")
+                          : tr("Each token attends only to itself and earlier tokens (for generation)."));
 }
 
 void ParamPanel::changed() {
@@ -262,10 +272,10 @@ void ParamPanel::updateEnabled() {
     w->setEnabled(builtin);
   heads_->setEnabled(builtin && m >= Mode::Multihead);
   scale_->setEnabled(builtin && m >= Mode::Scaled);
-  causal_->setEnabled(builtin && m != Mode::Causal);
+  causal_->setEnabled(builtin && m != Mode::Causal && m != Mode::EncDec);
   showLadderState();
   for (QWidget* w : std::initializer_list<QWidget*>{skip_, mlp_, norm_, activation_})
-    w->setEnabled(builtin && m == Mode::Block);
+    w->setEnabled(builtin && m >= Mode::Block);  // rung 7 is rung 6's blocks read as encoder and decoder
 }
 
 void ParamPanel::fitDock() {

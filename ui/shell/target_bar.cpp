@@ -27,6 +27,14 @@ int translationBudget(const ComputeResult& r) {
   return run ? 2 * static_cast<int>(run->source.ids.size()) + 16 : 64;
 }
 
+bool blank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == std::string::npos; }
+
+/// The checkpoint folder a run's model is (Translate, Next token and Generate need its output head), or null: the
+/// built-in rung 7 has none.
+std::shared_ptr<const EncDecFolderModel> folderOf(const EncDecRun* run) {
+  return run ? std::dynamic_pointer_cast<const EncDecFolderModel>(run->model) : nullptr;
+}
+
 }  // namespace
 
 TargetBar::TargetBar(SentenceEditor* source, QWidget* parent)
@@ -170,7 +178,12 @@ TargetBar::~TargetBar() {
 }
 
 void TargetBar::setResult(const ResultPtr& result) {
-  if (!result->ok()) return;  // the status bar names the problem; the bar stays as it was
+  if (!result->ok()) {  // the status bar names the problem; the bar stays as it was
+    // Rung 7 with an empty target fails before any result: the note under the editor says what to type.
+    if (rungSeven_ && result->params.model.mode == Mode::EncDec && result->params.modelDir.empty())
+      setNote(tr("⚠ %1").arg(result->error));
+    return;
+  }
   const EncDecRun* run = encDecRunOf(*result);
   const bool encdec = run != nullptr;
   if (generating() && (!encdec || run->model != genModel_)) {  // another model (or the same folder loaded again)
@@ -182,13 +195,30 @@ void TargetBar::setResult(const ResultPtr& result) {
   last_ = encdec ? result : nullptr;
   showPending();         // the pieces' bytes are the model's
   showGenerateChoice();  // its tooltip says whether heads are switched off
-  setVisible(encdec);
+  showOutputHead(run);
+  setVisible(encdec || rungSeven_);
   source_->setPlaceholderText(encdec ? tr("Source: type the sentence to translate…") : sourcePlaceholder_);
   // An empty target is no error: the decoder reads its start token alone, and the editor's placeholder says what to do.
   // A generation's last note (the end of text, why fewer tokens) stays while the runs are of its texts.
   // (Runs of the target as it grew arrive after the last token: a prefix of the note's target is still its run.)
   keepNote_ = keepNote_ && result->params.sentence == noteSource_ && noteTarget_.rfind(result->params.target, 0) == 0;
   if (encdec && !translating() && !generating() && !keepNote_) setNote({});
+}
+
+void TargetBar::showOutputHead(const EncDecRun* run) {
+  // The built-in rung 7 has no output head: the buttons that let the model write stay in sight, disabled, saying why.
+  const bool head = !run || folderOf(run);
+  const QString why = head ? QString() : QString::fromStdString(run->model->noOutputHeadReason());
+  translate_->setEnabled(head && !translating());
+  next_->setEnabled(head);
+  if (translateTip_.isEmpty()) {
+    translateTip_ = translate_->toolTip();
+    nextTip_ = next_->toolTip();
+  }
+  translate_->setToolTip(head ? translateTip_ : tr("Not available: %1.").arg(why));
+  next_->setToolTip(head ? nextTip_ : tr("Not available: %1.").arg(why));
+  target_->setPlaceholderText(head ? tr("Target: type a translation, or press Translate…")
+                                   : tr("Target: type a target text for the decoder to read…"));
 }
 
 void TargetBar::setNote(const QString& text) {
@@ -198,6 +228,13 @@ void TargetBar::setNote(const QString& text) {
 
 void TargetBar::setParams(const Params& p) {
   stopIfOvertaken(p);
+  // The built-in rung 7 reads a target: the editor is there from the moment the rung is chosen (an empty target runs
+  // nothing, so no result would show it).
+  rungSeven_ = p.modelDir.empty() && p.model.mode == Mode::EncDec;
+  if (rungSeven_) {
+    setVisible(true);
+    if (blank(p.target)) setNote(tr("Rung 7 reads two texts: type a target text for the decoder."));
+  }
   if (target_->text().toStdString() != p.target) target_->setText(QString::fromStdString(p.target));
   pending_ = p.targetPending;
   showPending();
@@ -222,12 +259,12 @@ void TargetBar::setParams(const Params& p) {
 }
 
 void TargetBar::showPending() {
-  const EncDecRun* run = last_ ? encDecRunOf(*last_) : nullptr;
-  if (pending_.empty() || !run) {
+  const std::shared_ptr<const EncDecFolderModel> folder = folderOf(last_ ? encDecRunOf(*last_) : nullptr);
+  if (pending_.empty() || !folder) {  // only a folder's byte-level pieces can wait (the built-in rung writes none)
     pendingMark_->hide();
     return;
   }
-  const std::string bytes = run->model->pendingBytes(pending_);
+  const std::string bytes = folder->pendingBytes(pending_);
   QStringList hex;
   for (unsigned char b : bytes) hex << QStringLiteral("%1").arg(b, 2, 16, QChar('0')).toUpper();
   pendingMark_->setText(bytes.size() == 1 ? tr("+1 byte") : tr("+%1 bytes").arg(bytes.size()));
@@ -306,14 +343,16 @@ void TargetBar::generate() {
   const TargetText target(target_->text().toStdString(), pending_);
   keepNoteFor(source, target.text);
   const int asked = steps_->value();
+  const std::shared_ptr<const EncDecFolderModel> folder = folderOf(run);
+  if (!folder) return;  // the built-in rung: the button is disabled (showOutputHead)
   int steps = asked, room = 0;
   try {
-    room = targetRoom(*run->model, target);
+    room = targetRoom(*folder, target);
   } catch (const std::exception& e) {
     setNote(tr("⚠ Cannot generate: %1").arg(QString::fromUtf8(e.what())));
     return;
   }
-  const int limit = run->model->model().config().maxPositions;
+  const int limit = folder->maxPositions();
   if (room == 0) {
     setNote(tr("⚠ Not generated: the target has %1 tokens with the decoder's start token, all of the model's %2 "
                "positions; there is no room for another token. Shorten the target.")
@@ -337,7 +376,7 @@ void TargetBar::generate() {
   o.topK = prediction_.topK;
   o.topP = prediction_.topP;
   o.seed = prediction_.seed;
-  genModel_ = run->model;
+  genModel_ = folder;
   genModelDir_ = last_->params.modelDir;
   genSource_ = source;
   genBase_ = target.text;
@@ -393,7 +432,8 @@ void TargetBar::generated(const TargetGeneration& g) {
 void TargetBar::translate() {
   if (!last_ || translating()) return;
   const EncDecRun* run = encDecRunOf(*last_);
-  auto model = run->model;
+  auto model = folderOf(run);
+  if (!model) return;  // the built-in rung: disabled (showOutputHead)
   // The shown run's switched-off heads: the translation is then Next token's argmax chain (uncached full passes).
   const EncDecAblation ablation = run->ablation;
   const std::string source = source_->text().toStdString();
@@ -433,15 +473,17 @@ void TargetBar::nextToken() {
     setNote(tr("The texts changed since the last run: press again when the views have followed."));
     return;
   }
+  const std::shared_ptr<const EncDecFolderModel> folder = folderOf(run);
+  if (!folder) return;  // the built-in rung: disabled (showOutputHead)
   const int id = run->nextTokenId();
-  const EncDecConfig& c = run->model->model().config();
+  const EncDecConfig& c = folder->model().config();
   if (id == c.eosId) {
     setNote(tr("The model ends the translation here (its next token is the end of text)."));
     return;
   }
   setNote({});
   const TargetText next =
-      run->model->appendGenerated(TargetText(last_->params.target, last_->params.targetPending), id);
+      folder->appendGenerated(TargetText(last_->params.target, last_->params.targetPending), id);
   emit targetProduced(last_->params.sentence, next.text, next.pending);
 }
 

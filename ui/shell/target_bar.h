@@ -120,6 +120,8 @@ class TargetBar : public QWidget {
   void setNote(const QString& text);
   /// The pending marker from pending_ and the model of the last result (its pieces' bytes).
   void showPending();
+  /// Translate and Next token enabled for a model with an output head (a folder), else disabled with the reason.
+  void showOutputHead(const EncDecRun* run);
 
   SentenceEditor* source_;
   SentenceEditor* target_;
@@ -138,7 +140,9 @@ class TargetBar : public QWidget {
   QLabel* pendingMark_;
   std::vector<int> pending_;  ///< the parameters' target_pending
   QString sourcePlaceholder_;
-  ResultPtr last_;  ///< the last encoder–decoder result (Translate's model, Next token's logits)
+  bool rungSeven_ = false;          ///< the parameters name the built-in rung 7 (the bar shows before its first result)
+  QString translateTip_, nextTip_;  ///< the buttons' own tooltips (rung 7's say why they are disabled)
+  ResultPtr last_;                  ///< the last encoder–decoder result (Translate's model, Next token's logits)
   std::string translatingSource_;
   QFutureWatcher<TranslationJob> watcher_;
   PredictionSettings prediction_;  ///< the session's: Generate's count, sampling options and seed

@@ -13,10 +13,12 @@
 
 #include "core/model/builtin_model.h"
 #include "core/session/params_json.h"
+#include "tests/core/model/builtin_reference_json.h"
 #include "tests/fuzzy_compare.h"
 #include "tests/harness/test_registry.h"
 
 using namespace attnlab;
+using namespace attnlab::test;
 using nlohmann::json;
 
 namespace {
@@ -24,52 +26,6 @@ namespace {
 // Relative to max(1, |expected|), as fuzzy_compare.h measures it. The reference's inputs are exact
 // float32 values, so this only has to absorb the engine's float arithmetic.
 constexpr double kTolerance = 1e-5;
-
-/// A matrix of the reference file: rows of numbers. Inputs are rounded to float exactly as the
-/// generator did (decimal → double → float); expected values stay double.
-template <typename M>
-M matrixFromJson(const json& rows) {
-  M m(static_cast<Eigen::Index>(rows.size()), rows.empty() ? 0 : static_cast<Eigen::Index>(rows[0].size()));
-  for (Eigen::Index i = 0; i < m.rows(); ++i) {
-    if (static_cast<Eigen::Index>(rows[i].size()) != m.cols()) throw std::runtime_error("ragged matrix in reference");
-    for (Eigen::Index j = 0; j < m.cols(); ++j) m(i, j) = static_cast<typename M::Scalar>(rows[i][j].get<double>());
-  }
-  return m;
-}
-
-Vec vectorFromJson(const json& values) {
-  Vec v(static_cast<Eigen::Index>(values.size()));
-  for (Eigen::Index i = 0; i < v.size(); ++i) v(i) = static_cast<float>(values[i].get<double>());
-  return v;
-}
-
-BuiltinLayerWeights weightsFromJson(const json& w) {
-  BuiltinLayerWeights l;
-  l.wq = matrixFromJson<Mat>(w.at("wq"));
-  l.wk = matrixFromJson<Mat>(w.at("wk"));
-  l.wv = matrixFromJson<Mat>(w.at("wv"));
-  l.wo = matrixFromJson<Mat>(w.at("wo"));
-  l.w1 = matrixFromJson<Mat>(w.at("w1"));
-  l.b1 = vectorFromJson(w.at("b1"));
-  l.w2 = matrixFromJson<Mat>(w.at("w2"));
-  l.b2 = vectorFromJson(w.at("b2"));
-  l.ln1Gamma = vectorFromJson(w.at("ln1_gamma"));
-  l.ln1Beta = vectorFromJson(w.at("ln1_beta"));
-  l.ln2Gamma = vectorFromJson(w.at("ln2_gamma"));
-  l.ln2Beta = vectorFromJson(w.at("ln2_beta"));
-  return l;
-}
-
-/// The same measure as attnlab::test::matricesClose, for the report of the worst entry per case.
-double maxRelativeError(const Mat& got, const MatD& want) {
-  double worst = 0;
-  for (Eigen::Index i = 0; i < want.rows(); ++i)
-    for (Eigen::Index j = 0; j < want.cols(); ++j) {
-      const double err = std::abs(static_cast<double>(got(i, j)) - want(i, j)) / std::max(1.0, std::abs(want(i, j)));
-      worst = std::isnan(err) ? INFINITY : std::max(worst, err);
-    }
-  return worst;
-}
 
 }  // namespace
 

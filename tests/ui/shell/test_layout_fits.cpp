@@ -580,12 +580,16 @@ class TestLayoutFits : public QObject {
   void encoderDecoderFitsTheProjector_data() {
     QTest::addColumn<bool>("present");
     QTest::addColumn<bool>("lesson");
-    QTest::newRow("window") << false << false;
-    QTest::newRow("F11 lesson") << true << true;
+    QTest::addColumn<bool>("builtin");  // the built-in model's rung 7 instead of the Marian folder
+    QTest::newRow("window") << false << false << false;
+    QTest::newRow("F11 lesson") << true << true << false;
+    QTest::newRow("rung 7") << false << false << true;
+    QTest::newRow("rung 7 F11 lesson") << true << true << true;
   }
   void encoderDecoderFitsTheProjector() {
     QFETCH(bool, present);
     QFETCH(bool, lesson);
+    QFETCH(bool, builtin);
     QScreen* sc = projector();
     QVERIFY(sc);
     QTemporaryDir tmp;
@@ -600,13 +604,18 @@ class TestLayoutFits : public QObject {
     if (lesson) w.lessonPanel()->selectLesson(0);
     if (present) w.setPresentation(true);
     Params p = w.controller()->params();
-    p.modelDir = dir.toStdString();
+    p.modelDir = builtin ? std::string() : dir.toStdString();
+    if (builtin) {  // the default shape (the lesson's step set its own: d 32, one layer)
+      p.model = ModelConfig{};
+      p.model.mode = Mode::EncDec;
+    }
     p.sentence = "the attention head looks back at earlier tokens";
     p.target = "the head looks back at the attention";
     p.selection.stack = "decoder";
     w.applyParams(p);
-    QTRY_VERIFY(!w.controller()->busy() && w.controller()->lastResult() &&
-                w.controller()->lastResult()->params.modelDir == p.modelDir);
+    QTRY_VERIFY(!w.controller()->busy() && w.controller()->lastResult() && w.controller()->lastResult()->ok() &&
+                w.controller()->lastResult()->params.modelDir == p.modelDir &&
+                w.controller()->lastResult()->run->encdec);
     QTest::qWait(350);  // presentation mode's by-hand fill of the screen
     std::vector<Problem> problems;
     const auto check = [&](const QString& shot) {

@@ -152,6 +152,16 @@ void CrossAttentionView::showResult(const ResultPtr& result) {
   redraw();
 }
 
+void CrossAttentionView::showFailure(const ResultPtr& result) {
+  // The built-in rung 7 without a target (or another text it refuses): there is no map, and the last one shown is of
+  // other texts. Say what to type instead of keeping it.
+  if (!result || !result->params.modelDir.empty() || result->params.model.mode != Mode::EncDec) return;
+  note_->setText(tr("Rung 7 (encoder–decoder): %1").arg(result->error));
+  note_->show();
+  stack_->hide();
+  title_->clear();
+}
+
 void CrossAttentionView::redraw() {
   if (!result_) return;
   const EncDecRun* run = encDecRunOf(*result_);
@@ -159,8 +169,8 @@ void CrossAttentionView::redraw() {
   average_->setEnabled(run);
   if (!run) {
     note_->setText(
-        tr("Cross-attention belongs to encoder–decoders: open a Marian (opus-mt), BART or T5 folder "
-           "(File ▸ Open model folder) to see how each target token reads the source."));
+        tr("Cross-attention belongs to encoder–decoders: choose rung 7 of the built-in model, or open a Marian "
+           "(opus-mt), BART or T5 folder (File ▸ Open model folder) to see how each target token reads the source."));
     note_->show();
     stack_->hide();
     title_->clear();

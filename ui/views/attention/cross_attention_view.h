@@ -47,6 +47,8 @@ class CrossAttentionView : public TraceView {
   QString viewName() const override { return "cross"; }
   QString displayName() const override { return tr("Cross-attention"); }
   void showResult(const ResultPtr& result) override;
+  /// The built-in rung 7's refused run (an empty target): its message in place of the map.
+  void showFailure(const ResultPtr& result) override;
   void setFontScale(double scale) override;
   ViewNumbers numbers(const ComputeResult& result) const override;
   bool drawsCross() const override { return true; }

@@ -6,10 +6,15 @@
 namespace attnlab::ui {
 namespace {
 
-/// The vocabulary's pieces of a text's ids, as a reader sees them ("▁the" → "·the").
-QStringList labelsOf(const TokenizedText& t, const TextTokenizer& tokenizer) {
+/// The vocabulary's pieces of a text's ids, as a reader sees them ("▁the" → "·the"); the built-in rung 7 (no
+/// tokenizer, no ids, `tokenizer` null): its words.
+QStringList labelsOf(const TokenizedText& t, const TextTokenizer* tokenizer) {
   QStringList out;
-  for (int id : t.ids) out << pieceLabel(tokenizer.pieceOf(id), "metaspace");
+  if (!tokenizer) {
+    for (const Token& tok : t.tokens) out << QString::fromStdString(tok.text);
+    return out;
+  }
+  for (int id : t.ids) out << pieceLabel(tokenizer->pieceOf(id), "metaspace");
   return out;
 }
 
@@ -62,12 +67,16 @@ const HeadTrace* crossHead(const ComputeResult& r, int l, int h) {
 
 QStringList crossSources(const ComputeResult& r) {
   const EncDecRun* run = encDecRunOf(r);
-  return run ? labelsOf(run->source, run->model->sourceTokenizer()) : QStringList();
+  if (!run) return {};
+  const EncDecFolderModel* folder = run->model->folder();
+  return labelsOf(run->source, folder ? &folder->sourceTokenizer() : nullptr);
 }
 
 QStringList crossTargets(const ComputeResult& r) {
   const EncDecRun* run = encDecRunOf(r);
-  return run ? labelsOf(run->target, run->model->targetTokenizer()) : QStringList();
+  if (!run) return {};
+  const EncDecFolderModel* folder = run->model->folder();
+  return labelsOf(run->target, folder ? &folder->targetTokenizer() : nullptr);
 }
 
 QString crossAbsentNote(const ComputeResult& r) {

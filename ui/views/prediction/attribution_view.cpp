@@ -252,7 +252,9 @@ void AttributionView::showResult(const ResultPtr& result) {
 void AttributionView::showDecoderResult(const ResultPtr& result) {
   const PredictionSettings& s = result->params.prediction;
   std::vector<std::pair<int, int>> crossed;
-  const int heads = result->run->encdec->model->model().config().decoderHeads;
+  const EncDecFolderModel* folder = result->run->encdec->model->folder();  // T5's (the caller checked the kind)
+  if (!folder) return showMessage(tr("This two-text model has no output head: there is no logit to attribute."));
+  const int heads = folder->model().config().decoderHeads;
   for (const HeadRef& h : s.ablate) crossed.emplace_back(h.layer, h.head);
   for (const HeadRef& h : s.ablateCross) crossed.emplace_back(h.layer, heads + h.head);
   plot_->setCrossedCells(crossed);
@@ -268,7 +270,7 @@ void AttributionView::showDecoderResult(const ResultPtr& result) {
         const std::vector<TokenScore> top = predict(m, r->trace(), position, 1);  // throws for non-finite logits
         if (named < 0 && top.empty()) throw InputError("the model predicts no token at this position");
         // The decoder side holds the decoder's Trace itself; the run keeps the cross-attention (encdec_run.cpp).
-        return decoderLogitAttribution(run.model->model(), r->trace(), run.trace->cross, position,
+        return decoderLogitAttribution(run.model->folder()->model(), r->trace(), run.trace->cross, position,
                                        named >= 0 ? named : top.front().id, versus);
       },
       [this, r](const DecoderAttribution& a) { drawDecoder(r, a); }, [this](const QString& e) { showMessage(e); });

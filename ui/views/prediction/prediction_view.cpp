@@ -96,8 +96,8 @@ PredictionView::Outcome computeOutcome(const ResultPtr& r, int position, const P
     // An encoder–decoder's heads switched off (any of its three attentions): compared with one pass of both texts
     // without them (Model::forward cannot run a stack alone). Translation lengths: a pass is a few ms.
     const EncDecRun& run = *r->run->encdec;
-    if (anyAblated(s) && runLogits(*r)) {
-      const EncDecTrace plain = run.model->model().forward(run.source.ids, run.target.ids);
+    if (anyAblated(s) && runLogits(*r) && run.model->folder()) {  // logits: a folder's run (rung 7 has none)
+      const EncDecTrace plain = run.model->folder()->model().forward(run.source.ids, run.target.ids);
       o.ablation =
           compareRuns(Vec(plain.logits.row(position).transpose()), o.readout->logits, targetOf(m, s), s.temperature);
     }
@@ -251,13 +251,19 @@ void PredictionView::showResult(const ResultPtr& result) {
     shown_ = result;
     title_->setText(tr("Prediction") + stackTag(*result));
     const bool encoder = !stackTag(*result).isEmpty();  // an encoder–decoder's encoder (issue 33)
+    const EncDecRun* run = encDecRunOf(*result);
     const QString why =
-        encoder ? tr("%1: the encoder predicts no token — it reads the source for the decoder's cross-attention. The "
-                     "decoder predicts the next target token: <a href='decoder'>show the decoder</a>.")
-                      .arg(QString::fromStdString(result->run->info.name).toHtmlEscaped())
-                : tr("%1 has no vocabulary to predict: open GPT-2, a Llama / Qwen / Mistral / Gemma "
-                     "checkpoint, or a model trained in the Training view.")
-                      .arg(QString::fromStdString(result->run->info.name).toHtmlEscaped());
+        run && !run->model->hasOutputHead()  // the built-in rung 7: neither stack predicts
+            ? tr("%1 predicts nothing: %2.")
+                  .arg(QString::fromStdString(run->model->name()).toHtmlEscaped(),
+                       QString::fromStdString(run->model->noOutputHeadReason()).toHtmlEscaped())
+            : encoder
+                  ? tr("%1: the encoder predicts no token — it reads the source for the decoder's cross-attention. The "
+                       "decoder predicts the next target token: <a href='decoder'>show the decoder</a>.")
+                        .arg(QString::fromStdString(result->run->info.name).toHtmlEscaped())
+                  : tr("%1 has no vocabulary to predict: open GPT-2, a Llama / Qwen / Mistral / Gemma "
+                       "checkpoint, or a model trained in the Training view.")
+                        .arg(QString::fromStdString(result->run->info.name).toHtmlEscaped());
     controls_->setGenerateEnabled(false, why);
     showMessage(why);
     return;
