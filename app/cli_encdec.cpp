@@ -131,8 +131,10 @@ Side decoderInputOf(const Args& a, const Opened& o) {
   const EncDecConfig& c = o.model->config();
   if (a.has("target") && a.has("target-ids")) throw InputError("give --target TEXT or --target-ids I,J,..., not both");
   std::vector<int> ids{c.decoderStartId};
-  if (a.has("target"))  // the window's rule (decoderInputOf): one decoder input for a target text everywhere
-    ids = decoderInputOf(c, *o.target, checkedText(a.value("target"), "--target")).ids;
+  // The window's rule (decoderInputOf): one decoder input for a target text everywhere; no --target reads as the
+  // empty text (BART: [start, <s>], as the window's empty target bar) when the folder has a target tokenizer.
+  if (a.has("target") || (!a.has("target-ids") && o.target))
+    ids = decoderInputOf(c, *o.target, a.has("target") ? checkedText(a.value("target"), "--target") : "").ids;
   if (a.has("target-ids")) ids = decoderInputIds(c, parseIds(a.value("target-ids"), "--target-ids"));
   if (static_cast<long long>(ids.size()) > c.maxPositions)
     throw InputError("the target text has " + std::to_string(ids.size()) +
@@ -220,7 +222,7 @@ int runEncDecDump(const Args& a) {
   if (!hasTargetText(a)) {
     const int room = c.maxPositions - 1;  // the start token takes a position
     const int maxNew = a.intValue("max-new", std::min(64, room), 1, std::max(1, room));
-    std::vector<int> ids = input.ids;
+    std::vector<int> ids{c.decoderStartId};  // the greedy loop's own start (BART: its forced <s> comes next)
     for (int id : o.model->generateGreedy(source.ids, maxNew)) ids.push_back(id);
     if (ids.size() > 1 && ids.back() == c.eosId) ids.pop_back();  // the last label: never an input
     input = sideOf(ids, o.target.get());

@@ -200,7 +200,13 @@ std::vector<int> decoderInputIds(const EncDecConfig& c, std::vector<int> labels)
 
 TokenizedText decoderInputOf(const EncDecConfig& c, const TextTokenizer& target, const std::string& text) {
   TokenizedText t;
-  if (!blank(text)) t = target.encode(text, true);  // the labels
+  // The labels. A blank text is the template alone (BART's [<s>, </s>] → input [start, <s>], the state BART's forced
+  // <s> leads to; Marian's and T5's [</s>] → the start token alone); a tokenizer refusing "" adds nothing.
+  try {
+    t = target.encode(blank(text) ? std::string() : text, true);
+  } catch (const InputError&) {
+    if (!blank(text)) throw;
+  }
   const std::vector<int> ids = decoderInputIds(c, t.ids);
   t.tokens.resize(ids.size() - 1);  // the labels' tokens without the dropped eos (one per id)
   Token first;

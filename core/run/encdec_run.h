@@ -97,8 +97,10 @@ class EncDecFolderModel : public TwoTextModel {
 std::vector<int> decoderInputIds(const EncDecConfig& c, std::vector<int> labels);
 /// The decoder's input for a target text, the one rule of the window and the command line (issue 33's contract): the
 /// labels are the target tokenizer's encoding WITH its special tokens (BART's <s> … </s>, Marian's and T5's … </s>),
-/// shifted right by decoderInputIds. The start token has an empty span; a blank text gives the start token alone (no
-/// target yet). Tokens carry the tokenizer's display text and spans (the start token: its vocabulary piece).
+/// shifted right by decoderInputIds. The start token has an empty span; a blank text is read as the tokenizer's
+/// template alone (no target yet: Marian's and T5's start token alone, BART's start token and <s> — where its
+/// forced_bos_token_id leads, so Next token on an empty BART target writes a word, not the <s> the text cannot hold).
+/// Tokens carry the tokenizer's display text and spans (the start token: its vocabulary piece).
 TokenizedText decoderInputOf(const EncDecConfig& c, const TextTokenizer& target, const std::string& text);
 
 /// The encoder–decoder in `dir` (openEncDecFolder), named `name` or, when that is empty, after the folder. Throws

@@ -367,10 +367,11 @@ class TestCliEncDec : public QObject {
     QCOMPARE(model->appendPiece("cat", 0), std::string("cat"));
     QCOMPARE(model->tokenizeTarget(model->appendPiece(model->appendPiece("", 0), 32)).ids,
              (std::vector<int>{2, 0, 32}));
-    // No target: the start token alone in both.
+    // No target: the tokenizer's template alone, shifted — BART's [<s>, </s>] → [start, <s>], where its forced <s>
+    // leads (by hand), in the window's run and in `predict` without --target.
     params.target = "";
     QCOMPARE(attnlab::runEncDecPipeline(params, attnlab::openEncDecModel(dir.toStdString())).text.ids,
-             std::vector<int>{2});
+             (std::vector<int>{2, 0}));
   }
 
   /// A byte-level BPE target (BART's) decodes as its tokenizer's ByteLevel decoder: each piece's stand-ins become
@@ -420,7 +421,7 @@ class TestCliEncDec : public QObject {
     QTemporaryDir tmp;
     const QString dir = bartBpeFolder(tmp);
     QVERIFY(
-        attnlab::test::writeChainWeights(dir, {{2, 32}, {32, 36}, {36, 37}, {37, 38}, {38, 39}, {39, 33}, {33, 2}}));
+        attnlab::test::writeChainWeights(dir, {{0, 32}, {32, 36}, {36, 37}, {37, 38}, {38, 39}, {39, 33}, {33, 2}}));
     const AppRun g = runApp({"generate", "--model", dir, "--source", "cat", "--steps", "10"});
     QVERIFY2(g.code == 0, g.err.constData());
     const QList<QByteArray> lines = g.out.trimmed().split('\n');
@@ -435,10 +436,11 @@ class TestCliEncDec : public QObject {
       QCOMPARE(line["token"].toString(), pieces[i]);
     }
     const QJsonObject d = dump({"--model", dir, "--source", "cat", "--no-qkv", "--no-streams"});
-    QCOMPARE(idList(d["token_ids"].toArray()), QString("2,32,36,37,38,39,33"));  // start, then the pieces (</s> last)
+    // start, BART's forced <s>, then the pieces (</s> last, never an input)
+    QCOMPARE(idList(d["token_ids"].toArray()), QString("2,0,32,36,37,38,39,33"));
     QStringList tokens;
     for (const QJsonValue& t : d["tokens"].toArray()) tokens << t.toString();
-    QCOMPARE(tokens, (QStringList{"</s>", "cat", "ð", "Ł", "ĺ", "Ģ", "Ġs"}));
+    QCOMPARE(tokens, (QStringList{"</s>", "<s>", "cat", "ð", "Ł", "ĺ", "Ģ", "Ġs"}));
     QCOMPARE(d["target_from"].toString(), QString("greedy"));
   }
 

@@ -482,8 +482,7 @@ void TargetBar::nextToken() {
     return;
   }
   setNote({});
-  const TargetText next =
-      folder->appendGenerated(TargetText(last_->params.target, last_->params.targetPending), id);
+  const TargetText next = folder->appendGenerated(TargetText(last_->params.target, last_->params.targetPending), id);
   emit targetProduced(last_->params.sentence, next.text, next.pending);
 }
 

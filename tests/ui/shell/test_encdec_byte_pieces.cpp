@@ -33,8 +33,9 @@ using namespace attnlab::ui;
 namespace {
 
 // Ids of bartBpeFolder's vocabulary: 2 the start token and </s>, 0 <s>, 32 "cat", 33 "Ġs", 36–39 the byte pieces of
-// 😀 = F0 9F 98 80 ("ð", "Ł", "ĺ", "Ģ").
-const std::map<int, int> kChain{{2, 32}, {32, 36}, {36, 37}, {37, 38}, {38, 39}, {39, 33}, {33, 2}};
+// 😀 = F0 9F 98 80 ("ð", "Ł", "ĺ", "Ģ"). The chain starts after <s>: BART's forced_bos_token_id makes <s> the first
+// generated token, and an empty target is read as [start, <s>] (decoderInputOf).
+const std::map<int, int> kChain{{0, 32}, {32, 36}, {36, 37}, {37, 38}, {38, 39}, {39, 33}, {33, 2}};
 const std::string kSmile = "\xF0\x9F\x98\x80";
 
 /// One state of the target: the editor's text, the pending ids, and the decoder input the views must run.
@@ -46,9 +47,10 @@ struct Expected {
 };
 
 /// The states after each Next token from an empty target, by hand: the text takes a piece only when it completes a
-/// character; the decoder reads [start, <s>] + every id generated (BART's tokenizer adds <s> to a typed text).
+/// character; the decoder reads [start, <s>] + every id generated (BART's tokenizer adds <s> to any text, the empty
+/// one too).
 const std::vector<Expected> kSteps{
-    {"", {}, {2}, ""},
+    {"", {}, {2, 0}, ""},
     {"cat", {}, {2, 0, 32}, ""},
     {"cat", {36}, {2, 0, 32, 36}, "+1 byte"},
     {"cat", {36, 37}, {2, 0, 32, 36, 37}, "+2 bytes"},
@@ -101,7 +103,7 @@ class TestEncDecBytePieces : public QObject {
     // The fixture itself: the greedy decoder writes the chain (the core's generateGreedy, no window involved).
     const auto model = openEncDecModel(dir_.toStdString());
     const std::vector<int> src = model->tokenizeSource("cat").ids;
-    QCOMPARE(model->model().generateGreedy(src, 10), (std::vector<int>{32, 36, 37, 38, 39, 33, 2}));
+    QCOMPARE(model->model().generateGreedy(src, 10), (std::vector<int>{0, 32, 36, 37, 38, 39, 33, 2}));
     // And the re-tokenized text reads the same ids: "cat😀 s" → <s> cat ð Ł ĺ Ģ Ġs </s>.
     QCOMPARE(model->targetTokenizer().encode("cat" + kSmile + " s", true).ids,
              (std::vector<int>{0, 32, 36, 37, 38, 39, 33, 2}));
