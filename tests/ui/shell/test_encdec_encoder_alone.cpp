@@ -17,6 +17,7 @@
 #include "core/run/encdec_run.h"
 #include "core/run/model_factory.h"
 #include "core/train/shipped_models.h"
+#include "tests/encdec_window.h"
 #include "tests/harness/test_registry.h"
 #include "ui/shell/live_controller.h"
 #include "ui/shell/view_export.h"
@@ -26,13 +27,9 @@ using namespace attnlab::ui;
 
 namespace {
 
-/// tests/reference/encdec/marian-spm's weights with tests/reference/tokenizers/spm/marian's files beside them.
+/// The tiny Marian with its SentencePiece files (tests/encdec_window.h).
 std::shared_ptr<const EncDecFolderModel> openMarian(const QTemporaryDir& tmp) {
-  const QString weights = QString(ATTNLAB_TEST_DATA) + "/reference/encdec/marian-spm";
-  for (const char* f : {"config.json", "model.safetensors"}) QFile::copy(weights + "/" + f, tmp.path() + "/" + f);
-  const QString spm = QString(ATTNLAB_TEST_DATA) + "/reference/tokenizers/spm/marian";
-  for (const QString& f : QDir(spm).entryList(QDir::Files)) QFile::copy(spm + "/" + f, tmp.path() + "/" + f);
-  return openEncDecModel(tmp.path().toStdString());
+  return openEncDecModel(attnlab::test::makeMarianFolder(tmp).toStdString());
 }
 
 double worst(const Mat& got, const nlohmann::json& rows) {
