@@ -114,18 +114,6 @@ bool blank(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; });
 }
 
-/// Bytes → UTF-8 with each invalid byte as U+FFFD (Hugging Face's lossy decode of a character cut off at the end).
-std::string validUtf8(const std::string& bytes) {
-  if (utf8::isValid(bytes)) return bytes;
-  std::string out;
-  for (std::size_t at = 0; at < bytes.size();) {
-    const utf8::CodePoint cp = utf8::decode(bytes, at);
-    utf8::append(out, cp.value);
-    at += cp.size;
-  }
-  return out;
-}
-
 }  // namespace
 
 EncDecFolderModel::EncDecFolderModel(EncDecFolder folder, std::string name)
@@ -266,7 +254,7 @@ std::string EncDecFolderModel::pendingBytes(const std::vector<int>& pending) con
 std::string EncDecFolderModel::decodeTarget(const std::vector<int>& ids) const {
   std::string text;
   for (int id : ids) text = appendPiece(text, id);
-  return byteLevel_ ? validUtf8(text) : text;
+  return byteLevel_ ? utf8::lossy(text) : text;  // Hugging Face's lossy decode: one U+FFFD a cut
 }
 
 std::shared_ptr<const Model> EncDecFolderModel::stackModel(bool decoder) const {

@@ -59,4 +59,37 @@ bool isValid(std::string_view s) {
   return true;
 }
 
+std::string lossy(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  const auto at = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+  for (std::size_t i = 0; i < s.size();) {
+    const CodePoint cp = decode(s, i);
+    if (cp.valid) {
+      out.append(s.substr(i, cp.size));
+      i += cp.size;
+      continue;
+    }
+    // The maximal subpart: a lead byte and the continuation bytes that could still have made a character (the second
+    // byte's range depends on the lead: E0 A0–BF, ED 80–9F, F0 90–BF, F4 80–8F), ended by the first that cannot.
+    const unsigned char b0 = at(i);
+    int need = b0 >= 0xC2 && b0 <= 0xDF ? 1 : b0 >= 0xE0 && b0 <= 0xEF ? 2 : b0 >= 0xF0 && b0 <= 0xF4 ? 3 : 0;
+    std::size_t end = i + 1;
+    for (int k = 0; k < need && end < s.size(); ++k, ++end) {
+      const unsigned char b = at(end);
+      unsigned char lo = 0x80, hi = 0xBF;
+      if (k == 0) {
+        if (b0 == 0xE0) lo = 0xA0;
+        if (b0 == 0xED) hi = 0x9F;
+        if (b0 == 0xF0) lo = 0x90;
+        if (b0 == 0xF4) hi = 0x8F;
+      }
+      if (b < lo || b > hi) break;
+    }
+    append(out, 0xFFFD);
+    i = end;
+  }
+  return out;
+}
+
 }  // namespace attnlab::utf8

@@ -25,4 +25,9 @@ inline int utf16Units(char32_t cp) { return cp >= 0x10000 ? 2 : 1; }
 /// True when every byte sequence in `s` is well-formed UTF-8.
 bool isValid(std::string_view s);
 
+/// `s` with each ill-formed part replaced by one U+FFFD per maximal subpart (Unicode's recommended practice, which
+/// Python's bytes.decode("utf-8", errors="replace") and so Hugging Face's decode follow): a character cut off at the
+/// end ("cat" F0 9F) gives one U+FFFD, a lone continuation byte or a byte that cannot start a character one each.
+std::string lossy(std::string_view s);
+
 }  // namespace attnlab::utf8

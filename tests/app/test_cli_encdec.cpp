@@ -401,6 +401,8 @@ class TestCliEncDec : public QObject {
     // A character cut off at the end (the generation stopped between its bytes) is U+FFFD, as Hugging Face's lossy
     // decode gives, so the text stays valid UTF-8.
     QCOMPARE(model->decodeTarget({32, 34}), std::string("cat\xEF\xBF\xBD"));
+    // Two of 😀's four bytes: still one U+FFFD (Python's bytes.decode(errors="replace") gives "cat\ufffd").
+    QCOMPARE(model->decodeTarget({32, 36, 37}), std::string("cat\xEF\xBF\xBD"));
     // Round trip: the decoded text tokenizes to the same ids, and as a target to the decoder input of those labels.
     for (const std::vector<int>& ids : {std::vector<int>{32, 33, 31}, e, smile, std::vector<int>{31, 30, 32}})
       QCOMPARE(tok.encode(model->decodeTarget(ids), false).ids, ids);
