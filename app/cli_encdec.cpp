@@ -18,6 +18,7 @@
 #include "core/model/encdec_trace_json.h"
 #include "core/model/generate.h"
 #include "core/predict/prediction.h"
+#include "core/run/encdec_generate.h"
 #include "core/run/encdec_run.h"
 #include "core/run/model_factory.h"
 #include "core/train/shipped_models.h"
@@ -329,38 +330,15 @@ int runEncDecGenerate(const Args& a) {
     throw InputError("--steps " + std::to_string(steps) + " after " + std::to_string(input.ids.size()) +
                      " target tokens passes this model's " + std::to_string(c.maxPositions) +
                      " positions (max_position_embeddings)");
-  // Heads switched off: each step the full ablated pass over the decoder input so far (the decoding session has no
-  // ablations; mean ablation averages over the target rows present at that step), its last row — what predict
-  // --ablate* gives at each step. Without: the KV cache, one decoder step per token.
-  std::unique_ptr<EncDecDecodeSession> s;
-  std::vector<int> ids = input.ids;
-  const auto next = [&](int id) {
-    if (ablation.empty()) return s->step(id);
-    if (id >= 0) ids.push_back(id);
-    return Vec(o.model->forward(source.ids, ids, true, ablation).logits.bottomRows(1).transpose());
-  };
-  Vec logits;
-  if (ablation.empty()) {
-    s = o.model->startDecoding(source.ids);
-    for (int id : input.ids) logits = next(id);
-  } else {
-    logits = next(-1);
-  }
-  Rng rng(so.seed);
-  // The folder's generation rules before the sampler, as generateTarget (the window's Generate N) applies them:
-  // the model's length limit, not --steps (a count of steps).
-  const int lengthLimit = generationLengthLimit(c.generation, c.maxPositions, 0);
-  for (int step = 1; step <= steps; ++step) {
-    requireFiniteLogits(logits);
-    applyGenerationRules(c.generation, ids, c.eosId, lengthLimit, logits);
-    double prob = 0;
-    const int id = chooseToken(logits, so, rng, &prob);
-    const nlohmann::json j{{"step", step}, {"id", id}, {"token", pieceOf(o.target.get(), id)}, {"prob", prob}};
-    std::cout << jsonText(j) << "\n" << std::flush;
-    if (id == c.eosId || step == steps) break;  // a translation ends with </s>
-    if (ablation.empty()) ids.push_back(id);    // the uncached next() appends it itself
-    logits = next(id);
-  }
+  // The window's Generate N loop on ids (generateIds): the KV cache, or with heads switched off the full ablated
+  // pass each step — what predict --ablate* gives at each step; the folder's generation rules before the sampler.
+  generateIds(
+      *o.model, source.ids, input.ids, steps, so, {}, [&o](int id) { return pieceOf(o.target.get(), id); },
+      [](const GeneratedToken& t) {
+        const nlohmann::json j{{"step", t.step}, {"id", t.id}, {"token", t.piece}, {"prob", t.prob}};
+        std::cout << jsonText(j) << "\n" << std::flush;
+      },
+      ablation);
   return 0;
 }
 

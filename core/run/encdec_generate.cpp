@@ -35,6 +35,17 @@ TargetGeneration generateTarget(const EncDecFolderModel& model, const std::strin
     throw InputError("the target has " + std::to_string(input.size()) + " tokens with the decoder's start token; " +
                      std::to_string(steps) + " more pass the model's " + std::to_string(c.maxPositions) + " positions" +
                      (static_cast<int>(input.size()) >= c.maxPositions ? ": there is no room for another token" : ""));
+  return generateIds(
+      model.model(), src.ids, input, steps, options, control,
+      [&model](int id) { return model.targetTokenizer().pieceOf(id); }, onToken, ablation);
+}
+
+TargetGeneration generateIds(const EncDecModel& model, const std::vector<int>& source, const std::vector<int>& input,
+                             int steps, const SamplingOptions& options, const RunControl& control,
+                             const std::function<std::string(int)>& pieceOf,
+                             const std::function<void(const GeneratedToken&)>& onToken,
+                             const EncDecAblation& ablation) {
+  const EncDecConfig& c = model.config();
   Rng rng(options.seed);  // chooseToken refuses bad options at the first step, before any token is made
   control.checkpoint(0.0);
   // Without ablations: one cached session (cross K/V made once, one decoder step per token). With them: the full
@@ -47,11 +58,11 @@ TargetGeneration generateTarget(const EncDecFolderModel& model, const std::strin
   const auto next = [&](int id) {
     if (cached) return session->step(id);
     if (id >= 0) ids.push_back(id);
-    const EncDecTrace t = model.model().forward(src.ids, ids, true, ablation);
+    const EncDecTrace t = model.forward(source, ids, true, ablation);
     return Vec(t.logits.row(t.logits.rows() - 1).transpose());
   };
   if (cached) {
-    session = model.model().startDecoding(src.ids);
+    session = model.startDecoding(source);
     for (int id : input) logits = next(id);
   } else {
     logits = next(-1);
@@ -68,7 +79,7 @@ TargetGeneration generateTarget(const EncDecFolderModel& model, const std::strin
     GeneratedToken t;
     t.step = s;
     t.id = chooseToken(logits, options, rng, &t.prob);
-    t.piece = model.targetTokenizer().pieceOf(t.id);
+    t.piece = pieceOf(t.id);
     out.tokens.push_back(t);
     out.endOfText = t.id == c.eosId;
     if (onToken) onToken(t);

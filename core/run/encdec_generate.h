@@ -35,4 +35,16 @@ TargetGeneration generateTarget(const EncDecFolderModel& model, const std::strin
                                 const std::function<void(const GeneratedToken&)>& onToken = {},
                                 const EncDecAblation& ablation = {});
 
+/// The decoding loop of generateTarget on ids, also `attnlab generate --source`'s (which may have ids and no
+/// tokenizer): up to `steps` tokens after decoder input `input` (start token first) for `source` ids, each chosen by
+/// chooseToken after the folder's generation rules (the model's length limit: `steps` counts steps, it is not
+/// transformers' max_new_tokens); stops after eos. Cached session without `ablation`, else the full ablated pass each
+/// step (as generateTarget says). `pieceOf` names each token (GeneratedToken::piece). The caller checks the texts and
+/// the positions; throws InputError for non-finite logits, bad sampling options and what forward refuses.
+TargetGeneration generateIds(const EncDecModel& model, const std::vector<int>& source, const std::vector<int>& input,
+                             int steps, const SamplingOptions& options, const RunControl& control,
+                             const std::function<std::string(int)>& pieceOf,
+                             const std::function<void(const GeneratedToken&)>& onToken = {},
+                             const EncDecAblation& ablation = {});
+
 }  // namespace attnlab
