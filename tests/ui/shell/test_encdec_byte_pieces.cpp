@@ -64,6 +64,17 @@ const std::vector<Expected> kSteps{
 class TestEncDecBytePieces : public QObject {
   Q_OBJECT
 
+  /// `w` shown on the chain model with the source "cat" and an empty target, its first state (kSteps[0]) on screen.
+  bool openOnAnEmptyTarget(MainWindow& w) {
+    w.show();
+    Params p = w.controller()->params();
+    p.sentence = "cat";
+    p.target.clear();
+    w.applyParams(p);
+    w.modelOpener()->open(dir_);
+    return QTest::qWaitFor([&] { return shows(w, kSteps[0]); }, 20000);
+  }
+
   static const ComputeResult* last(MainWindow& w) { return w.controller()->lastResult().get(); }
   /// The window shows `e`: parameters, editor, marker, and a finished run of exactly that decoder input.
   static bool shows(MainWindow& w, const Expected& e) {
@@ -145,13 +156,7 @@ class TestEncDecBytePieces : public QObject {
   /// Next token six times, then the end of text; undo back to the empty target and redo forward, every state exact.
   void nextTokenOverAnEmoji() {
     MainWindow w(false);
-    w.show();
-    Params p = w.controller()->params();
-    p.sentence = "cat";
-    p.target.clear();
-    w.applyParams(p);
-    w.modelOpener()->open(dir_);
-    QTRY_VERIFY2_WITH_TIMEOUT(shows(w, kSteps[0]), qPrintable(describe(w)), 20000);
+    QVERIFY2(openOnAnEmptyTarget(w), qPrintable(describe(w)));
     TargetBar* bar = w.targetBar();
     for (std::size_t i = 1; i < kSteps.size(); ++i) {
       bar->nextTokenButton()->click();
@@ -195,13 +200,7 @@ class TestEncDecBytePieces : public QObject {
   /// them and keeps the text.
   void generateEndsInsideACharacter() {
     MainWindow w(false);
-    w.show();
-    Params p = w.controller()->params();
-    p.sentence = "cat";
-    p.target.clear();
-    w.applyParams(p);
-    w.modelOpener()->open(dir_);
-    QTRY_VERIFY2_WITH_TIMEOUT(shows(w, kSteps[0]), qPrintable(describe(w)), 20000);
+    QVERIFY2(openOnAnEmptyTarget(w), qPrintable(describe(w)));
     TargetBar* bar = w.targetBar();
     bar->stepsChoice()->setValue(3);
     bar->generateButton()->click();
